@@ -1,0 +1,26 @@
+/* chrony_parse.h - pure parsers for chronyc output.  Text in, chrony_obs out.
+ *
+ * Sign conventions (verified against the captured fixtures of the same state):
+ *   chronyc -c tracking field 5 ("System time") is chrony's correction:
+ *     positive = the node is slow = node - reference is negative.  We negate it.
+ *   chronyc tracking text: "X seconds slow of NTP time" -> -X, "fast" -> +X.
+ *   "Last offset" is already local - reference (chronyc docs).  Kept as is.
+ *   Frequency: CSV positive = "ppm fast"; text "X ppm slow" -> -X.  Kept as is.
+ */
+#ifndef SYNCTOP_CHRONY_PARSE_H
+#define SYNCTOP_CHRONY_PARSE_H
+
+#include "observation.h"
+#include "tool_output.h"
+
+/* Output of `chronyc -c -n -m tracking sources sourcestats`: one tracking
+ * record, then sources records, then sourcestats records, no separators.
+ * Always fills dst completely (chrony_obs_init first): on failure dst->state
+ * says why and dst->error explains it for a person. */
+void chrony_parse_csv(const tool_output *out, chrony_obs *dst);
+
+/* Human-readable `chronyc tracking`, the fallback when -c is unavailable.
+ * Fills dst->tracking; lines that are absent stay unknown. */
+void chrony_parse_tracking_text(const tool_output *out, chrony_obs *dst);
+
+#endif

@@ -1,0 +1,48 @@
+/* history.h - per-node ring buffers of the numbers we plot and trend.
+ *
+ * Fixed capacity (HISTORY_CAPACITY samples, one hour at a 1 s poll), so a
+ * node's memory is constant.  Missing values are stored as NAN. */
+#ifndef SYNCTOP_HISTORY_H
+#define SYNCTOP_HISTORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HISTORY_CAPACITY 3600
+
+typedef enum {
+	HISTORY_OFFSET_S = 0,   /* chrony system time offset, node - reference */
+	HISTORY_FREQUENCY_PPM,
+	HISTORY_SKEW_PPM,
+	HISTORY_PTP_OFFSET_NS,
+	HISTORY_PATH_DELAY_NS,
+	HISTORY_SERIES_COUNT
+} history_series;
+
+typedef struct {
+	double t;                            /* client unix time of the sample */
+	float value[HISTORY_SERIES_COUNT];   /* NAN when unknown */
+} history_sample;
+
+typedef struct {
+	size_t head;   /* next slot to write */
+	size_t count;  /* valid samples, <= HISTORY_CAPACITY */
+	history_sample samples[HISTORY_CAPACITY];
+} history;
+
+void history_init(history *h);
+void history_push(history *h, const history_sample *sample);
+size_t history_count(const history *h);
+/* i = 0 is the oldest sample kept, count-1 the newest. */
+const history_sample *history_at(const history *h, size_t i);
+const history_sample *history_latest(const history *h);
+
+/* Median of the finite values of one series among the newest `last` samples
+ * (all if last == 0).  NAN when there are none. */
+double history_median(const history *h, history_series series, size_t last);
+
+/* Least-squares slope of one series against time, in units per second, over
+ * the samples whose time is >= since.  NAN with fewer than 3 finite points. */
+double history_slope(const history *h, history_series series, double since);
+
+#endif

@@ -1,0 +1,116 @@
+/* observation.c - initialisers and names for the observation model. */
+#include <config.h>
+
+#include "observation.h"
+
+#include <math.h>
+#include <string.h>
+
+const char *obs_state_name(obs_state state)
+{
+	switch (state) {
+	case OBS_NOT_COLLECTED: return "not collected";
+	case OBS_OK: return "ok";
+	case OBS_TOOL_MISSING: return "tool missing";
+	case OBS_DAEMON_UNREACHABLE: return "daemon unreachable";
+	case OBS_PERMISSION_DENIED: return "permission denied";
+	case OBS_NO_DEVICE: return "no such device";
+	case OBS_EMPTY: return "empty output";
+	case OBS_TRUNCATED: return "truncated output";
+	case OBS_GARBAGE: return "unparseable output";
+	case OBS_COMMAND_FAILED: return "command failed";
+	case OBS_NOT_SUPPORTED: return "not supported";
+	}
+	return "?";
+}
+
+const char *chrony_leap_name(chrony_leap leap)
+{
+	switch (leap) {
+	case CHRONY_LEAP_NORMAL: return "Normal";
+	case CHRONY_LEAP_INSERT: return "Insert second";
+	case CHRONY_LEAP_DELETE: return "Delete second";
+	case CHRONY_LEAP_UNSYNC: return "Not synchronised";
+	case CHRONY_LEAP_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
+const char *ptp_port_state_name(ptp_port_state state)
+{
+	switch (state) {
+	case PTP_PORT_INITIALIZING: return "INITIALIZING";
+	case PTP_PORT_FAULTY: return "FAULTY";
+	case PTP_PORT_DISABLED: return "DISABLED";
+	case PTP_PORT_LISTENING: return "LISTENING";
+	case PTP_PORT_PRE_MASTER: return "PRE_MASTER";
+	case PTP_PORT_MASTER: return "MASTER";
+	case PTP_PORT_PASSIVE: return "PASSIVE";
+	case PTP_PORT_UNCALIBRATED: return "UNCALIBRATED";
+	case PTP_PORT_SLAVE: return "SLAVE";
+	case PTP_PORT_GRAND_MASTER: return "GRAND_MASTER";
+	case PTP_PORT_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
+void chrony_obs_init(chrony_obs *chrony)
+{
+	memset(chrony, 0, sizeof *chrony);
+	chrony_tracking *t = &chrony->tracking;
+	t->stratum = INT_UNKNOWN;
+	t->ref_time = NAN;
+	t->system_time_offset_s = NAN;
+	t->last_offset_s = NAN;
+	t->rms_offset_s = NAN;
+	t->frequency_ppm = NAN;
+	t->residual_frequency_ppm = NAN;
+	t->skew_ppm = NAN;
+	t->root_delay_s = NAN;
+	t->root_dispersion_s = NAN;
+	t->update_interval_s = NAN;
+}
+
+void ptp_obs_init(ptp_obs *ptp)
+{
+	memset(ptp, 0, sizeof *ptp);
+	ptp->domain_number = INT_UNKNOWN;
+	ptp->slave_only = INT_UNKNOWN;
+	ptp->number_ports = INT_UNKNOWN;
+	ptp->priority1 = ptp->priority2 = ptp->clock_class = INT_UNKNOWN;
+	ptp->master_offset_ns = PTP_NS_UNKNOWN;
+	ptp->gm_present = INT_UNKNOWN;
+	ptp->steps_removed = INT_UNKNOWN;
+	ptp->offset_from_master_ns = PTP_NS_UNKNOWN;
+	ptp->mean_path_delay_ns = PTP_NS_UNKNOWN;
+	ptp->gm_priority1 = ptp->gm_priority2 = ptp->gm_clock_class = INT_UNKNOWN;
+	ptp->current_utc_offset = INT_UNKNOWN;
+	ptp->current_utc_offset_valid = INT_UNKNOWN;
+	ptp->leap61 = ptp->leap59 = INT_UNKNOWN;
+	ptp->ptp_timescale = INT_UNKNOWN;
+	ptp->time_traceable = ptp->frequency_traceable = INT_UNKNOWN;
+	ptp->time_source = INT_UNKNOWN;
+	for (int i = 0; i < PTP_MAX_PORTS; i++) {
+		ptp->ports[i].port_number = INT_UNKNOWN;
+		ptp->ports[i].peer_mean_path_delay_ns = PTP_NS_UNKNOWN;
+		ptp->ports[i].log_sync_interval = INT_UNKNOWN;
+		ptp->ports[i].delay_mechanism = INT_UNKNOWN;
+	}
+}
+
+void nic_obs_init(nic_obs *nic)
+{
+	memset(nic, 0, sizeof *nic);
+	nic->phc_index = NIC_PHC_UNKNOWN;
+}
+
+void observation_init(observation *obs)
+{
+	obs->taken_at = NAN;
+	obs->rtt_s = NAN;
+	obs->node_time = NAN;
+	chrony_obs_init(&obs->chrony);
+	ptp_obs_init(&obs->ptp);
+	nic_obs_init(&obs->nic);
+	memset(&obs->daemons, 0, sizeof obs->daemons);
+}

@@ -1,0 +1,257 @@
+/* observation.h - what one poll of one node tells us, part by part.
+ *
+ * Each part (chrony, PTP, NIC, daemons) carries its own state, so a node whose
+ * chronyd is down can still show a healthy PTP port.  Absent values are
+ * "unknown", never 0: doubles are NAN, integers use the *_UNKNOWN sentinels.
+ *
+ * Sign convention everywhere in synctop: an offset is
+ *     node clock minus reference   (positive = the node is ahead).
+ * Each parser documents how it maps its tool's convention onto this.
+ *
+ * Everything here is fixed-size so a node's memory stays small and constant.
+ */
+#ifndef SYNCTOP_OBSERVATION_H
+#define SYNCTOP_OBSERVATION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define INT_UNKNOWN INT32_MIN
+#define OBS_ERROR_LEN 160
+
+/* Why a part of an observation holds no data.  OBS_OK is the only state
+ * whose fields mean anything. */
+typedef enum {
+	OBS_NOT_COLLECTED = 0, /* not asked for in this poll (or never polled) */
+	OBS_OK,
+	OBS_TOOL_MISSING,       /* command not found (exit 127) */
+	OBS_DAEMON_UNREACHABLE, /* 506 Cannot talk to daemon, no pmc response, ... */
+	OBS_PERMISSION_DENIED,  /* e.g. the ptp4l socket is root-only */
+	OBS_NO_DEVICE,          /* ethtool: no such interface */
+	OBS_EMPTY,              /* the tool printed nothing */
+	OBS_TRUNCATED,          /* output ended mid-record */
+	OBS_GARBAGE,            /* output we could not parse */
+	OBS_COMMAND_FAILED,     /* any other non-zero exit */
+	OBS_NOT_SUPPORTED,      /* the tool answered but cannot do this */
+} obs_state;
+
+const char *obs_state_name(obs_state state);
+
+/* ------------------------------------------------------------------ chrony */
+
+typedef enum {
+	CHRONY_LEAP_UNKNOWN = 0,
+	CHRONY_LEAP_NORMAL,
+	CHRONY_LEAP_INSERT,
+	CHRONY_LEAP_DELETE,
+	CHRONY_LEAP_UNSYNC,
+} chrony_leap;
+
+/* The text chrony prints for a leap status ("Normal", "Insert second",
+ * "Delete second", "Not synchronised"); "unknown" for CHRONY_LEAP_UNKNOWN. */
+const char *chrony_leap_name(chrony_leap leap);
+
+typedef struct {
+	uint32_t reference_id;       /* valid when has_reference_id */
+	bool has_reference_id;
+	char reference_name[64];     /* "" when chrony gives none */
+	int stratum;                 /* INT_UNKNOWN if absent */
+	double ref_time;             /* unix seconds of last update, NAN if absent */
+	double system_time_offset_s; /* node - reference (chrony's "slow" = negative) */
+	double last_offset_s;        /* node - reference at last update */
+	double rms_offset_s;
+	double frequency_ppm;        /* positive = the uncorrected clock runs fast */
+	double residual_frequency_ppm;
+	double skew_ppm;
+	double root_delay_s;
+	double root_dispersion_s;
+	double update_interval_s;
+	chrony_leap leap;
+} chrony_tracking;
+
+typedef enum {
+	CHRONY_MODE_UNKNOWN = 0,
+	CHRONY_MODE_SERVER, /* '^' */
+	CHRONY_MODE_PEER,   /* '=' */
+	CHRONY_MODE_REFCLOCK, /* '#' */
+} chrony_source_mode;
+
+typedef enum {
+	CHRONY_STATE_UNKNOWN = 0,
+	CHRONY_STATE_SELECTED,     /* '*' */
+	CHRONY_STATE_COMBINED,     /* '+' */
+	CHRONY_STATE_NOT_COMBINED, /* '-' */
+	CHRONY_STATE_FALSETICKER,  /* 'x' */
+	CHRONY_STATE_JITTERY,      /* '~' */
+	CHRONY_STATE_UNUSABLE,     /* '?' */
+} chrony_source_state;
+
+typedef struct {
+	chrony_source_mode mode;
+	chrony_source_state state;
+	char name[64];
+	int stratum;
+	int poll;              /* log2 seconds */
+	unsigned reach;        /* the reach register, 0..0377 (octal as printed) */
+	int64_t last_rx_s;     /* seconds since last sample; -1 if never (chrony: 4294967295) */
+	double adjusted_offset_s; /* node - source */
+	double measured_offset_s; /* node - source */
+	double error_s;
+} chrony_source;
+
+typedef struct {
+	char name[64];
+	int samples;
+	int runs;
+	int span_s;
+	double frequency_ppm;
+	double skew_ppm;
+	double offset_s;       /* node - source */
+	double std_dev_s;
+} chrony_sourcestat;
+
+#define CHRONY_MAX_SOURCES 16
+
+typedef struct {
+	obs_state state;
+	char error[OBS_ERROR_LEN];  /* human reason when state != OBS_OK */
+	chrony_tracking tracking;
+	int n_sources;              /* entries stored below */
+	int n_sources_total;        /* entries chrony reported (may exceed the array) */
+	chrony_source sources[CHRONY_MAX_SOURCES];
+	int n_sourcestats;
+	chrony_sourcestat sourcestats[CHRONY_MAX_SOURCES];
+} chrony_obs;
+
+/* --------------------------------------------------------------------- PTP */
+
+typedef enum {
+	PTP_PORT_UNKNOWN = 0,
+	PTP_PORT_INITIALIZING,
+	PTP_PORT_FAULTY,
+	PTP_PORT_DISABLED,
+	PTP_PORT_LISTENING,
+	PTP_PORT_PRE_MASTER,
+	PTP_PORT_MASTER,
+	PTP_PORT_PASSIVE,
+	PTP_PORT_UNCALIBRATED,
+	PTP_PORT_SLAVE,
+	PTP_PORT_GRAND_MASTER,
+} ptp_port_state;
+
+const char *ptp_port_state_name(ptp_port_state state);
+
+#define PTP_ID_LEN 32  /* "1aed80.fffe.1a0b51-1" fits */
+#define PTP_MAX_PORTS 4
+
+typedef struct {
+	char port_identity[PTP_ID_LEN]; /* clockid-portnumber */
+	int port_number;
+	ptp_port_state state;
+	int64_t peer_mean_path_delay_ns; /* INT64_MIN if unknown */
+	int log_sync_interval;           /* INT_UNKNOWN if unknown */
+	int delay_mechanism;             /* 1 E2E, 2 P2P; INT_UNKNOWN if unknown */
+	char interface[32];              /* from PORT_PROPERTIES_NP, "" if unknown */
+	char timestamping[16];           /* HARDWARE / SOFTWARE / ..., "" if unknown */
+} ptp_port;
+
+#define PTP_NS_UNKNOWN INT64_MIN
+
+typedef struct {
+	obs_state state;
+	char error[OBS_ERROR_LEN];
+
+	/* DEFAULT_DATA_SET */
+	char clock_identity[PTP_ID_LEN];
+	int domain_number;
+	int slave_only;      /* 0/1, INT_UNKNOWN */
+	int number_ports;
+	int priority1, priority2, clock_class;
+
+	/* TIME_STATUS_NP */
+	int64_t master_offset_ns;
+	int gm_present;      /* 0/1, INT_UNKNOWN */
+	char gm_identity[PTP_ID_LEN];
+
+	/* CURRENT_DATA_SET; offsetFromMaster is slave - master = node - reference */
+	int steps_removed;
+	int64_t offset_from_master_ns;
+	int64_t mean_path_delay_ns;
+
+	/* PARENT_DATA_SET */
+	char parent_port_identity[PTP_ID_LEN];
+	char grandmaster_identity[PTP_ID_LEN];
+	int gm_priority1, gm_priority2, gm_clock_class;
+
+	/* TIME_PROPERTIES_DATA_SET */
+	int current_utc_offset;
+	int current_utc_offset_valid;
+	int leap61, leap59;
+	int ptp_timescale;
+	int time_traceable, frequency_traceable;
+	int time_source;
+
+	int n_ports;
+	ptp_port ports[PTP_MAX_PORTS];
+	int foreign_responses; /* answers from other clocks (boundary hops), ignored */
+} ptp_obs;
+
+/* --------------------------------------------------------------------- NIC */
+
+enum {
+	NIC_CAP_HW_TX = 1 << 0,
+	NIC_CAP_HW_RX = 1 << 1,
+	NIC_CAP_HW_RAW_CLOCK = 1 << 2,
+	NIC_CAP_SW_TX = 1 << 3,
+	NIC_CAP_SW_RX = 1 << 4,
+	NIC_CAP_SW_SYSTEM_CLOCK = 1 << 5,
+};
+
+#define NIC_PHC_NONE (-1)
+#define NIC_PHC_UNKNOWN (-2)
+
+typedef struct {
+	obs_state state;
+	char error[OBS_ERROR_LEN];
+	char interface[32];
+	unsigned caps;         /* NIC_CAP_* bits */
+	int phc_index;         /* >= 0, NIC_PHC_NONE or NIC_PHC_UNKNOWN */
+	char tx_modes[96];     /* "off on" etc., space separated; "" when none */
+	char rx_filters[160];
+} nic_obs;
+
+/* ----------------------------------------------------------------- daemons */
+
+enum {
+	DAEMON_CHRONYD = 1 << 0,
+	DAEMON_NTPD = 1 << 1,
+	DAEMON_TIMESYNCD = 1 << 2,
+	DAEMON_PTP4L = 1 << 3,
+	DAEMON_PHC2SYS = 1 << 4,
+};
+
+typedef struct {
+	obs_state state;
+	char error[OBS_ERROR_LEN];
+	unsigned running; /* DAEMON_* bits */
+} daemons_obs;
+
+/* -------------------------------------------------------------- the whole */
+
+typedef struct {
+	double taken_at;   /* client CLOCK_REALTIME when the answer was complete */
+	double rtt_s;      /* request sent -> answer complete; NAN if unknown */
+	double node_time;  /* node's own clock (date +%s.%N), NAN if unknown */
+	chrony_obs chrony;
+	ptp_obs ptp;
+	nic_obs nic;
+	daemons_obs daemons;
+} observation;
+
+/* Reset every field to "unknown / not collected". */
+void observation_init(observation *obs);
+void chrony_obs_init(chrony_obs *chrony);
+void ptp_obs_init(ptp_obs *ptp);
+void nic_obs_init(nic_obs *nic);
+
+#endif
