@@ -1,0 +1,786 @@
+/* ssh_transport.c - one node's persistent SSH session and probe shell.
+ *
+ * Each connection is an explicit state; step_<state>() does the work for it
+ * and returns STEP_AGAIN when libssh2 would block (wait for the socket),
+ * STEP_NEXT when it moved on (step again), STEP_IDLE when there is nothing to
+ * do until new data arrives, or STEP_FAILED after reporting the failure.
+ * After stepping, the ev_io interest follows libssh2's block directions and
+ * is re-armed only when it changes. */
+#include <config.h>
+
+#include "ssh_transport.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libssh2.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "resolver.h"
+#include "xalloc.h"
+
+typedef enum {
+	SSH_IDLE,
+	SSH_RESOLVING,
+	SSH_WAIT_SLOT,     /* waiting for a handshake slot */
+	SSH_CONNECTING,    /* TCP connect in progress */
+	SSH_HANDSHAKE,
+	SSH_HOSTKEY,
+	SSH_AUTH_LIST,
+	SSH_AUTH_AGENT,
+	SSH_AUTH_KEYFILE,
+	SSH_CHANNEL_OPEN,
+	SSH_CHANNEL_EXEC,
+	SSH_RUNNING,
+	SSH_CHANNEL_CLOSING, /* dropping a hung shell before opening a new one */
+} ssh_state;
+
+static const char *const state_names[] = {
+	[SSH_IDLE] = "idle",
+	[SSH_RESOLVING] = "resolving",
+	[SSH_WAIT_SLOT] = "waiting for a handshake slot",
+	[SSH_CONNECTING] = "connecting",
+	[SSH_HANDSHAKE] = "key exchange",
+	[SSH_HOSTKEY] = "host key check",
+	[SSH_AUTH_LIST] = "authentication",
+	[SSH_AUTH_AGENT] = "agent authentication",
+	[SSH_AUTH_KEYFILE] = "key file authentication",
+	[SSH_CHANNEL_OPEN] = "opening channel",
+	[SSH_CHANNEL_EXEC] = "starting remote shell",
+	[SSH_RUNNING] = "running",
+	[SSH_CHANNEL_CLOSING] = "closing channel",
+};
+
+typedef enum { STEP_AGAIN, STEP_NEXT, STEP_IDLE, STEP_FAILED } step_result;
+
+typedef struct ssh_conn {
+	transport base;
+	struct ev_loop *loop;
+	ssh_options opt;
+	char *command;
+	ssh_state state;
+
+	resolver_request *lookup;
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	int fd;
+	ev_io io;
+	int io_events;             /* interest currently armed, 0 = stopped */
+	ev_timer deadline;         /* connect .. running, and channel restarts */
+	ev_timer keepalive;
+
+	LIBSSH2_SESSION *session;
+	LIBSSH2_CHANNEL *channel;
+	LIBSSH2_AGENT *agent;
+	struct libssh2_agent_publickey *agent_identity;
+	int identity_index;
+	bool holds_slot;
+	bool in_drive;             /* re-entrancy guard for callbacks */
+
+	char auth_notes[384];      /* what each auth attempt said, for the error */
+	char *outbuf;              /* request bytes not yet written */
+	size_t out_len, out_cap;
+
+	struct ssh_conn *wait_next; /* handshake slot queue */
+} ssh_conn;
+
+static struct {
+	int max_handshakes;
+	int in_flight;
+	ssh_conn *wait_head, *wait_tail;
+	bool initialised;
+} G;
+
+static void drive(ssh_conn *c);
+static void teardown(ssh_conn *c);
+static void arm_deadline(ssh_conn *c);
+
+/* ---------------------------------------------------------------- helpers */
+
+void ssh_options_init(ssh_options *opt)
+{
+	memset(opt, 0, sizeof *opt);
+	opt->port = 22;
+	opt->connect_timeout_s = 10;
+	opt->keepalive_interval_s = 30;
+}
+
+static void note(ssh_conn *c, const char *fmt, ...)
+{
+	size_t used = strlen(c->auth_notes);
+	if (used + 3 >= sizeof c->auth_notes) {
+		return;
+	}
+	if (used) {
+		c->auth_notes[used++] = ';';
+		c->auth_notes[used++] = ' ';
+		c->auth_notes[used] = '\0';
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->auth_notes + used, sizeof c->auth_notes - used, fmt, ap);
+	va_end(ap);
+}
+
+static const char *last_error(ssh_conn *c)
+{
+	char *msg = NULL;
+	if (!c->session) {
+		return "no session";
+	}
+	libssh2_session_last_error(c->session, &msg, NULL, 0);
+	return msg && *msg ? msg : "unknown libssh2 error";
+}
+
+static void release_slot(ssh_conn *c)
+{
+	if (!c->holds_slot) {
+		return;
+	}
+	c->holds_slot = false;
+	G.in_flight--;
+	/* Hand the slot to the next waiting connection. */
+	while (G.wait_head && G.in_flight < G.max_handshakes) {
+		ssh_conn *next = G.wait_head;
+		G.wait_head = next->wait_next;
+		if (!G.wait_head) {
+			G.wait_tail = NULL;
+		}
+		next->wait_next = NULL;
+		next->holds_slot = true;
+		G.in_flight++;
+		next->state = SSH_CONNECTING;
+		next->fd = -1;
+		arm_deadline(next);
+		drive(next);
+	}
+}
+
+static void leave_wait_queue(ssh_conn *c)
+{
+	ssh_conn **pp = &G.wait_head, *prev = NULL;
+	while (*pp) {
+		if (*pp == c) {
+			*pp = c->wait_next;
+			if (G.wait_tail == c) {
+				G.wait_tail = prev;
+			}
+			c->wait_next = NULL;
+			return;
+		}
+		prev = *pp;
+		pp = &(*pp)->wait_next;
+	}
+}
+
+/* The connect deadline covers connect .. running shell; time spent queued for
+ * a handshake slot does not count against it. */
+static void arm_deadline(ssh_conn *c)
+{
+	ev_timer_stop(c->loop, &c->deadline);
+	ev_timer_set(&c->deadline, c->opt.connect_timeout_s, 0);
+	ev_timer_start(c->loop, &c->deadline);
+}
+
+static void set_interest(ssh_conn *c, int events)
+{
+	if (c->fd < 0) {
+		events = 0;
+	}
+	if (events == c->io_events) {
+		return;
+	}
+	if (c->io_events) {
+		ev_io_stop(c->loop, &c->io);
+	}
+	c->io_events = events;
+	if (events) {
+		ev_io_set(&c->io, c->fd, events);
+		ev_io_start(c->loop, &c->io);
+	}
+}
+
+/* Report a failure: everything is torn down first, so the owner may start
+ * the transport again from inside the callback. */
+static step_result fail(ssh_conn *c, transport_error kind, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	teardown(c);
+	c->base.events->failed(c->base.owner, kind, msg);
+	return STEP_FAILED;
+}
+
+/* ------------------------------------------------------------ the states */
+
+static void on_resolved(void *ctx, const struct sockaddr *addr, socklen_t addrlen, const char *err)
+{
+	ssh_conn *c = ctx;
+	c->lookup = NULL;
+	if (err) {
+		fail(c, TRANSPORT_ERR_RESOLVE, "%s", err);
+		return;
+	}
+	memcpy(&c->addr, addr, addrlen);
+	c->addrlen = addrlen;
+	if (G.in_flight < G.max_handshakes) {
+		c->holds_slot = true;
+		G.in_flight++;
+		c->state = SSH_CONNECTING;
+		arm_deadline(c);
+	} else {
+		c->state = SSH_WAIT_SLOT;
+		ev_timer_stop(c->loop, &c->deadline);
+		if (G.wait_tail) {
+			G.wait_tail->wait_next = c;
+		} else {
+			G.wait_head = c;
+		}
+		G.wait_tail = c;
+		return;
+	}
+	drive(c);
+}
+
+static step_result step_connecting(ssh_conn *c)
+{
+	if (c->fd < 0) {
+		c->fd = socket(c->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (c->fd < 0) {
+			return fail(c, TRANSPORT_ERR_CONNECT, "socket: %s", strerror(errno));
+		}
+		int one = 1;
+		setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		if (connect(c->fd, (struct sockaddr *)&c->addr, c->addrlen) == 0) {
+			goto connected;
+		}
+		if (errno != EINPROGRESS) {
+			return fail(c, TRANSPORT_ERR_CONNECT, "connect to %s port %d: %s", c->opt.host,
+				    c->opt.port, strerror(errno));
+		}
+		return STEP_AGAIN;
+	}
+	int soerr = 0;
+	socklen_t len = sizeof soerr;
+	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0) {
+		soerr = errno;
+	}
+	if (soerr == EINPROGRESS || soerr == EALREADY) {
+		return STEP_AGAIN;
+	}
+	if (soerr != 0) {
+		return fail(c, TRANSPORT_ERR_CONNECT, "connect to %s port %d: %s", c->opt.host, c->opt.port,
+			    strerror(soerr));
+	}
+connected:
+	c->session = libssh2_session_init_ex(NULL, NULL, NULL, c);
+	if (!c->session) {
+		return fail(c, TRANSPORT_ERR_HANDSHAKE, "cannot create an SSH session");
+	}
+	libssh2_session_set_blocking(c->session, 0);
+	if (c->opt.hostkey_methods[0] &&
+	    libssh2_session_method_pref(c->session, LIBSSH2_METHOD_HOSTKEY, c->opt.hostkey_methods) != 0) {
+		/* A type libssh2 cannot do: fall back to its defaults rather than fail. */
+		libssh2_session_method_pref(c->session, LIBSSH2_METHOD_HOSTKEY, NULL);
+	}
+	c->state = SSH_HANDSHAKE;
+	return STEP_NEXT;
+}
+
+static step_result step_handshake(ssh_conn *c)
+{
+	int rc = libssh2_session_handshake(c->session, c->fd);
+	if (rc == LIBSSH2_ERROR_EAGAIN) {
+		return STEP_AGAIN;
+	}
+	if (rc != 0) {
+		return fail(c, TRANSPORT_ERR_HANDSHAKE, "SSH handshake with %s port %d failed: %s",
+			    c->opt.host, c->opt.port, last_error(c));
+	}
+	c->state = SSH_HOSTKEY;
+	return STEP_NEXT;
+}
+
+static step_result step_hostkey(ssh_conn *c)
+{
+	size_t len = 0;
+	int type = 0;
+	const char *key = libssh2_session_hostkey(c->session, &len, &type);
+	char msg[512] = "";
+	if (!key) {
+		return fail(c, TRANSPORT_ERR_HOSTKEY, "the server sent no host key");
+	}
+	if (c->opt.verify_host_key(&c->opt, (const unsigned char *)key, len, type, msg, sizeof msg) != 0) {
+		return fail(c, TRANSPORT_ERR_HOSTKEY, "%s", msg);
+	}
+	c->state = SSH_AUTH_LIST;
+	return STEP_NEXT;
+}
+
+static step_result step_auth_list(ssh_conn *c)
+{
+	const char *methods = libssh2_userauth_list(c->session, c->opt.user, (unsigned)strlen(c->opt.user));
+	if (!methods) {
+		if (libssh2_userauth_authenticated(c->session)) {
+			c->state = SSH_CHANNEL_OPEN; /* "none" auth accepted */
+			return STEP_NEXT;
+		}
+		if (libssh2_session_last_errno(c->session) == LIBSSH2_ERROR_EAGAIN) {
+			return STEP_AGAIN;
+		}
+		return fail(c, TRANSPORT_ERR_AUTH, "authentication as %s failed: %s", c->opt.user, last_error(c));
+	}
+	if (!strstr(methods, "publickey")) {
+		return fail(c, TRANSPORT_ERR_AUTH,
+			    "server does not accept public keys for %s (it offers: %s); synctop authenticates "
+			    "with ssh-agent or key files only",
+			    c->opt.user, methods);
+	}
+	c->auth_notes[0] = '\0';
+	c->identity_index = 0;
+	c->state = (!c->opt.identities_only && getenv("SSH_AUTH_SOCK")) ? SSH_AUTH_AGENT : SSH_AUTH_KEYFILE;
+	return STEP_NEXT;
+}
+
+/* libssh2 < 1.11 can only sign with ssh-rsa (SHA-1), which OpenSSH >= 8.8
+ * refuses: offering RSA agent keys only burns the server's MaxAuthTries. */
+static bool rsa_signing_broken(void)
+{
+	return LIBSSH2_VERSION_NUM < 0x010b00;
+}
+
+static bool blob_is_rsa(const unsigned char *blob, size_t len)
+{
+	return len > 11 && memcmp(blob + 4, "ssh-rsa", 7) == 0 && blob[3] == 7;
+}
+
+static step_result step_auth_agent(ssh_conn *c)
+{
+	if (!c->agent) {
+		c->agent = libssh2_agent_init(c->session);
+		/* Both calls talk to the local agent socket; they are quick and
+		 * cannot be made non-blocking in libssh2. */
+		if (!c->agent || libssh2_agent_connect(c->agent) != 0 ||
+		    libssh2_agent_list_identities(c->agent) != 0) {
+			note(c, "ssh-agent unavailable");
+			c->state = SSH_AUTH_KEYFILE;
+			return STEP_NEXT;
+		}
+		c->agent_identity = NULL;
+		if (libssh2_agent_get_identity(c->agent, &c->agent_identity, NULL) != 0) {
+			note(c, "ssh-agent holds no keys");
+			c->state = SSH_AUTH_KEYFILE;
+			return STEP_NEXT;
+		}
+	}
+	while (c->agent_identity) {
+		struct libssh2_agent_publickey *id = c->agent_identity;
+		if (rsa_signing_broken() && blob_is_rsa(id->blob, id->blob_len)) {
+			note(c, "skipped agent RSA key %s (libssh2 %s cannot sign rsa-sha2)",
+			     id->comment ? id->comment : "", LIBSSH2_VERSION);
+		} else {
+			int rc = libssh2_agent_userauth(c->agent, c->opt.user, id);
+			if (rc == LIBSSH2_ERROR_EAGAIN) {
+				return STEP_AGAIN;
+			}
+			if (rc == 0) {
+				c->state = SSH_CHANNEL_OPEN;
+				return STEP_NEXT;
+			}
+			note(c, "agent key %s refused", id->comment ? id->comment : "");
+		}
+		struct libssh2_agent_publickey *next = NULL;
+		if (libssh2_agent_get_identity(c->agent, &next, id) != 0) {
+			next = NULL;
+		}
+		c->agent_identity = next;
+	}
+	c->state = SSH_AUTH_KEYFILE;
+	return STEP_NEXT;
+}
+
+static bool key_file_is_rsa(const char *path)
+{
+	char pub[PATH_MAX + 8], word[16] = "";
+	snprintf(pub, sizeof pub, "%s.pub", path);
+	FILE *f = fopen(pub, "r");
+	if (!f) {
+		return strstr(path, "rsa") != NULL;
+	}
+	if (fscanf(f, "%15s", word) != 1) {
+		word[0] = '\0';
+	}
+	fclose(f);
+	return strcmp(word, "ssh-rsa") == 0;
+}
+
+static step_result step_auth_keyfile(ssh_conn *c)
+{
+	while (c->identity_index < c->opt.n_identity_files) {
+		const char *path = c->opt.identity_files[c->identity_index];
+		if (access(path, R_OK) != 0) {
+			if (c->opt.identities_explicit) {
+				note(c, "%s: %s", path, strerror(errno));
+			}
+			c->identity_index++;
+			continue;
+		}
+		int rc = libssh2_userauth_publickey_fromfile_ex(c->session, c->opt.user,
+								(unsigned)strlen(c->opt.user), NULL, path, NULL);
+		if (rc == LIBSSH2_ERROR_EAGAIN) {
+			return STEP_AGAIN;
+		}
+		if (rc == 0) {
+			c->state = SSH_CHANNEL_OPEN;
+			return STEP_NEXT;
+		}
+		if (rc == LIBSSH2_ERROR_FILE) {
+			note(c, "%s could not be loaded (encrypted keys: load them into ssh-agent with ssh-add)", path);
+		} else if (rsa_signing_broken() && key_file_is_rsa(path)) {
+			note(c, "%s refused: libssh2 %s signs RSA keys with SHA-1 (ssh-rsa), which OpenSSH >= 8.8 "
+				"rejects by default; use an ed25519 or ECDSA key", path, LIBSSH2_VERSION);
+		} else {
+			note(c, "%s refused", path);
+		}
+		c->identity_index++;
+	}
+	return fail(c, TRANSPORT_ERR_AUTH, "authentication as %s on %s failed: %s", c->opt.user, c->opt.host,
+		    c->auth_notes[0] ? c->auth_notes : "no identity available (no agent, no key files)");
+}
+
+static step_result step_channel_open(ssh_conn *c)
+{
+	c->channel = libssh2_channel_open_session(c->session);
+	if (!c->channel) {
+		if (libssh2_session_last_errno(c->session) == LIBSSH2_ERROR_EAGAIN) {
+			return STEP_AGAIN;
+		}
+		return fail(c, TRANSPORT_ERR_CHANNEL, "cannot open a session channel: %s", last_error(c));
+	}
+	c->state = SSH_CHANNEL_EXEC;
+	return STEP_NEXT;
+}
+
+static void on_keepalive(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	ssh_conn *c = w->data;
+	int next = 0;
+	if (c->session && c->state == SSH_RUNNING) {
+		libssh2_keepalive_send(c->session, &next);
+		drive(c);
+	}
+}
+
+static step_result step_channel_exec(ssh_conn *c)
+{
+	int rc = libssh2_channel_exec(c->channel, c->command);
+	if (rc == LIBSSH2_ERROR_EAGAIN) {
+		return STEP_AGAIN;
+	}
+	if (rc != 0) {
+		return fail(c, TRANSPORT_ERR_CHANNEL, "cannot start the remote shell: %s", last_error(c));
+	}
+	c->state = SSH_RUNNING;
+	ev_timer_stop(c->loop, &c->deadline);
+	release_slot(c);
+	if (c->opt.keepalive_interval_s > 0 && !ev_is_active(&c->keepalive)) {
+		libssh2_keepalive_config(c->session, 1, (unsigned)c->opt.keepalive_interval_s);
+		ev_timer_set(&c->keepalive, c->opt.keepalive_interval_s, c->opt.keepalive_interval_s);
+		ev_timer_start(c->loop, &c->keepalive);
+	}
+	c->base.events->ready(c->base.owner);
+	return c->state == SSH_RUNNING ? STEP_NEXT : STEP_FAILED;
+}
+
+static step_result step_running(ssh_conn *c)
+{
+	char buf[16384];
+
+	while (c->out_len > 0) {
+		ssize_t n = libssh2_channel_write(c->channel, c->outbuf, c->out_len);
+		if (n == LIBSSH2_ERROR_EAGAIN) {
+			break;
+		}
+		if (n < 0) {
+			return fail(c, TRANSPORT_ERR_LOST, "writing to %s failed: %s", c->opt.host, last_error(c));
+		}
+		memmove(c->outbuf, c->outbuf + n, c->out_len - (size_t)n);
+		c->out_len -= (size_t)n;
+	}
+	for (;;) {
+		ssize_t n = libssh2_channel_read(c->channel, buf, sizeof buf);
+		if (n > 0) {
+			c->base.events->data(c->base.owner, buf, (size_t)n);
+			if (c->state != SSH_RUNNING) {
+				return STEP_FAILED; /* the owner restarted or stopped us */
+			}
+			continue;
+		}
+		if (n == LIBSSH2_ERROR_EAGAIN || n == 0) {
+			break;
+		}
+		return fail(c, TRANSPORT_ERR_LOST, "connection to %s lost: %s", c->opt.host, last_error(c));
+	}
+	/* The probe sends its own stderr inside the response; what reaches the
+	 * channel's stderr is login-shell noise.  Drain it so the window stays open. */
+	for (;;) {
+		ssize_t n = libssh2_channel_read_stderr(c->channel, buf, sizeof buf);
+		if (n <= 0) {
+			break;
+		}
+	}
+	if (libssh2_channel_eof(c->channel)) {
+		return fail(c, TRANSPORT_ERR_LOST, "the remote shell on %s exited", c->opt.host);
+	}
+	return STEP_IDLE;
+}
+
+static step_result step_channel_closing(ssh_conn *c)
+{
+	int rc = libssh2_channel_free(c->channel);
+	if (rc == LIBSSH2_ERROR_EAGAIN) {
+		return STEP_AGAIN;
+	}
+	c->channel = NULL;
+	c->out_len = 0;
+	c->state = SSH_CHANNEL_OPEN;
+	return STEP_NEXT;
+}
+
+/* ------------------------------------------------------------ the engine */
+
+static step_result step(ssh_conn *c)
+{
+	switch (c->state) {
+	case SSH_CONNECTING: return step_connecting(c);
+	case SSH_HANDSHAKE: return step_handshake(c);
+	case SSH_HOSTKEY: return step_hostkey(c);
+	case SSH_AUTH_LIST: return step_auth_list(c);
+	case SSH_AUTH_AGENT: return step_auth_agent(c);
+	case SSH_AUTH_KEYFILE: return step_auth_keyfile(c);
+	case SSH_CHANNEL_OPEN: return step_channel_open(c);
+	case SSH_CHANNEL_EXEC: return step_channel_exec(c);
+	case SSH_RUNNING: return step_running(c);
+	case SSH_CHANNEL_CLOSING: return step_channel_closing(c);
+	case SSH_IDLE:
+	case SSH_RESOLVING:
+	case SSH_WAIT_SLOT:
+		return STEP_IDLE;
+	}
+	return STEP_IDLE;
+}
+
+static void drive(ssh_conn *c)
+{
+	/* Callbacks (ready, data) may call op_send; the outer pass will write. */
+	if (c->in_drive) {
+		return;
+	}
+	c->in_drive = true;
+	step_result r;
+	do {
+		r = step(c);
+	} while (r == STEP_NEXT);
+	c->in_drive = false;
+	if (r == STEP_FAILED || c->fd < 0) {
+		return;
+	}
+
+	int events = 0;
+	if (c->state == SSH_CONNECTING) {
+		events = EV_WRITE;
+	} else if (c->session) {
+		int dirs = libssh2_session_block_directions(c->session);
+		if (dirs & LIBSSH2_SESSION_BLOCK_INBOUND) {
+			events |= EV_READ;
+		}
+		if (dirs & LIBSSH2_SESSION_BLOCK_OUTBOUND) {
+			events |= EV_WRITE;
+		}
+		if (c->state == SSH_RUNNING) {
+			events |= EV_READ; /* responses and EOF can come at any time */
+			if (c->out_len) {
+				events |= EV_WRITE;
+			}
+		}
+		if (!events) {
+			events = EV_READ;
+		}
+	}
+	set_interest(c, events);
+}
+
+static void on_io(struct ev_loop *loop, ev_io *w, int revents)
+{
+	drive(w->data);
+}
+
+static void on_deadline(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	ssh_conn *c = w->data;
+	transport_error kind = c->state <= SSH_CONNECTING ? TRANSPORT_ERR_CONNECT
+			       : c->state <= SSH_HOSTKEY ? TRANSPORT_ERR_HANDSHAKE
+			       : c->state <= SSH_AUTH_KEYFILE ? TRANSPORT_ERR_AUTH
+			       : TRANSPORT_ERR_CHANNEL;
+	fail(c, kind, "timed out after %.0f s during %s (%s port %d)", c->opt.connect_timeout_s,
+	     state_names[c->state], c->opt.host, c->opt.port);
+}
+
+static void teardown(ssh_conn *c)
+{
+	ev_timer_stop(c->loop, &c->deadline);
+	ev_timer_stop(c->loop, &c->keepalive);
+	set_interest(c, 0);
+	if (c->lookup) {
+		resolver_cancel(c->lookup);
+		c->lookup = NULL;
+	}
+	if (c->state == SSH_WAIT_SLOT) {
+		leave_wait_queue(c);
+	}
+	/* Shut the socket down first: libssh2's frees then fail fast instead of
+	 * returning EAGAIN on a non-blocking session that will never drain. */
+	if (c->fd >= 0) {
+		shutdown(c->fd, SHUT_RDWR);
+	}
+	if (c->agent) {
+		libssh2_agent_disconnect(c->agent);
+		libssh2_agent_free(c->agent);
+		c->agent = NULL;
+	}
+	if (c->channel) {
+		libssh2_channel_free(c->channel);
+		c->channel = NULL;
+	}
+	if (c->session) {
+		libssh2_session_free(c->session);
+		c->session = NULL;
+	}
+	if (c->fd >= 0) {
+		close(c->fd);
+		c->fd = -1;
+	}
+	c->out_len = 0;
+	c->state = SSH_IDLE;
+	release_slot(c);
+}
+
+/* ------------------------------------------------------- transport ops */
+
+static void op_start(transport *t)
+{
+	ssh_conn *c = (ssh_conn *)t;
+	if (c->state != SSH_IDLE) {
+		return;
+	}
+	c->state = SSH_RESOLVING;
+	c->fd = -1;
+	arm_deadline(c);
+	c->lookup = resolver_lookup(c->opt.host, c->opt.port, on_resolved, c);
+}
+
+static int op_send(transport *t, const char *buf, size_t len)
+{
+	ssh_conn *c = (ssh_conn *)t;
+	if (c->state != SSH_RUNNING) {
+		return -1;
+	}
+	if (c->out_len + len > c->out_cap) {
+		c->out_cap = c->out_len + len + 256;
+		c->outbuf = xrealloc(c->outbuf, c->out_cap);
+	}
+	memcpy(c->outbuf + c->out_len, buf, len);
+	c->out_len += len;
+	drive(c);
+	return 0;
+}
+
+static void op_restart_shell(transport *t)
+{
+	ssh_conn *c = (ssh_conn *)t;
+	if (c->state != SSH_RUNNING) {
+		return;
+	}
+	c->state = SSH_CHANNEL_CLOSING;
+	arm_deadline(c);
+	drive(c);
+}
+
+static void op_stop(transport *t)
+{
+	teardown((ssh_conn *)t);
+}
+
+static void op_destroy(transport *t)
+{
+	ssh_conn *c = (ssh_conn *)t;
+	teardown(c);
+	free(c->outbuf);
+	free(c->command);
+	free(c);
+}
+
+static const transport_ops ssh_ops = {
+	.start = op_start,
+	.send = op_send,
+	.restart_shell = op_restart_shell,
+	.stop = op_stop,
+	.destroy = op_destroy,
+};
+
+transport *ssh_transport_new(struct ev_loop *loop, const ssh_options *opt, const char *command,
+			     const transport_events *events, void *owner)
+{
+	ssh_conn *c = xcalloc(1, sizeof *c);
+	c->base.ops = &ssh_ops;
+	c->base.events = events;
+	c->base.owner = owner;
+	c->loop = loop;
+	c->opt = *opt;
+	c->command = xstrdup(command);
+	c->fd = -1;
+	c->state = SSH_IDLE;
+	ev_init(&c->io, on_io);
+	c->io.data = c;
+	ev_init(&c->deadline, on_deadline);
+	c->deadline.data = c;
+	ev_init(&c->keepalive, on_keepalive);
+	c->keepalive.data = c;
+	return &c->base;
+}
+
+int ssh_transport_global_init(struct ev_loop *loop, int max_handshakes)
+{
+	(void)loop;
+	if (libssh2_init(0) != 0) {
+		return -1;
+	}
+	G.max_handshakes = max_handshakes > 0 ? max_handshakes : 64;
+	G.in_flight = 0;
+	G.wait_head = G.wait_tail = NULL;
+	G.initialised = true;
+	return 0;
+}
+
+void ssh_transport_global_free(void)
+{
+	if (G.initialised) {
+		libssh2_exit();
+		G.initialised = false;
+	}
+}
+
+int ssh_transport_handshakes_in_flight(void)
+{
+	return G.in_flight;
+}

@@ -1,0 +1,63 @@
+/* ssh_transport.h - the probe shell over one persistent, non-blocking libssh2
+ * session on the libev loop.
+ *
+ * One explicit state machine per connection (resolve, connect, handshake,
+ * host key, auth, channel, exec, running), stepped until libssh2 says EAGAIN;
+ * libssh2_session_block_directions() decides the ev_io interest.  At most
+ * `max_handshakes` connections are between TCP connect and a running shell at
+ * any time (key exchange is the expensive part); established sessions are not
+ * limited. */
+#ifndef SYNCTOP_SSH_TRANSPORT_H
+#define SYNCTOP_SSH_TRANSPORT_H
+
+#include <ev.h>
+#include <limits.h>
+#include <stdbool.h>
+
+#include "transport.h"
+
+#define SSH_MAX_IDENTITIES 8
+#define SSH_MAX_KNOWN_HOSTS 4
+
+typedef enum {
+	SSH_STRICT_YES = 0,   /* unknown host refused (default) */
+	SSH_STRICT_ACCEPT_NEW, /* unknown host recorded and accepted */
+	SSH_STRICT_NO,         /* unknown host accepted, not recorded */
+} ssh_strict_policy;
+
+typedef struct ssh_options_s {
+	char host[256];          /* address or name to connect to (HostName) */
+	int port;
+	char user[64];
+	int n_identity_files;
+	char identity_files[SSH_MAX_IDENTITIES][PATH_MAX];
+	bool identities_explicit;  /* from -i / IdentityFile: a missing file is an error */
+	bool identities_only;      /* do not use the agent */
+	int n_known_hosts_files;   /* 0 = ~/.ssh/known_hosts + /etc/ssh/ssh_known_hosts */
+	char known_hosts_files[SSH_MAX_KNOWN_HOSTS][PATH_MAX];
+	ssh_strict_policy strict;
+	double connect_timeout_s;  /* resolve .. running shell */
+	double keepalive_interval_s; /* 0 = off */
+	/* Host key types known_hosts holds for this host, in preference order
+	 * ("ssh-ed25519,ecdsa-sha2-nistp256"); "" = libssh2's default order. */
+	char hostkey_methods[256];
+	/* Decides whether to trust the offered host key.  Returns 0 to accept;
+	 * otherwise fills msg with the reason.  Required. */
+	int (*verify_host_key)(const struct ssh_options_s *opt, const unsigned char *key, size_t key_len,
+			       int libssh2_key_type, char *msg, size_t msg_len);
+} ssh_options;
+
+void ssh_options_init(ssh_options *opt);
+
+/* Global, once: libssh2_init, the handshake limit. */
+int ssh_transport_global_init(struct ev_loop *loop, int max_handshakes);
+void ssh_transport_global_free(void);
+
+/* `command` is the remote command that starts the probe shell (copied). */
+transport *ssh_transport_new(struct ev_loop *loop, const ssh_options *opt, const char *command,
+			     const transport_events *events, void *owner);
+
+/* Handshakes in flight now (for tests and the status bar). */
+int ssh_transport_handshakes_in_flight(void);
+
+#endif

@@ -1,0 +1,30 @@
+/* finding.h - one thing the health rules have to say about a node. */
+#ifndef SYNCTOP_FINDING_H
+#define SYNCTOP_FINDING_H
+
+typedef enum {
+	SEVERITY_OK = 0,
+	SEVERITY_WARN,
+	SEVERITY_CRIT,
+} severity;
+
+/* "ok", "warn", "crit" */
+const char *severity_name(severity sev);
+
+#define FINDING_MESSAGE_LEN 192
+#define FINDING_HINT_LEN 256
+#define MAX_FINDINGS 16
+
+typedef struct {
+	severity sev;
+	const char *code;               /* stable identifier, e.g. "chrony.offset" (static string) */
+	char message[FINDING_MESSAGE_LEN]; /* what is wrong, with the numbers */
+	char hint[FINDING_HINT_LEN];       /* what to run or change to fix it */
+} finding;
+
+typedef struct {
+	int count;
+	finding items[MAX_FINDINGS];
+} finding_list;
+
+#endif

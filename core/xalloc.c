@@ -1,0 +1,60 @@
+/* xalloc.c - allocation wrappers that die cleanly on OOM. */
+#include <config.h>
+
+#include "xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void (*fatal_hook)(void);
+
+void xalloc_set_fatal_hook(void (*hook)(void))
+{
+	fatal_hook = hook;
+}
+
+static void out_of_memory(size_t size)
+{
+	if (fatal_hook) {
+		fatal_hook();
+	}
+	fprintf(stderr, "synctop: out of memory (allocating %zu bytes)\n", size);
+	_exit(70);
+}
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+	if (!p) {
+		out_of_memory(size);
+	}
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	if (!p) {
+		out_of_memory(nmemb * size);
+	}
+	return p;
+}
+
+void *xrealloc(void *ptr, size_t size)
+{
+	void *p = realloc(ptr, size ? size : 1);
+	if (!p) {
+		out_of_memory(size);
+	}
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = xmalloc(n);
+	memcpy(p, s, n);
+	return p;
+}
