@@ -6,6 +6,17 @@
  *   chronyc tracking text: "X seconds slow of NTP time" -> -X, "fast" -> +X.
  *   "Last offset" is already local - reference (chronyc docs).  Kept as is.
  *   Frequency: CSV positive = "ppm fast"; text "X ppm slow" -> -X.  Kept as is.
+ *     (chronyc's client.c prints the CSV number raw and picks the word from
+ *     its sign: "slow" for a positive System time, "fast" for a positive
+ *     Frequency; the fixture pairs agree.)
+ *   sources fields 8 and 9 (adjusted offset, then measured offset, the
+ *   "xxxx [ yyyy ]" of the text) and sourcestats field 7 (Offset) are already
+ *   node - source: positive = the local clock is ahead.  Kept as is.
+ *     chronyc docs, sources: "Positive offsets indicate that the local clock
+ *     is ahead of the source"; chrony's sourcestats.c keeps both offsets
+ *     "+ve => local fast" and reports them unchanged; CSV and text print the
+ *     same sign (chronyc-c-n-sources-node3 0.000000963 = text "+963ns",
+ *     chronyc-c-sourcestats-synced -0.000003254 = text "-3255ns").
  */
 #ifndef SYNCTOP_CHRONY_PARSE_H
 #define SYNCTOP_CHRONY_PARSE_H

@@ -223,7 +223,7 @@ static const transport_ops local_ops = {
 	.destroy = op_destroy,
 };
 
-transport *local_transport_new(struct ev_loop *loop, char *const argv[], const transport_events *events,
+transport *local_transport_new(struct ev_loop *loop, const char *const argv[], const transport_events *events,
 			       void *owner)
 {
 	local_conn *c = xcalloc(1, sizeof *c);

@@ -10,7 +10,7 @@
 #include "transport.h"
 
 /* argv is copied; argv[0] is looked up in PATH. */
-transport *local_transport_new(struct ev_loop *loop, char *const argv[], const transport_events *events,
+transport *local_transport_new(struct ev_loop *loop, const char *const argv[], const transport_events *events,
 			       void *owner);
 
 #endif

@@ -24,7 +24,7 @@ struct resolver_request {
 	bool numeric;           /* resolved inline; delivered by the idle pass */
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
-	char err[128];
+	char err[384];
 	resolver_request *next;
 };
 

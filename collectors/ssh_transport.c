@@ -320,7 +320,9 @@ static step_result step_hostkey(ssh_conn *c)
 	if (!key) {
 		return fail(c, TRANSPORT_ERR_HOSTKEY, "the server sent no host key");
 	}
-	if (c->opt.verify_host_key(&c->opt, (const unsigned char *)key, len, type, msg, sizeof msg) != 0) {
+	(void)type; /* the key blob names its own type */
+	if (c->opt.verify_host_key(c->opt.verify_ctx, c->opt.host, c->opt.port, (const unsigned char *)key,
+				   len, msg, sizeof msg) != 0) {
 		return fail(c, TRANSPORT_ERR_HOSTKEY, "%s", msg);
 	}
 	c->state = SSH_AUTH_LIST;

@@ -17,15 +17,8 @@
 #include "transport.h"
 
 #define SSH_MAX_IDENTITIES 8
-#define SSH_MAX_KNOWN_HOSTS 4
 
-typedef enum {
-	SSH_STRICT_YES = 0,   /* unknown host refused (default) */
-	SSH_STRICT_ACCEPT_NEW, /* unknown host recorded and accepted */
-	SSH_STRICT_NO,         /* unknown host accepted, not recorded */
-} ssh_strict_policy;
-
-typedef struct ssh_options_s {
+typedef struct {
 	char host[256];          /* address or name to connect to (HostName) */
 	int port;
 	char user[64];
@@ -33,18 +26,17 @@ typedef struct ssh_options_s {
 	char identity_files[SSH_MAX_IDENTITIES][PATH_MAX];
 	bool identities_explicit;  /* from -i / IdentityFile: a missing file is an error */
 	bool identities_only;      /* do not use the agent */
-	int n_known_hosts_files;   /* 0 = ~/.ssh/known_hosts + /etc/ssh/ssh_known_hosts */
-	char known_hosts_files[SSH_MAX_KNOWN_HOSTS][PATH_MAX];
-	ssh_strict_policy strict;
 	double connect_timeout_s;  /* resolve .. running shell */
 	double keepalive_interval_s; /* 0 = off */
 	/* Host key types known_hosts holds for this host, in preference order
 	 * ("ssh-ed25519,ecdsa-sha2-nistp256"); "" = libssh2's default order. */
 	char hostkey_methods[256];
-	/* Decides whether to trust the offered host key.  Returns 0 to accept;
-	 * otherwise fills msg with the reason.  Required. */
-	int (*verify_host_key)(const struct ssh_options_s *opt, const unsigned char *key, size_t key_len,
-			       int libssh2_key_type, char *msg, size_t msg_len);
+	/* Decides whether to trust the offered host key (known_hosts and the
+	 * StrictHostKeyChecking policy live with the caller).  Returns 0 to
+	 * accept; otherwise fills msg with the reason.  Required. */
+	int (*verify_host_key)(void *ctx, const char *host, int port, const unsigned char *key,
+			       size_t key_len, char *msg, size_t msg_len);
+	void *verify_ctx;
 } ssh_options;
 
 void ssh_options_init(ssh_options *opt);

@@ -22,6 +22,9 @@ static const unit units[] = {
 };
 #define N_UNITS (sizeof units / sizeof units[0])
 
+/* Beyond ~31 years a fixed-point print would only fill the buffer. */
+#define HUGE_NS 1e18
+
 static double round_to(double v, int decimals)
 {
 	double scale = pow(10.0, decimals);
@@ -42,8 +45,7 @@ static char *format_ns(double ns, char *buf, size_t len)
 		return buf;
 	}
 
-	/* Beyond ~31 years a fixed-point print would only fill the buffer. */
-	if (fabs(ns) >= 1e18) {
+	if (fabs(ns) >= HUGE_NS) {
 		snprintf(buf, len, "%+.3e s", ns / 1e9);
 		return buf;
 	}
@@ -65,6 +67,11 @@ static char *format_ns(double ns, char *buf, size_t len)
 
 char *units_format_seconds(double s, char *buf, size_t len)
 {
+	if (len > 0 && isfinite(s) && fabs(s) >= HUGE_NS / 1e9) {
+		/* before s * 1e9 can overflow to infinity */
+		snprintf(buf, len, "%+.3e s", s);
+		return buf;
+	}
 	return format_ns(s * 1e9, buf, len);
 }
 

@@ -1,12 +1,229 @@
-/* main.c - synctop entry point. */
+/* main.c - synctop entry point: options, inventory, the engine, one sink.
+ *
+ * Start-up order (undone in reverse on the way out): options, inventory,
+ * model (one node per inventory entry), event loop, resolver, SSH library,
+ * scheduler with one transport per node, then the chosen sink. */
 #include <config.h>
 
+#include <ev.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "health.h"
+#include "inventory.h"
+#include "local_transport.h"
+#include "probe.h"
+#include "report_check.h"
+#include "report_json.h"
+#include "report_text.h"
+#include "resolver.h"
+#include "scheduler.h"
+#include "ssh_transport.h"
+#include "thresholds.h"
+#include "xalloc.h"
+
+typedef struct {
+	struct ev_loop *loop;
+	cli_options opt;
+	inventory inv;
+	node *nodes;
+	size_t n_nodes;
+	thresholds th;
+	scheduler *sched;
+	ev_timer overall_deadline; /* --once / --check */
+	ev_timer print_timer;      /* live plain-text table */
+	ev_signal sigint, sigterm, sighup;
+	bool interrupted;
+} app;
+
+static double wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void on_all_done(void *ctx)
+{
+	app *a = ctx;
+	ev_break(a->loop, EVBREAK_ALL);
+}
+
+static void on_overall_deadline(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	app *a = w->data;
+	char why[128];
+	snprintf(why, sizeof why, "no answer within the %.1f s deadline (--timeout)", a->opt.timeout_s);
+	scheduler_give_up(a->sched, why);
+	ev_break(loop, EVBREAK_ALL);
+}
+
+static void on_print_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	app *a = w->data;
+	report_text_write(stdout, a->nodes, a->n_nodes, wall_now());
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	app *a = w->data;
+	a->interrupted = true;
+	ev_break(loop, EVBREAK_ALL);
+}
+
+static int start_engine(app *a)
+{
+	char command[8192];
+	scheduler_config cfg;
+
+	if (probe_command(command, sizeof command) < 0) {
+		fputs("synctop: internal error: probe command does not fit\n", stderr);
+		return -1;
+	}
+	if (resolver_init(a->loop) != 0) {
+		fputs("synctop: cannot start the resolver thread\n", stderr);
+		return -1;
+	}
+	if (ssh_transport_global_init(a->loop, a->opt.max_handshakes) != 0) {
+		fputs("synctop: cannot initialise libssh2\n", stderr);
+		return -1;
+	}
+	scheduler_config_init(&cfg);
+	cfg.interval_s = a->opt.interval_s;
+	cfg.poll_timeout_s = a->opt.timeout_s;
+	cfg.once = a->opt.mode != MODE_LIVE;
+	cfg.pmc_sudo = a->opt.pmc_sudo;
+	if (a->opt.iface) {
+		snprintf(cfg.iface, sizeof cfg.iface, "%s", a->opt.iface);
+	}
+	cfg.thresholds = &a->th;
+	cfg.on_all_done = on_all_done;
+	cfg.ctx = a;
+	a->sched = scheduler_new(a->loop, &cfg);
+
+	for (size_t i = 0; i < a->n_nodes; i++) {
+		node_spec *spec = &a->inv.specs[i];
+		sched_node *sn = scheduler_add(a->sched, &a->nodes[i]);
+		transport *t;
+		if (spec->local) {
+			const char *argv[] = {"/bin/sh", "-c", probe_script, NULL};
+			t = local_transport_new(a->loop, argv, scheduler_transport_events(), sn);
+		} else {
+			t = ssh_transport_new(a->loop, &spec->ssh, command, scheduler_transport_events(), sn);
+		}
+		scheduler_attach(sn, t);
+	}
+	scheduler_start(a->sched);
+	return 0;
+}
+
+static void watch_signals(app *a)
+{
+	ev_signal_init(&a->sigint, on_signal, SIGINT);
+	ev_signal_init(&a->sigterm, on_signal, SIGTERM);
+	ev_signal_init(&a->sighup, on_signal, SIGHUP);
+	a->sigint.data = a->sigterm.data = a->sighup.data = a;
+	ev_signal_start(a->loop, &a->sigint);
+	ev_signal_start(a->loop, &a->sigterm);
+	ev_signal_start(a->loop, &a->sighup);
+}
+
+static int run(app *a)
+{
+	int status = EXIT_SUCCESS;
+
+	watch_signals(a);
+	if (a->opt.mode != MODE_LIVE) {
+		ev_timer_init(&a->overall_deadline, on_overall_deadline, a->opt.timeout_s, 0);
+		a->overall_deadline.data = a;
+		ev_timer_start(a->loop, &a->overall_deadline);
+	} else {
+		ev_timer_init(&a->print_timer, on_print_timer, a->opt.interval_s, a->opt.interval_s);
+		a->print_timer.data = a;
+		ev_timer_start(a->loop, &a->print_timer);
+	}
+	if (start_engine(a) != 0) {
+		return 70;
+	}
+	if (a->opt.mode == MODE_LIVE || scheduler_pending(a->sched) > 0) {
+		ev_run(a->loop, 0);
+	}
+	if (a->interrupted && a->opt.mode != MODE_LIVE) {
+		scheduler_give_up(a->sched, "interrupted before the node answered");
+	}
+	for (size_t i = 0; i < a->n_nodes; i++) {
+		health_apply(&a->nodes[i], &a->th);
+	}
+	switch (a->opt.mode) {
+	case MODE_ONCE_JSON:
+		if (report_json_write(stdout, a->nodes, a->n_nodes, wall_now()) != 0) {
+			fputs("synctop: cannot write the JSON report\n", stderr);
+			status = 70;
+		}
+		break;
+	case MODE_CHECK:
+		status = report_check_write(stdout, a->nodes, a->n_nodes, NULL, a->opt.fail_on, a->opt.verbose);
+		break;
+	case MODE_ONCE_TEXT:
+		report_text_write(stdout, a->nodes, a->n_nodes, wall_now());
+		break;
+	case MODE_LIVE:
+		break;
+	}
+	if (a->interrupted && a->opt.mode == MODE_LIVE) {
+		status = 130;
+	}
+	return status;
+}
 
 int main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	printf("synctop %s\n", PACKAGE_VERSION);
-	return 0;
+	app a;
+	char err[1024];
+	int status;
+
+	memset(&a, 0, sizeof a);
+	/* A peer that closes its socket must give us EPIPE, not kill us. */
+	signal(SIGPIPE, SIG_IGN);
+	srandom((unsigned)(time(NULL) ^ getpid()));
+
+	status = cli_parse(argc, argv, &a.opt);
+	if (status != CLI_CONTINUE) {
+		cli_free(&a.opt);
+		return status;
+	}
+	if (inventory_build(&a.opt, &a.inv, err, sizeof err) != 0) {
+		fprintf(stderr, "synctop: %s\n", err);
+		cli_free(&a.opt);
+		return 64;
+	}
+	for (int i = 0; i < a.inv.n_warnings; i++) {
+		fprintf(stderr, "synctop: warning: %s\n", a.inv.warnings[i]);
+	}
+	thresholds_init_defaults(&a.th);
+	a.n_nodes = a.inv.count;
+	a.nodes = xcalloc(a.n_nodes ? a.n_nodes : 1, sizeof *a.nodes);
+	for (size_t i = 0; i < a.n_nodes; i++) {
+		node_init(&a.nodes[i], a.inv.specs[i].name);
+	}
+	a.loop = EV_DEFAULT;
+
+	status = run(&a);
+
+	scheduler_free(a.sched);
+	ssh_transport_global_free();
+	resolver_free();
+	free(a.nodes);
+	inventory_free(&a.inv);
+	cli_free(&a.opt);
+	ev_loop_destroy(a.loop);
+	return status;
 }

@@ -1,0 +1,912 @@
+/* pmc_parse.c - turn `pmc -u -b 0 'GET ...' ...` output into a ptp_obs.
+ *
+ * pmc (linuxptp) has no machine format.  For each request it prints
+ * "sending: GET <ID>", and for each answer a header and field lines:
+ *     \t<portIdentity> seq <N> RESPONSE MANAGEMENT <ID> \n
+ *     \t\t<field> <value>\n ...
+ * interleaved in arrival order.  Blocks are keyed by <ID> and fields by name,
+ * so order, unknown fields and unknown data sets do not matter.
+ *
+ * Signs: offsetFromMaster (CURRENT_DATA_SET) and master_offset
+ * (TIME_STATUS_NP) are slave - master = node - reference, synctop's own
+ * convention, so they are stored unchanged.  offsetFromMaster and
+ * meanPathDelay are printed "%.1f" ns and rounded to the nearest ns, halves
+ * away from zero; numbers are parsed by hand because strtod follows
+ * LC_NUMERIC and the buffers are not NUL-terminated.
+ *
+ * Rules (pmc prints each block with one fprintf; every line ends in '\n'):
+ *  - A NUL byte, a malformed block header, a field line outside any block, or
+ *    a used field whose value is not a number in range -> OBS_GARBAGE.
+ *  - A last line without its '\n' once pmc output has begun -> OBS_TRUNCATED:
+ *    the cut may lie inside a value ("-66" of "-6600.0"), so none of it is
+ *    trusted.  Callers must pass stdout verbatim, final newline included.
+ *  - A block with fewer field lines than pmc prints is fine: what is there
+ *    is used, the rest stays unknown.  Unknown fields and IDs are skipped.
+ *  - The first RESPONSE block names the local clock; answers from other
+ *    clock identities (boundary_hops > 0) only count in foreign_responses.
+ *  - The same data set twice: the later block wins, field by field.  Port
+ *    data sets merge into ports[] by port identity.
+ *  - An identity with characters outside [0-9a-fA-F.-], or too long for
+ *    PTP_ID_LEN, is left "" (that field only; never truncated into a
+ *    different identity).  Same for interface/timestamping text.
+ *  - MANAGEMENT_ERROR_STATUS answers (pmc 3.1 prints only the header) do not
+ *    fail the other blocks: the refused request, found by matching seq N to
+ *    the N-th "sending:" line, is named in dst->error, which may therefore be
+ *    non-empty while state is OBS_OK.  Only error answers -> OBS_NOT_SUPPORTED.
+ *  - clock_identity comes from DEFAULT_DATA_SET, or else from the headers.
+ * On any state but OBS_OK every data field is left unknown.
+ */
+#include <config.h>
+
+#include "pmc_parse.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A piece of the untrusted input: never NUL-terminated. */
+typedef struct {
+	const char *p;
+	size_t n;
+} span;
+
+static bool span_eq(span s, const char *lit)
+{
+	size_t n = strlen(lit);
+	return s.n == n && memcmp(s.p, lit, n) == 0;
+}
+
+static bool span_starts(span s, const char *lit)
+{
+	size_t n = strlen(lit);
+	return s.n >= n && memcmp(s.p, lit, n) == 0;
+}
+
+static bool span_contains(span hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	if (n == 0) {
+		return true;
+	}
+	for (size_t i = 0; i + n <= hay.n; i++) {
+		if (hay.p[i] == needle[0] && memcmp(hay.p + i, needle, n) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static bool all_space(span s)
+{
+	for (size_t i = 0; i < s.n; i++) {
+		if (!is_blank(s.p[i]) && s.p[i] != '\n') {
+			return false;
+		}
+	}
+	return true;
+}
+
+static span span_trim(span s)
+{
+	while (s.n > 0 && is_blank(s.p[0])) {
+		s.p++;
+		s.n--;
+	}
+	while (s.n > 0 && is_blank(s.p[s.n - 1])) {
+		s.n--;
+	}
+	return s;
+}
+
+/* Split off the next blank-separated word; *rest keeps what follows it. */
+static span span_word(span *rest)
+{
+	span s = *rest;
+	while (s.n > 0 && is_blank(s.p[0])) {
+		s.p++;
+		s.n--;
+	}
+	size_t i = 0;
+	while (i < s.n && !is_blank(s.p[i])) {
+		i++;
+	}
+	rest->p = s.p + i;
+	rest->n = s.n - i;
+	return (span){s.p, i};
+}
+
+/* Bounded copy of a C string that always terminates; truncation is meant. */
+static void copy_str(char *dst, size_t cap, const char *src)
+{
+	size_t n = strnlen(src, cap - 1);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* Copy for messages shown to a person: printable ASCII only, bounded. */
+static void copy_printable(char *dst, size_t cap, span s)
+{
+	size_t j = 0;
+	for (size_t i = 0; i < s.n && j + 1 < cap; i++) {
+		unsigned char c = (unsigned char)s.p[i];
+		dst[j++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+	}
+	dst[j] = '\0';
+}
+
+/* First line of s that contains needle, or the first non-blank line when
+ * needle is NULL; returns false when there is none. */
+static bool find_line(span s, const char *needle, span *line)
+{
+	size_t pos = 0;
+	while (pos < s.n) {
+		const char *nl = memchr(s.p + pos, '\n', s.n - pos);
+		size_t end = nl ? (size_t)(nl - s.p) : s.n;
+		span l = span_trim((span){s.p + pos, end - pos});
+		pos = end + 1;
+		if (l.n > 0 && (!needle || span_contains(l, needle))) {
+			*line = l;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------- numbers */
+
+static int digit_value(char c, int base)
+{
+	if (c >= '0' && c <= '9') {
+		return c - '0';
+	}
+	if (base == 16 && c >= 'a' && c <= 'f') {
+		return c - 'a' + 10;
+	}
+	if (base == 16 && c >= 'A' && c <= 'F') {
+		return c - 'A' + 10;
+	}
+	return -1;
+}
+
+/* Optional sign, then decimal digits (or 0x-hex when hex_ok), then, when
+ * fraction_ok, an optional ".digits" that rounds to nearest, halves away
+ * from zero.  The whole span must be consumed.  |value| <= INT64_MAX, so
+ * the result is never the INT64_MIN "unknown" sentinel. */
+static bool parse_number(span s, bool hex_ok, bool fraction_ok, int64_t *out)
+{
+	size_t i = 0;
+	bool neg = false;
+	if (i < s.n && (s.p[i] == '-' || s.p[i] == '+')) {
+		neg = s.p[i] == '-';
+		i++;
+	}
+	int base = 10;
+	if (hex_ok && s.n - i > 2 && s.p[i] == '0' && (s.p[i + 1] == 'x' || s.p[i + 1] == 'X')) {
+		base = 16;
+		i += 2;
+	}
+	uint64_t mag = 0;
+	size_t first = i;
+	for (; i < s.n; i++) {
+		int d = digit_value(s.p[i], base);
+		if (d < 0) {
+			break;
+		}
+		if (mag > ((uint64_t)INT64_MAX - (uint64_t)d) / (uint64_t)base) {
+			return false;
+		}
+		mag = mag * (uint64_t)base + (uint64_t)d;
+	}
+	if (i == first) {
+		return false;
+	}
+	if (fraction_ok && base == 10 && i < s.n && s.p[i] == '.') {
+		i++;
+		size_t frac = i;
+		bool round_up = false;
+		for (; i < s.n && s.p[i] >= '0' && s.p[i] <= '9'; i++) {
+			if (i == frac) {
+				round_up = s.p[i] >= '5';
+			}
+		}
+		if (i == frac) {
+			return false;
+		}
+		if (round_up) {
+			if (mag == (uint64_t)INT64_MAX) {
+				return false;
+			}
+			mag++;
+		}
+	}
+	if (i != s.n) {
+		return false;
+	}
+	*out = neg ? -(int64_t)mag : (int64_t)mag;
+	return true;
+}
+
+/* ---------------------------------------------------------- identities */
+
+static bool is_hex(char c)
+{
+	return digit_value(c, 16) >= 0;
+}
+
+/* Any identity field: [0-9a-fA-F.-]+ that fits PTP_ID_LEN with its NUL. */
+static bool valid_identity(span s)
+{
+	if (s.n == 0 || s.n >= PTP_ID_LEN) {
+		return false;
+	}
+	for (size_t i = 0; i < s.n; i++) {
+		if (!is_hex(s.p[i]) && s.p[i] != '.' && s.p[i] != '-') {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* A port identity "<clock>-<port>": splits it and checks both halves. */
+static bool split_port_identity(span s, char clock[PTP_ID_LEN], int *port)
+{
+	if (!valid_identity(s)) {
+		return false;
+	}
+	size_t dash = s.n;
+	while (dash > 0 && s.p[dash - 1] != '-') {
+		dash--;
+	}
+	if (dash < 2) {
+		return false; /* no '-', or nothing before it */
+	}
+	span number = {s.p + dash, s.n - dash};
+	int64_t v;
+	if (!parse_number(number, false, false, &v) || v > 65535) {
+		return false;
+	}
+	for (size_t i = 0; i + 1 < dash; i++) {
+		if (s.p[i] == '-') {
+			return false; /* a clock identity never holds '-' */
+		}
+	}
+	memcpy(clock, s.p, dash - 1);
+	clock[dash - 1] = '\0';
+	*port = (int)v;
+	return true;
+}
+
+/* Callers validate the length first; the bound is kept anyway. */
+static void store_text(char *dst, size_t cap, span s)
+{
+	size_t n = s.n < cap ? s.n : cap - 1;
+	memcpy(dst, s.p, n);
+	dst[n] = '\0';
+}
+
+/* ------------------------------------------------------ the data sets */
+
+typedef enum {
+	FK_INT,       /* int in [min, max], decimal or 0x-hex */
+	FK_TRUEFALSE, /* "true"/"false" -> 1/0 */
+	FK_NS_INT,    /* int64 ns printed as an integer */
+	FK_NS_FRAC,   /* int64 ns printed "%.1f", rounded */
+	FK_CLOCK_ID,  /* char[PTP_ID_LEN] */
+	FK_PORT_ID,   /* char[PTP_ID_LEN], "<clock>-<port>" */
+	FK_PORT_STATE,
+	FK_WORD,      /* char[size]: printable, no blanks; "" if it does not fit */
+} field_kind;
+
+typedef struct {
+	const char *name;
+	field_kind kind;
+	size_t offset; /* into ptp_obs, or ptp_port for port data sets */
+	size_t size;   /* FK_WORD buffer size */
+	int min, max;
+} field_spec;
+
+typedef struct {
+	const char *id;
+	bool per_port;
+	const field_spec *fields;
+	size_t n_fields;
+} dataset_spec;
+
+#define OBS_FIELD(name, kind, member, min, max) \
+	{name, kind, offsetof(ptp_obs, member), sizeof(((ptp_obs *)0)->member), min, max}
+#define PORT_FIELD(name, kind, member, min, max) \
+	{name, kind, offsetof(ptp_port, member), sizeof(((ptp_port *)0)->member), min, max}
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static const field_spec time_status_fields[] = {
+	OBS_FIELD("master_offset", FK_NS_INT, master_offset_ns, 0, 0),
+	OBS_FIELD("gmPresent", FK_TRUEFALSE, gm_present, 0, 1),
+	OBS_FIELD("gmIdentity", FK_CLOCK_ID, gm_identity, 0, 0),
+};
+
+static const field_spec current_fields[] = {
+	OBS_FIELD("stepsRemoved", FK_INT, steps_removed, INT16_MIN, INT16_MAX),
+	OBS_FIELD("offsetFromMaster", FK_NS_FRAC, offset_from_master_ns, 0, 0),
+	OBS_FIELD("meanPathDelay", FK_NS_FRAC, mean_path_delay_ns, 0, 0),
+};
+
+static const field_spec parent_fields[] = {
+	OBS_FIELD("parentPortIdentity", FK_PORT_ID, parent_port_identity, 0, 0),
+	OBS_FIELD("grandmasterPriority1", FK_INT, gm_priority1, 0, UINT8_MAX),
+	OBS_FIELD("gm.ClockClass", FK_INT, gm_clock_class, 0, UINT8_MAX),
+	OBS_FIELD("grandmasterPriority2", FK_INT, gm_priority2, 0, UINT8_MAX),
+	OBS_FIELD("grandmasterIdentity", FK_CLOCK_ID, grandmaster_identity, 0, 0),
+};
+
+static const field_spec default_fields[] = {
+	OBS_FIELD("slaveOnly", FK_INT, slave_only, 0, 1),
+	OBS_FIELD("numberPorts", FK_INT, number_ports, 0, UINT16_MAX),
+	OBS_FIELD("priority1", FK_INT, priority1, 0, UINT8_MAX),
+	OBS_FIELD("clockClass", FK_INT, clock_class, 0, UINT8_MAX),
+	OBS_FIELD("priority2", FK_INT, priority2, 0, UINT8_MAX),
+	OBS_FIELD("clockIdentity", FK_CLOCK_ID, clock_identity, 0, 0),
+	OBS_FIELD("domainNumber", FK_INT, domain_number, 0, UINT8_MAX),
+};
+
+static const field_spec time_properties_fields[] = {
+	OBS_FIELD("currentUtcOffset", FK_INT, current_utc_offset, INT16_MIN, INT16_MAX),
+	OBS_FIELD("leap61", FK_INT, leap61, 0, 1),
+	OBS_FIELD("leap59", FK_INT, leap59, 0, 1),
+	OBS_FIELD("currentUtcOffsetValid", FK_INT, current_utc_offset_valid, 0, 1),
+	OBS_FIELD("ptpTimescale", FK_INT, ptp_timescale, 0, 1),
+	OBS_FIELD("timeTraceable", FK_INT, time_traceable, 0, 1),
+	OBS_FIELD("frequencyTraceable", FK_INT, frequency_traceable, 0, 1),
+	OBS_FIELD("timeSource", FK_INT, time_source, 0, UINT8_MAX),
+};
+
+static const field_spec port_fields[] = {
+	PORT_FIELD("portIdentity", FK_PORT_ID, port_identity, 0, 0),
+	PORT_FIELD("portState", FK_PORT_STATE, state, 0, 0),
+	PORT_FIELD("peerMeanPathDelay", FK_NS_INT, peer_mean_path_delay_ns, 0, 0),
+	PORT_FIELD("logSyncInterval", FK_INT, log_sync_interval, INT8_MIN, INT8_MAX),
+	PORT_FIELD("delayMechanism", FK_INT, delay_mechanism, 0, UINT8_MAX),
+};
+
+static const field_spec port_properties_fields[] = {
+	PORT_FIELD("portIdentity", FK_PORT_ID, port_identity, 0, 0),
+	PORT_FIELD("portState", FK_PORT_STATE, state, 0, 0),
+	PORT_FIELD("timestamping", FK_WORD, timestamping, 0, 0),
+	PORT_FIELD("interface", FK_WORD, interface, 0, 0),
+};
+
+static const dataset_spec datasets[] = {
+	{"TIME_STATUS_NP", false, time_status_fields, COUNT(time_status_fields)},
+	{"CURRENT_DATA_SET", false, current_fields, COUNT(current_fields)},
+	{"PARENT_DATA_SET", false, parent_fields, COUNT(parent_fields)},
+	{"DEFAULT_DATA_SET", false, default_fields, COUNT(default_fields)},
+	{"TIME_PROPERTIES_DATA_SET", false, time_properties_fields, COUNT(time_properties_fields)},
+	{"PORT_DATA_SET", true, port_fields, COUNT(port_fields)},
+	{"PORT_PROPERTIES_NP", true, port_properties_fields, COUNT(port_properties_fields)},
+};
+
+/* Every state name linuxptp's ps_str[] prints. */
+static const struct {
+	const char *name;
+	ptp_port_state state;
+} port_states[] = {
+	{"INITIALIZING", PTP_PORT_INITIALIZING},
+	{"FAULTY", PTP_PORT_FAULTY},
+	{"DISABLED", PTP_PORT_DISABLED},
+	{"LISTENING", PTP_PORT_LISTENING},
+	{"PRE_MASTER", PTP_PORT_PRE_MASTER},
+	{"MASTER", PTP_PORT_MASTER},
+	{"PASSIVE", PTP_PORT_PASSIVE},
+	{"UNCALIBRATED", PTP_PORT_UNCALIBRATED},
+	{"SLAVE", PTP_PORT_SLAVE},
+	{"GRAND_MASTER", PTP_PORT_GRAND_MASTER},
+};
+
+static ptp_port_state port_state_from(span s)
+{
+	for (size_t i = 0; i < COUNT(port_states); i++) {
+		if (span_eq(s, port_states[i].name)) {
+			return port_states[i].state;
+		}
+	}
+	return PTP_PORT_UNKNOWN;
+}
+
+static bool valid_word(span s, size_t cap)
+{
+	if (s.n >= cap) {
+		return false;
+	}
+	for (size_t i = 0; i < s.n; i++) {
+		unsigned char c = (unsigned char)s.p[i];
+		if (c <= 0x20 || c >= 0x7f) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Store one value into base (a ptp_obs or a ptp_port).  Returns false only
+ * when a number was required and the value is not one: identities and text
+ * that fail their check are stored as "" instead. */
+static bool store_field(const field_spec *f, span value, char *base)
+{
+	void *dst = base + f->offset;
+	int64_t v;
+
+	switch (f->kind) {
+	case FK_INT:
+		if (!parse_number(value, true, false, &v) || v < f->min || v > f->max) {
+			return false;
+		}
+		*(int *)dst = (int)v;
+		return true;
+	case FK_TRUEFALSE:
+		if (span_eq(value, "true")) {
+			*(int *)dst = 1;
+		} else if (span_eq(value, "false")) {
+			*(int *)dst = 0;
+		} else {
+			return false;
+		}
+		return true;
+	case FK_NS_INT:
+	case FK_NS_FRAC:
+		if (!parse_number(value, false, f->kind == FK_NS_FRAC, &v)) {
+			return false;
+		}
+		*(int64_t *)dst = v;
+		return true;
+	case FK_CLOCK_ID:
+		if (valid_identity(value)) {
+			store_text(dst, PTP_ID_LEN, value);
+		} else {
+			*(char *)dst = '\0';
+		}
+		return true;
+	case FK_PORT_ID: {
+		char clock[PTP_ID_LEN];
+		int port;
+		if (split_port_identity(value, clock, &port)) {
+			store_text(dst, PTP_ID_LEN, value);
+		} else {
+			*(char *)dst = '\0';
+		}
+		return true;
+	}
+	case FK_PORT_STATE:
+		*(ptp_port_state *)dst = port_state_from(value);
+		return true;
+	case FK_WORD:
+		if (valid_word(value, f->size)) {
+			store_text(dst, f->size, value);
+		} else {
+			*(char *)dst = '\0';
+		}
+		return true;
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------- parser */
+
+#define MAX_REQUESTS 64 /* seq numbers we can name; bit i of noted_seqs */
+#define REQUEST_LEN 40
+
+typedef enum {
+	BLOCK_NONE,  /* outside any block: a field line here is garbage */
+	BLOCK_SKIP,  /* foreign clock, error status, unknown ID: fields skipped */
+	BLOCK_CLOCK, /* a clock data set, read straight into dst */
+	BLOCK_PORT,  /* a port data set, gathered in `port`, merged at its end */
+} block_kind;
+
+typedef struct {
+	ptp_obs *dst;
+
+	block_kind kind;
+	const dataset_spec *ds;
+	ptp_port port;
+	char header_pid[PTP_ID_LEN];
+
+	char local_clock[PTP_ID_LEN];
+	bool have_local;
+	int sending;
+	char requests[MAX_REQUESTS][REQUEST_LEN];
+	bool any_header;
+	int data_blocks;  /* local RESPONSE MANAGEMENT blocks */
+	int error_blocks; /* local RESPONSE MANAGEMENT_ERROR_STATUS blocks */
+	uint64_t noted_seqs;
+	int ports_dropped;
+
+	obs_state fail;
+	char fail_msg[OBS_ERROR_LEN];
+} parser;
+
+static void fail(parser *ps, obs_state state, const char *msg)
+{
+	if (ps->fail == OBS_OK) {
+		ps->fail = state;
+		copy_str(ps->fail_msg, sizeof ps->fail_msg, msg);
+	}
+}
+
+/* Append a "; "-separated note to dst->error, truncating safely. */
+static void add_note(ptp_obs *dst, const char *note)
+{
+	size_t len = strlen(dst->error);
+	if (len > 0) {
+		copy_str(dst->error + len, sizeof dst->error - len, "; ");
+		len = strlen(dst->error);
+	}
+	copy_str(dst->error + len, sizeof dst->error - len, note);
+}
+
+static void port_init(ptp_port *p)
+{
+	memset(p, 0, sizeof *p);
+	p->port_number = INT_UNKNOWN;
+	p->state = PTP_PORT_UNKNOWN;
+	p->peer_mean_path_delay_ns = PTP_NS_UNKNOWN;
+	p->log_sync_interval = INT_UNKNOWN;
+	p->delay_mechanism = INT_UNKNOWN;
+}
+
+/* Fields src knows overwrite dst's: the later block wins. */
+static void port_merge(ptp_port *dst, const ptp_port *src)
+{
+	if (src->state != PTP_PORT_UNKNOWN) {
+		dst->state = src->state;
+	}
+	if (src->peer_mean_path_delay_ns != PTP_NS_UNKNOWN) {
+		dst->peer_mean_path_delay_ns = src->peer_mean_path_delay_ns;
+	}
+	if (src->log_sync_interval != INT_UNKNOWN) {
+		dst->log_sync_interval = src->log_sync_interval;
+	}
+	if (src->delay_mechanism != INT_UNKNOWN) {
+		dst->delay_mechanism = src->delay_mechanism;
+	}
+	if (src->interface[0]) {
+		memcpy(dst->interface, src->interface, sizeof dst->interface);
+	}
+	if (src->timestamping[0]) {
+		memcpy(dst->timestamping, src->timestamping, sizeof dst->timestamping);
+	}
+}
+
+/* A port block is complete: key it by its portIdentity field (or, failing
+ * that, the header's) and merge it into ports[]. */
+static void commit_port(parser *ps)
+{
+	ptp_obs *dst = ps->dst;
+	const char *key = ps->port.port_identity[0] ? ps->port.port_identity : ps->header_pid;
+	char clock[PTP_ID_LEN];
+	int number;
+	if (!split_port_identity((span){key, strlen(key)}, clock, &number)) {
+		return; /* cannot happen: both were validated as port identities */
+	}
+
+	ptp_port *slot = NULL;
+	for (int i = 0; i < dst->n_ports; i++) {
+		if (strcmp(dst->ports[i].port_identity, key) == 0) {
+			slot = &dst->ports[i];
+			break;
+		}
+	}
+	if (!slot) {
+		if (dst->n_ports >= PTP_MAX_PORTS) {
+			ps->ports_dropped++;
+			return;
+		}
+		slot = &dst->ports[dst->n_ports++];
+		port_init(slot);
+		copy_str(slot->port_identity, sizeof slot->port_identity, key);
+		slot->port_number = number;
+	}
+	port_merge(slot, &ps->port);
+}
+
+static void end_block(parser *ps)
+{
+	if (ps->kind == BLOCK_PORT) {
+		commit_port(ps);
+	}
+	ps->kind = BLOCK_NONE;
+	ps->ds = NULL;
+}
+
+static void on_sending(parser *ps, span line)
+{
+	end_block(ps);
+	if (ps->sending < MAX_REQUESTS) {
+		span rest = {line.p + strlen("sending:"), line.n - strlen("sending:")};
+		copy_printable(ps->requests[ps->sending], REQUEST_LEN, span_trim(rest));
+	}
+	ps->sending++;
+}
+
+/* MANAGEMENT_ERROR_STATUS: name the refused request once per seq (a
+ * boundary clock answers a port request once per port). */
+static void note_error_status(parser *ps, int seq, span detail)
+{
+	if (seq < MAX_REQUESTS) {
+		if (ps->noted_seqs & ((uint64_t)1 << seq)) {
+			return;
+		}
+		ps->noted_seqs |= (uint64_t)1 << seq;
+	}
+	char what[REQUEST_LEN + 16];
+	if (seq < ps->sending && seq < MAX_REQUESTS && ps->requests[seq][0]) {
+		copy_str(what, sizeof what, ps->requests[seq]);
+	} else {
+		snprintf(what, sizeof what, "request seq %d", seq);
+	}
+	/* pmc 3.1 prints no error id; keep one if a newer pmc does */
+	char why[32] = "";
+	if (valid_word(detail, sizeof why)) {
+		store_text(why, sizeof why, detail);
+	}
+	char note[OBS_ERROR_LEN];
+	snprintf(note, sizeof note, "ptp4l refused %s (MANAGEMENT_ERROR_STATUS%s%s)", what,
+		 why[0] ? " " : "", why);
+	add_note(ps->dst, note);
+}
+
+static const dataset_spec *find_dataset(span id)
+{
+	for (size_t i = 0; i < COUNT(datasets); i++) {
+		if (span_eq(id, datasets[i].id)) {
+			return &datasets[i];
+		}
+	}
+	return NULL;
+}
+
+static void on_header(parser *ps, span line)
+{
+	end_block(ps);
+	span rest = {line.p + 1, line.n - 1};
+	span pid = span_word(&rest);
+	span seq_word = span_word(&rest);
+	span seq_num = span_word(&rest);
+	span action = span_word(&rest);
+	span tlv = span_word(&rest);
+	span id = span_word(&rest);
+
+	char clock[PTP_ID_LEN];
+	int port;
+	int64_t seq;
+	if (!split_port_identity(pid, clock, &port) || !span_eq(seq_word, "seq") ||
+	    !parse_number(seq_num, false, false, &seq) || seq < 0 || seq > 65535 ||
+	    action.n == 0) {
+		fail(ps, OBS_GARBAGE, "unparseable pmc output: malformed block header");
+		return;
+	}
+	ps->any_header = true;
+	ps->kind = BLOCK_SKIP;
+	if (!span_eq(action, "RESPONSE")) {
+		return; /* SIGNALING, or an echo of some other action */
+	}
+	if (!ps->have_local) {
+		copy_str(ps->local_clock, sizeof ps->local_clock, clock);
+		ps->have_local = true;
+	} else if (strcmp(clock, ps->local_clock) != 0) {
+		ps->dst->foreign_responses++;
+		return;
+	}
+	if (span_eq(tlv, "MANAGEMENT_ERROR_STATUS")) {
+		ps->error_blocks++;
+		note_error_status(ps, (int)seq, id);
+		return;
+	}
+	if (!span_eq(tlv, "MANAGEMENT")) {
+		return; /* "unknown-tlv", or no TLV at all */
+	}
+	if (id.n == 0) {
+		fail(ps, OBS_GARBAGE, "unparseable pmc output: block header without a data set ID");
+		return;
+	}
+	ps->data_blocks++;
+	ps->ds = find_dataset(id);
+	if (!ps->ds) {
+		return; /* a data set we do not read (PORT_STATS_NP, empty-tlv, ...) */
+	}
+	if (ps->ds->per_port) {
+		ps->kind = BLOCK_PORT;
+		port_init(&ps->port);
+		store_text(ps->header_pid, sizeof ps->header_pid, pid);
+	} else {
+		ps->kind = BLOCK_CLOCK;
+	}
+}
+
+static void on_field(parser *ps, span line)
+{
+	if (ps->kind == BLOCK_NONE) {
+		fail(ps, OBS_GARBAGE, "unparseable pmc output: field line outside any block");
+		return;
+	}
+	if (ps->kind == BLOCK_SKIP) {
+		return;
+	}
+	span rest = {line.p + 2, line.n - 2};
+	span name = span_word(&rest);
+	span value = span_trim(rest);
+	for (size_t i = 0; i < ps->ds->n_fields; i++) {
+		const field_spec *f = &ps->ds->fields[i];
+		if (!span_eq(name, f->name)) {
+			continue;
+		}
+		char *base = ps->kind == BLOCK_CLOCK ? (char *)ps->dst : (char *)&ps->port;
+		if (!store_field(f, value, base)) {
+			char msg[OBS_ERROR_LEN];
+			snprintf(msg, sizeof msg, "unparseable pmc output: %s %s is not a valid number",
+				 ps->ds->id, f->name);
+			fail(ps, OBS_GARBAGE, msg);
+		}
+		return;
+	}
+}
+
+static void on_line(parser *ps, span line)
+{
+	if (span_trim(line).n == 0) {
+		return; /* blank lines carry nothing and end nothing */
+	}
+	if (span_starts(line, "sending:")) {
+		on_sending(ps, line);
+	} else if (span_starts(line, "\t\t")) {
+		on_field(ps, line);
+	} else if (line.p[0] == '\t') {
+		on_header(ps, line);
+	} else {
+		end_block(ps); /* pmc's own notices ("id ... is too ambiguous"): skipped */
+	}
+}
+
+static void finish(ptp_obs *dst, obs_state state, const char *msg)
+{
+	ptp_obs_init(dst);
+	dst->state = state;
+	copy_str(dst->error, sizeof dst->error, msg);
+}
+
+/* No data came back: say why, from stderr first (pmc itself never fails). */
+static void explain_no_data(const tool_output *out, const parser *ps, ptp_obs *dst)
+{
+	span err = {out->err ? out->err : "", out->err ? out->err_len : 0};
+	span line;
+	char msg[OBS_ERROR_LEN];
+
+	if (ps->sending == 0 && find_line(err, "not found", &line)) {
+		finish(dst, OBS_TOOL_MISSING, "pmc not found: install linuxptp (pmc lives in /usr/sbin)");
+		return;
+	}
+	if (find_line(err, "Permission denied", &line) ||
+	    find_line(err, "Operation not permitted", &line)) {
+		char text[80];
+		copy_printable(text, sizeof text, line);
+		snprintf(msg, sizeof msg, "pmc needs root to reach ptp4l: run it as root or via sudo -n (%s)",
+			 text);
+		finish(dst, OBS_PERMISSION_DENIED, msg);
+		return;
+	}
+	if (find_line(err, "bad command", &line)) {
+		char text[100];
+		copy_printable(text, sizeof text, line);
+		snprintf(msg, sizeof msg, "pmc rejected the request: %s", text);
+		finish(dst, OBS_COMMAND_FAILED, msg);
+		return;
+	}
+	if (ps->error_blocks > 0) {
+		char notes[OBS_ERROR_LEN];
+		memcpy(notes, dst->error, sizeof notes);
+		finish(dst, OBS_NOT_SUPPORTED, notes);
+		return;
+	}
+	if (ps->sending > 0) {
+		finish(dst, OBS_DAEMON_UNREACHABLE,
+		       "ptp4l did not answer on its management socket: not running, or a different uds_address");
+		return;
+	}
+	span sout = {out->out ? out->out : "", out->out ? out->out_len : 0};
+	if (all_space(sout)) {
+		if (!find_line(err, NULL, &line)) {
+			if (out->rc > 0) {
+				snprintf(msg, sizeof msg, "pmc printed nothing (exit status %d)", out->rc);
+			} else {
+				snprintf(msg, sizeof msg, "pmc printed nothing");
+			}
+			finish(dst, OBS_EMPTY, msg);
+			return;
+		}
+		char text[120];
+		copy_printable(text, sizeof text, line);
+		snprintf(msg, sizeof msg, "pmc failed: %s", text);
+		finish(dst, OBS_COMMAND_FAILED, msg);
+		return;
+	}
+	finish(dst, OBS_GARBAGE, "unparseable pmc output: no RESPONSE MANAGEMENT block");
+}
+
+/* Data came back: mention what stderr says pmc rejected. */
+static void note_bad_commands(const tool_output *out, ptp_obs *dst)
+{
+	span err = {out->err ? out->err : "", out->err ? out->err_len : 0};
+	span line;
+	while (find_line(err, "bad command", &line)) {
+		char text[80];
+		copy_printable(text, sizeof text, line);
+		char note[OBS_ERROR_LEN];
+		snprintf(note, sizeof note, "pmc %s", text);
+		add_note(dst, note);
+		size_t used = (size_t)(line.p + line.n - err.p);
+		err.p += used;
+		err.n -= used;
+	}
+}
+
+void pmc_parse(const tool_output *out, ptp_obs *dst)
+{
+	ptp_obs_init(dst);
+	if (out->rc == TOOL_RC_NOT_FOUND) {
+		finish(dst, OBS_TOOL_MISSING, "pmc not found (exit 127): install linuxptp (pmc lives in /usr/sbin)");
+		return;
+	}
+	const char *text = out->out ? out->out : "";
+	size_t len = out->out ? out->out_len : 0;
+	if (len > 0 && memchr(text, '\0', len)) {
+		finish(dst, OBS_GARBAGE, "unparseable pmc output: it contains NUL bytes");
+		return;
+	}
+
+	parser state = {.dst = dst, .fail = OBS_OK, .kind = BLOCK_NONE};
+	parser *ps = &state;
+	bool cut = false;
+	size_t pos = 0;
+	while (pos < len && ps->fail == OBS_OK) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - text) : len;
+		span line = {text + pos, end - pos};
+		pos = end + 1;
+		if (!nl) {
+			/* never parse a partial line: its value may be cut short */
+			cut = ps->any_header || ps->sending > 0 || line.p[0] == '\t' ||
+			      memcmp(line.p, "sending:", line.n < 8 ? line.n : 8) == 0;
+			break;
+		}
+		on_line(ps, line);
+	}
+	end_block(ps);
+
+	if (ps->fail != OBS_OK) {
+		finish(dst, ps->fail, ps->fail_msg);
+		return;
+	}
+	if (cut) {
+		finish(dst, OBS_TRUNCATED, "pmc output ends in the middle of a line: the answer was cut off");
+		return;
+	}
+	if (ps->data_blocks == 0) {
+		explain_no_data(out, ps, dst);
+		return;
+	}
+
+	dst->state = OBS_OK;
+	if (!dst->clock_identity[0] && ps->have_local) {
+		copy_str(dst->clock_identity, sizeof dst->clock_identity, ps->local_clock);
+	}
+	if (ps->ports_dropped > 0) {
+		char note[OBS_ERROR_LEN];
+		snprintf(note, sizeof note, "%d more port(s) not kept (limit %d)", ps->ports_dropped,
+			 PTP_MAX_PORTS);
+		add_note(dst, note);
+	}
+	note_bad_commands(out, dst);
+}

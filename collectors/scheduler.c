@@ -1,0 +1,482 @@
+/* scheduler.c - per-node poll timers, deadlines, backoff and response handling. */
+#include <config.h>
+
+#include "scheduler.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "health.h"
+#include "probe.h"
+#include "probe_decode.h"
+#include "xalloc.h"
+
+typedef enum {
+	SN_IDLE,        /* not started / stopped */
+	SN_CONNECTING,  /* transport starting */
+	SN_READY,       /* shell up, no poll in flight */
+	SN_WAITING,     /* request sent, collecting the answer */
+	SN_BACKOFF,     /* failed; reconnect when the timer fires */
+	SN_REFUSED,     /* host key refused: never retried on our own */
+	SN_DONE,        /* once mode: finished */
+	SN_UNPOLLABLE,
+} sn_state;
+
+struct sched_node {
+	scheduler *s;
+	node *model;
+	transport *t;
+	sn_state state;
+	ev_timer poll_timer;
+	ev_timer deadline;
+	ev_timer backoff;
+	char nonce[PROBE_NONCE_LEN + 1];
+	char *buf;
+	size_t len, cap;
+	bool discarding;           /* over the cap: drop until the shell restarts */
+	double sent_at;
+	int failures;              /* consecutive, for the backoff */
+	double last_ethtool;       /* client time of the last NIC probe */
+	bool poll_due;             /* a poll was due while not ready */
+};
+
+struct scheduler {
+	struct ev_loop *loop;
+	scheduler_config cfg;
+	sched_node **nodes;
+	size_t n, cap;
+	bool paused;
+	bool started;
+	size_t pending;           /* once mode: nodes not finished */
+};
+
+static void send_poll(sched_node *sn);
+
+void scheduler_config_init(scheduler_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->interval_s = 2.0;
+	cfg->poll_timeout_s = 10.0;
+	cfg->ethtool_every_s = 300.0;
+	cfg->backoff_min_s = 0.5;
+	cfg->backoff_max_s = 60.0;
+}
+
+static double jitter(double base, double spread)
+{
+	/* uniform in [base * (1 - spread), base * (1 + spread)] */
+	return base * (1.0 - spread + 2.0 * spread * ((double)random() / (double)RAND_MAX));
+}
+
+static double wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void notify(sched_node *sn)
+{
+	if (sn->s->cfg.on_update) {
+		sn->s->cfg.on_update(sn->s->cfg.ctx, sn->model);
+	}
+}
+
+static void finish_once(sched_node *sn)
+{
+	scheduler *s = sn->s;
+	if (!s->cfg.once || sn->state == SN_DONE) {
+		return;
+	}
+	ev_timer_stop(s->loop, &sn->poll_timer);
+	ev_timer_stop(s->loop, &sn->deadline);
+	ev_timer_stop(s->loop, &sn->backoff);
+	if (sn->t) {
+		transport_stop(sn->t);
+	}
+	sn->state = SN_DONE;
+	if (s->pending > 0 && --s->pending == 0 && s->cfg.on_all_done) {
+		s->cfg.on_all_done(s->cfg.ctx);
+	}
+}
+
+static void set_node_error(sched_node *sn, const char *msg)
+{
+	snprintf(sn->model->error, sizeof sn->model->error, "%s", msg);
+	sn->model->reachable = false;
+	health_apply(sn->model, sn->s->cfg.thresholds);
+}
+
+/* ------------------------------------------------------- transport events */
+
+static void on_ready(void *owner)
+{
+	sched_node *sn = owner;
+	sn->state = SN_READY;
+	sn->len = 0;
+	sn->discarding = false;
+	/* Poll straight away on a fresh connection: the operator is waiting. */
+	send_poll(sn);
+}
+
+static void complete_poll(sched_node *sn)
+{
+	scheduler *s = sn->s;
+	node *n = sn->model;
+	observation *obs = xmalloc(sizeof *obs);
+	char err[256] = "";
+
+	ev_timer_stop(s->loop, &sn->deadline);
+	sn->state = SN_READY;
+	observation_init(obs);
+	if (probe_decode(sn->buf, sn->len, sn->nonce, obs, err, sizeof err) != 0) {
+		set_node_error(sn, err);
+		free(obs);
+		sn->len = 0;
+		notify(sn);
+		finish_once(sn);
+		return;
+	}
+	obs->taken_at = wall_now();
+	obs->rtt_s = ev_now(s->loop) - sn->sent_at;
+	if (obs->nic.state == OBS_NOT_COLLECTED && n->has_observation) {
+		obs->nic = n->obs.nic; /* NIC capabilities are probed every few minutes */
+	} else if (obs->nic.state != OBS_NOT_COLLECTED) {
+		sn->last_ethtool = ev_now(s->loop);
+	}
+	n->obs = *obs;
+	free(obs);
+	n->has_observation = true;
+	n->reachable = true;
+	n->error[0] = '\0';
+	sn->failures = 0;
+	sn->len = 0;
+
+	history_sample sample = {.t = n->obs.taken_at};
+	sample.value[HISTORY_OFFSET_S] = (float)n->obs.chrony.tracking.system_time_offset_s;
+	sample.value[HISTORY_FREQUENCY_PPM] = (float)n->obs.chrony.tracking.frequency_ppm;
+	sample.value[HISTORY_SKEW_PPM] = (float)n->obs.chrony.tracking.skew_ppm;
+	sample.value[HISTORY_PTP_OFFSET_NS] = n->obs.ptp.offset_from_master_ns == PTP_NS_UNKNOWN
+						      ? NAN : (float)n->obs.ptp.offset_from_master_ns;
+	sample.value[HISTORY_PATH_DELAY_NS] = n->obs.ptp.mean_path_delay_ns == PTP_NS_UNKNOWN
+						      ? NAN : (float)n->obs.ptp.mean_path_delay_ns;
+	if (n->obs.chrony.state != OBS_OK) {
+		sample.value[HISTORY_OFFSET_S] = sample.value[HISTORY_FREQUENCY_PPM] =
+			sample.value[HISTORY_SKEW_PPM] = NAN;
+	}
+	history_push(&n->history, &sample);
+	health_apply(n, s->cfg.thresholds);
+	notify(sn);
+	finish_once(sn);
+	if (sn->poll_due && sn->state == SN_READY) {
+		sn->poll_due = false;
+		send_poll(sn);
+	}
+}
+
+static void on_data(void *owner, const char *data, size_t len)
+{
+	sched_node *sn = owner;
+	if (sn->state != SN_WAITING || sn->discarding) {
+		return; /* the ready banner, or leftovers of an abandoned poll */
+	}
+	if (sn->len + len > SCHEDULER_MAX_OUTPUT) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "the node sent more than %d KiB in one poll; output discarded",
+			 SCHEDULER_MAX_OUTPUT / 1024);
+		sn->discarding = true;
+		ev_timer_stop(sn->s->loop, &sn->deadline);
+		set_node_error(sn, msg);
+		notify(sn);
+		sn->state = SN_CONNECTING;
+		transport_restart_shell(sn->t);
+		finish_once(sn);
+		return;
+	}
+	if (sn->len + len > sn->cap) {
+		sn->cap = sn->len + len > 2 * sn->cap ? sn->len + len : 2 * sn->cap;
+		sn->buf = xrealloc(sn->buf, sn->cap);
+	}
+	memcpy(sn->buf + sn->len, data, len);
+	sn->len += len;
+	if (probe_find_end(sn->buf, sn->len, sn->nonce) != 0) {
+		complete_poll(sn);
+	}
+}
+
+static const char *error_kind_text(transport_error kind)
+{
+	switch (kind) {
+	case TRANSPORT_ERR_RESOLVE: return "resolve";
+	case TRANSPORT_ERR_CONNECT: return "connect";
+	case TRANSPORT_ERR_HANDSHAKE: return "ssh handshake";
+	case TRANSPORT_ERR_HOSTKEY: return "host key";
+	case TRANSPORT_ERR_AUTH: return "auth";
+	case TRANSPORT_ERR_CHANNEL: return "remote shell";
+	case TRANSPORT_ERR_LOST: return "connection lost";
+	}
+	return "error";
+}
+
+static void on_failed(void *owner, transport_error kind, const char *message)
+{
+	sched_node *sn = owner;
+	scheduler *s = sn->s;
+	char msg[NODE_ERROR_LEN];
+
+	ev_timer_stop(s->loop, &sn->deadline);
+	snprintf(msg, sizeof msg, "%s: %s", error_kind_text(kind), message);
+	set_node_error(sn, msg);
+	sn->len = 0;
+	notify(sn);
+
+	if (kind == TRANSPORT_ERR_HOSTKEY || kind == TRANSPORT_ERR_AUTH) {
+		/* Retrying cannot fix these and would hammer the node's sshd. */
+		sn->state = SN_REFUSED;
+		if (s->cfg.once) {
+			sn->state = SN_BACKOFF; /* let finish_once account for it */
+			finish_once(sn);
+		}
+		return;
+	}
+	if (s->cfg.once) {
+		finish_once(sn);
+		return;
+	}
+	double delay = s->cfg.backoff_min_s * pow(2.0, sn->failures < 16 ? sn->failures : 16);
+	if (delay > s->cfg.backoff_max_s) {
+		delay = s->cfg.backoff_max_s;
+	}
+	sn->failures++;
+	sn->state = SN_BACKOFF;
+	ev_timer_set(&sn->backoff, jitter(delay, 0.25), 0);
+	ev_timer_start(s->loop, &sn->backoff);
+}
+
+static const transport_events events = {
+	.ready = on_ready,
+	.data = on_data,
+	.failed = on_failed,
+};
+
+const transport_events *scheduler_transport_events(void)
+{
+	return &events;
+}
+
+/* ----------------------------------------------------------------- timers */
+
+static void send_poll(sched_node *sn)
+{
+	scheduler *s = sn->s;
+	char line[128];
+	unsigned flags = 0;
+	const char *iface = s->cfg.iface;
+
+	if (sn->state != SN_READY) {
+		sn->poll_due = sn->state == SN_WAITING || sn->state == SN_CONNECTING;
+		return;
+	}
+	if (sn->last_ethtool == 0 || ev_now(s->loop) - sn->last_ethtool >= s->cfg.ethtool_every_s) {
+		flags |= PROBE_FLAG_ETHTOOL;
+	}
+	if (s->cfg.pmc_sudo) {
+		flags |= PROBE_FLAG_SUDO_PMC;
+	}
+	if (!iface[0] && sn->model->has_observation) {
+		const ptp_obs *ptp = &sn->model->obs.ptp;
+		for (int i = 0; i < ptp->n_ports; i++) {
+			if (ptp->ports[i].interface[0]) {
+				iface = ptp->ports[i].interface;
+				break;
+			}
+		}
+	}
+	probe_nonce_generate(sn->nonce);
+	if (probe_request_format(line, sizeof line, sn->nonce, flags, iface) < 0 &&
+	    probe_request_format(line, sizeof line, sn->nonce, flags, "") < 0) {
+		set_node_error(sn, "cannot format the probe request");
+		return;
+	}
+	sn->len = 0;
+	sn->state = SN_WAITING;
+	sn->sent_at = ev_now(s->loop);
+	ev_timer_set(&sn->deadline, s->cfg.poll_timeout_s, 0);
+	ev_timer_start(s->loop, &sn->deadline);
+	if (transport_send(sn->t, line, strlen(line)) != 0) {
+		ev_timer_stop(s->loop, &sn->deadline);
+		sn->state = SN_CONNECTING;
+	}
+}
+
+static void on_poll_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	sched_node *sn = w->data;
+	if (sn->s->paused) {
+		return;
+	}
+	send_poll(sn);
+}
+
+static void on_deadline(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	sched_node *sn = w->data;
+	char msg[160];
+	snprintf(msg, sizeof msg, "no answer to the probe within %.1f s; restarting the remote shell",
+		 sn->s->cfg.poll_timeout_s);
+	set_node_error(sn, msg);
+	notify(sn);
+	sn->len = 0;
+	sn->state = SN_CONNECTING;
+	transport_restart_shell(sn->t);
+	finish_once(sn);
+}
+
+static void on_backoff(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	sched_node *sn = w->data;
+	sn->state = SN_CONNECTING;
+	transport_start(sn->t);
+}
+
+/* ------------------------------------------------------------------ API */
+
+scheduler *scheduler_new(struct ev_loop *loop, const scheduler_config *cfg)
+{
+	scheduler *s = xcalloc(1, sizeof *s);
+	s->loop = loop;
+	s->cfg = *cfg;
+	return s;
+}
+
+sched_node *scheduler_add(scheduler *s, node *model)
+{
+	sched_node *sn = xcalloc(1, sizeof *sn);
+	sn->s = s;
+	sn->model = model;
+	sn->state = SN_IDLE;
+	ev_init(&sn->poll_timer, on_poll_timer);
+	sn->poll_timer.data = sn;
+	ev_init(&sn->deadline, on_deadline);
+	sn->deadline.data = sn;
+	ev_init(&sn->backoff, on_backoff);
+	sn->backoff.data = sn;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->nodes = xrealloc(s->nodes, s->cap * sizeof *s->nodes);
+	}
+	s->nodes[s->n++] = sn;
+	return sn;
+}
+
+void scheduler_attach(sched_node *sn, transport *t)
+{
+	sn->t = t;
+}
+
+void scheduler_mark_unpollable(sched_node *sn, const char *why)
+{
+	sn->state = SN_UNPOLLABLE;
+	set_node_error(sn, why);
+}
+
+void scheduler_start(scheduler *s)
+{
+	s->started = true;
+	s->pending = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		sched_node *sn = s->nodes[i];
+		if (sn->state == SN_UNPOLLABLE || !sn->t) {
+			continue;
+		}
+		if (s->cfg.once) {
+			s->pending++;
+		} else {
+			/* Spread the first polls over one interval; later polls keep
+			 * their phase with a little jitter against lock-step. */
+			ev_timer_set(&sn->poll_timer, jitter(s->cfg.interval_s, 0.05), s->cfg.interval_s);
+			ev_timer_start(s->loop, &sn->poll_timer);
+		}
+		sn->state = SN_CONNECTING;
+		transport_start(sn->t);
+	}
+	if (s->cfg.once && s->pending == 0 && s->cfg.on_all_done) {
+		s->cfg.on_all_done(s->cfg.ctx);
+	}
+}
+
+void scheduler_poll_now(scheduler *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		send_poll(s->nodes[i]);
+	}
+}
+
+void scheduler_set_paused(scheduler *s, bool paused)
+{
+	s->paused = paused;
+}
+
+bool scheduler_paused(const scheduler *s)
+{
+	return s->paused;
+}
+
+void scheduler_set_interval(scheduler *s, double interval_s)
+{
+	s->cfg.interval_s = interval_s;
+	for (size_t i = 0; i < s->n; i++) {
+		sched_node *sn = s->nodes[i];
+		if (ev_is_active(&sn->poll_timer)) {
+			sn->poll_timer.repeat = interval_s;
+			ev_timer_again(s->loop, &sn->poll_timer);
+		}
+	}
+}
+
+double scheduler_interval(const scheduler *s)
+{
+	return s->cfg.interval_s;
+}
+
+void scheduler_give_up(scheduler *s, const char *why)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		sched_node *sn = s->nodes[i];
+		if (sn->state == SN_DONE || sn->state == SN_UNPOLLABLE || !sn->t) {
+			continue;
+		}
+		if (!sn->model->error[0] || sn->state == SN_WAITING) {
+			set_node_error(sn, why);
+		}
+		finish_once(sn);
+	}
+}
+
+size_t scheduler_pending(const scheduler *s)
+{
+	return s->pending;
+}
+
+void scheduler_free(scheduler *s)
+{
+	if (!s) {
+		return;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		sched_node *sn = s->nodes[i];
+		ev_timer_stop(s->loop, &sn->poll_timer);
+		ev_timer_stop(s->loop, &sn->deadline);
+		ev_timer_stop(s->loop, &sn->backoff);
+		if (sn->t) {
+			transport_destroy(sn->t);
+		}
+		free(sn->buf);
+		free(sn);
+	}
+	free(s->nodes);
+	free(s);
+}

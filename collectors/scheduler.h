@@ -1,0 +1,67 @@
+/* scheduler.h - when each node is polled, and what happens to the answer.
+ *
+ * Per node: a poll timer (with jitter so a thousand nodes never fire at
+ * once), a deadline per poll, exponential backoff with jitter after a
+ * failure, and the response accumulator.  A completed response is decoded
+ * into a fresh observation, pushed into the node's history and evaluated by
+ * the health rules; then the owner is told the model changed.
+ *
+ * Nothing here draws or prints: sinks read the node array. */
+#ifndef SYNCTOP_SCHEDULER_H
+#define SYNCTOP_SCHEDULER_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "node.h"
+#include "thresholds.h"
+#include "transport.h"
+
+#define SCHEDULER_MAX_OUTPUT (256 * 1024) /* per poll; more is a flood */
+
+typedef struct scheduler scheduler;
+typedef struct sched_node sched_node;
+
+typedef struct {
+	double interval_s;        /* time between polls of one node */
+	double poll_timeout_s;    /* deadline for one poll's answer */
+	double ethtool_every_s;   /* NIC capabilities change rarely */
+	double backoff_min_s, backoff_max_s;
+	bool once;                /* poll each node once, then stop it */
+	bool pmc_sudo;            /* run pmc through sudo -n */
+	char iface[16];           /* "" = from ptp4l, else the default route's */
+	const thresholds *thresholds;
+	/* Called after any node's model changed (may be NULL). */
+	void (*on_update)(void *ctx, node *n);
+	/* once mode: called when every node has answered or given up. */
+	void (*on_all_done)(void *ctx);
+	void *ctx;
+} scheduler_config;
+
+void scheduler_config_init(scheduler_config *cfg);
+
+scheduler *scheduler_new(struct ev_loop *loop, const scheduler_config *cfg);
+void scheduler_free(scheduler *s); /* destroys the transports too */
+
+/* Register a node; the returned handle is the `owner` to create its
+ * transport with (using scheduler_transport_events()). */
+sched_node *scheduler_add(scheduler *s, node *model);
+void scheduler_attach(sched_node *sn, transport *t);
+const transport_events *scheduler_transport_events(void);
+
+/* A node that cannot be polled at all (bad inventory entry, ...). */
+void scheduler_mark_unpollable(sched_node *sn, const char *why);
+
+void scheduler_start(scheduler *s);
+void scheduler_poll_now(scheduler *s);
+void scheduler_set_paused(scheduler *s, bool paused);
+bool scheduler_paused(const scheduler *s);
+void scheduler_set_interval(scheduler *s, double interval_s);
+double scheduler_interval(const scheduler *s);
+
+/* once mode: nodes that have not finished get `why` as their error. */
+void scheduler_give_up(scheduler *s, const char *why);
+size_t scheduler_pending(const scheduler *s);
+
+#endif

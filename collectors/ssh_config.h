@@ -1,0 +1,91 @@
+/* ssh_config.h - the part of OpenSSH's client configuration (ssh_config(5))
+ * that synctop honours, read the way ssh reads it.
+ *
+ * Resolution order for one host, highest first:
+ *   1. command-line options (user@host, :port, -i, ...).  The caller applies
+ *      these on top of ssh_config_resolve()'s result: a set CLI value replaces
+ *      the field, CLI identity files go before the config's ones.
+ *   2. the configuration: files are read top to bottom (the user file, then
+ *      the system file), and for each key the first value obtained in a
+ *      matching Host block wins.  IdentityFile is the exception: every
+ *      matching line adds a file.
+ *   3. synctop's built-in defaults for whatever is still unset.
+ *
+ * Supported: Host (patterns with '*', '?', negation '!', several per line;
+ * matched case-sensitively against the name as given, like ssh), Include
+ * (globs; relative paths are under ~/.ssh for user files, /etc/ssh for the
+ * system file; nesting at most 16 deep), "Match all" (same as "Host *"),
+ * "Key Value" and "Key=Value", quotes, keys in any case, and the keys in
+ * ssh_host_options.  Other Match blocks are skipped with everything up to the
+ * next Host or Match, and a warning says so.  Unknown keys are ignored: they
+ * are valid OpenSSH that synctop has no use for.
+ *
+ * Differences from ssh: ~ is $HOME (ssh uses the password database), and
+ * path tokens other than %% %d %u %h %r %n make a path unusable (a warning
+ * names it and the path is ignored). */
+#ifndef SYNCTOP_SSH_CONFIG_H
+#define SYNCTOP_SSH_CONFIG_H
+
+#include <stddef.h>
+
+#define SSH_CONFIG_SYSTEM_PATH "/etc/ssh/ssh_config"
+
+#define SSH_OPTION_UNSET (-1)
+#define SSH_IDENTITY_MAX 8
+#define SSH_KNOWN_HOSTS_MAX 8
+#define SSH_PATH_LEN 1024
+#define SSH_HOSTNAME_LEN 256
+#define SSH_USER_LEN 64
+#define SSH_WARNING_LEN 256
+
+typedef enum {
+	SSH_STRICT_UNSET = 0,
+	SSH_STRICT_YES,        /* "yes", "true", and "ask" (there is nobody to ask) */
+	SSH_STRICT_NO,         /* "no", "false", "off" */
+	SSH_STRICT_ACCEPT_NEW, /* "accept-new" */
+} ssh_strict;
+
+/* What the configuration says about one host.  Every field may be unset. */
+typedef struct {
+	char hostname[SSH_HOSTNAME_LEN]; /* HostName with %h expanded; "" = unset */
+	char user[SSH_USER_LEN];         /* "" = unset */
+	int port;                        /* SSH_OPTION_UNSET or 1..65535 */
+	char identity_file[SSH_IDENTITY_MAX][SSH_PATH_LEN]; /* expanded, in order */
+	int identity_count;
+	int identities_only;             /* SSH_OPTION_UNSET, 0 or 1 */
+	char known_hosts_file[SSH_KNOWN_HOSTS_MAX][SSH_PATH_LEN];
+	int known_hosts_count;           /* SSH_OPTION_UNSET, 0 for "none", or n */
+	ssh_strict strict_host_key_checking;
+	int connect_timeout;             /* seconds; SSH_OPTION_UNSET */
+	int server_alive_interval;       /* seconds, 0 = off; SSH_OPTION_UNSET */
+	char warning[SSH_WARNING_LEN];   /* first problem met resolving, "" if none */
+} ssh_host_options;
+
+typedef struct ssh_config ssh_config;
+
+/* Read the configuration ssh itself would read.
+ *   path == NULL:   ~/.ssh/config (missing = nothing) then SSH_CONFIG_SYSTEM_PATH
+ *                   (missing = nothing), like plain `ssh`;
+ *   path == "none": nothing, like `ssh -F none`;
+ *   otherwise:      only that file, which must exist, like `ssh -F path`.
+ * Returns a config to free with ssh_config_free(), or NULL with err holding
+ * "file:line:column: what is wrong" (or "file: why it cannot be read"). */
+ssh_config *ssh_config_load(const char *path, char *err, size_t errlen);
+
+/* The same with both files named: user_path as for ssh_config_load() (NULL =
+ * ~/.ssh/config), system_path read if it exists (NULL = none). */
+ssh_config *ssh_config_load_files(const char *user_path, const char *system_path, char *err,
+				  size_t errlen);
+
+void ssh_config_free(ssh_config *cfg);
+
+/* Things in the files synctop skipped (Match blocks, unusable paths), as
+ * "file:line: message".  Index 0 .. count-1; valid until ssh_config_free(). */
+size_t ssh_config_warning_count(const ssh_config *cfg);
+const char *ssh_config_warning(const ssh_config *cfg, size_t i);
+
+/* Options for `host`, the name as given in the inventory (no user@ or
+ * :port).  Always fills out completely; cfg may be NULL (nothing set). */
+void ssh_config_resolve(const ssh_config *cfg, const char *host, ssh_host_options *out);
+
+#endif

@@ -1,0 +1,195 @@
+/* cluster.c - status counts, offset spread and grandmaster set of a fleet. */
+#include <config.h>
+
+#include "cluster.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+/* min/max over a stream of finite values */
+typedef struct {
+	size_t count;
+	double min, max;
+} range;
+
+static void range_add(range *r, double v)
+{
+	if (!isfinite(v)) {
+		return;
+	}
+	if (r->count == 0 || v < r->min) {
+		r->min = v;
+	}
+	if (r->count == 0 || v > r->max) {
+		r->max = v;
+	}
+	r->count++;
+}
+
+static void range_result(const range *r, size_t *count, double *max_abs, double *spread)
+{
+	*count = r->count;
+	if (r->count == 0) {
+		*max_abs = NAN;
+		*spread = NAN;
+		return;
+	}
+	*max_abs = fmax(fabs(r->min), fabs(r->max));
+	*spread = r->max - r->min;
+}
+
+/* Only a node that answered its last poll says something about now. */
+static bool answered(const node *nd)
+{
+	return nd->reachable && nd->has_observation;
+}
+
+static int ptp_ports(const ptp_obs *ptp)
+{
+	if (ptp->n_ports < 0) {
+		return 0;
+	}
+	return ptp->n_ports < PTP_MAX_PORTS ? ptp->n_ports : PTP_MAX_PORTS;
+}
+
+static bool ptp_is_slave(const ptp_obs *ptp)
+{
+	for (int i = 0; i < ptp_ports(ptp); i++) {
+		if (ptp->ports[i].state == PTP_PORT_SLAVE) {
+			return true;
+		}
+	}
+	return false;
+}
+
+node_status cluster_node_status(const node *nd)
+{
+	switch (nd->status) {
+	case NODE_STATUS_OK:
+	case NODE_STATUS_WARN:
+	case NODE_STATUS_CRIT:
+		return nd->status;
+	case NODE_STATUS_UNKNOWN:
+		break;
+	}
+	return NODE_STATUS_UNKNOWN;
+}
+
+const char *cluster_gm_identity(const ptp_obs *ptp)
+{
+	if (ptp->grandmaster_identity[0] != '\0') {
+		return ptp->grandmaster_identity;
+	}
+	return ptp->gm_identity;
+}
+
+static int cmp_identity(const void *a, const void *b)
+{
+	return strncmp(*(const char *const *)a, *(const char *const *)b, PTP_ID_LEN);
+}
+
+typedef struct {
+	const char *identity;
+	size_t nodes;
+} gm_run;
+
+static int cmp_run(const void *a, const void *b)
+{
+	const gm_run *x = a, *y = b;
+	if (x->nodes != y->nodes) {
+		return x->nodes > y->nodes ? -1 : 1;
+	}
+	return strncmp(x->identity, y->identity, PTP_ID_LEN);
+}
+
+/* Sort the identities, count runs of equal ones, keep the most followed.
+ * Exact for any number of distinct grandmasters, in O(n log n). */
+static void count_grandmasters(const node *nodes, size_t n, cluster_summary *out)
+{
+	const char **ids = xmalloc((n ? n : 1) * sizeof *ids);
+	size_t n_ids = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const ptp_obs *ptp = &nodes[i].obs.ptp;
+		if (!answered(&nodes[i]) || ptp->state != OBS_OK) {
+			continue;
+		}
+		const char *id = cluster_gm_identity(ptp);
+		if (id[0] != '\0') {
+			ids[n_ids++] = id;
+		}
+	}
+	if (n_ids == 0) {
+		free(ids);
+		return;
+	}
+	qsort(ids, n_ids, sizeof *ids, cmp_identity);
+
+	gm_run *runs = xmalloc(n_ids * sizeof *runs);
+	size_t n_runs = 0;
+	for (size_t i = 0; i < n_ids; i++) {
+		if (n_runs > 0 && cmp_identity(&runs[n_runs - 1].identity, &ids[i]) == 0) {
+			runs[n_runs - 1].nodes++;
+		} else {
+			runs[n_runs].identity = ids[i];
+			runs[n_runs].nodes = 1;
+			n_runs++;
+		}
+	}
+	qsort(runs, n_runs, sizeof *runs, cmp_run);
+
+	out->n_gms = n_runs < CLUSTER_MAX_GMS ? n_runs : CLUSTER_MAX_GMS;
+	out->gms_more = n_runs - out->n_gms;
+	for (size_t i = 0; i < out->n_gms; i++) {
+		size_t len = strnlen(runs[i].identity, PTP_ID_LEN - 1);
+		memcpy(out->gms[i].identity, runs[i].identity, len);
+		out->gms[i].identity[len] = '\0';
+		out->gms[i].nodes = runs[i].nodes;
+	}
+	free(runs);
+	free(ids);
+}
+
+void cluster_summarise(const node *nodes, size_t n, cluster_summary *out)
+{
+	range chrony = {0}, ptp = {0};
+
+	memset(out, 0, sizeof *out);
+	out->nodes = n;
+	for (size_t i = 0; i < n; i++) {
+		const node *nd = &nodes[i];
+
+		switch (cluster_node_status(nd)) {
+		case NODE_STATUS_OK:
+			out->ok++;
+			break;
+		case NODE_STATUS_WARN:
+			out->warn++;
+			break;
+		case NODE_STATUS_CRIT:
+			out->crit++;
+			break;
+		case NODE_STATUS_UNKNOWN:
+			out->unknown++;
+			break;
+		}
+
+		if (!answered(nd)) {
+			continue;
+		}
+		if (nd->obs.chrony.state == OBS_OK) {
+			range_add(&chrony, nd->obs.chrony.tracking.system_time_offset_s);
+		}
+		const ptp_obs *p = &nd->obs.ptp;
+		if (p->state == OBS_OK && ptp_is_slave(p) && p->offset_from_master_ns != PTP_NS_UNKNOWN) {
+			range_add(&ptp, (double)p->offset_from_master_ns);
+		}
+	}
+	range_result(&chrony, &out->chrony_nodes, &out->max_abs_offset_s, &out->offset_spread_s);
+	range_result(&ptp, &out->ptp_nodes, &out->ptp_max_abs_offset_ns, &out->ptp_offset_spread_ns);
+	count_grandmasters(nodes, n, out);
+}

@@ -1,0 +1,58 @@
+/* cluster.h - the fleet at a glance: status counts, offset spread and the
+ * grandmasters the nodes follow, summarised from already evaluated nodes.
+ *
+ * Offsets only count for nodes that answered the last poll (reachable, with
+ * an observation): a stale offset from a node we lost says nothing about how
+ * far apart the fleet is now. */
+#ifndef SYNCTOP_CLUSTER_H
+#define SYNCTOP_CLUSTER_H
+
+#include <stddef.h>
+
+#include "node.h"
+
+#define CLUSTER_MAX_GMS 8
+
+typedef struct {
+	char identity[PTP_ID_LEN];
+	size_t nodes; /* nodes that name this grandmaster */
+} cluster_gm;
+
+typedef struct {
+	size_t nodes;
+	size_t ok, warn, crit, unknown; /* by node status */
+
+	/* chrony "System time" offset (node - reference) over nodes whose
+	 * chrony part is OK and has that offset. */
+	size_t chrony_nodes;      /* nodes that contributed */
+	double max_abs_offset_s;  /* max |offset|; NAN when chrony_nodes == 0 */
+	double offset_spread_s;   /* max - min; NAN when chrony_nodes == 0 */
+
+	/* PTP offsetFromMaster over nodes with a SLAVE port. */
+	size_t ptp_nodes;
+	double ptp_max_abs_offset_ns; /* NAN when ptp_nodes == 0 */
+	double ptp_offset_spread_ns;  /* NAN when ptp_nodes == 0 */
+
+	/* Grandmaster identities as the nodes with a PTP answer report them (a
+	 * master or free-running clock names itself), most followed first, ties
+	 * by identity.  More than one usually means a split domain. */
+	size_t n_gms;
+	cluster_gm gms[CLUSTER_MAX_GMS];
+	size_t gms_more; /* further distinct identities not listed */
+} cluster_summary;
+
+/* Pure: reads nodes[0..n), fills *out completely. */
+void cluster_summarise(const node *nodes, size_t n, cluster_summary *out);
+
+/* A node's status as the summary counts it: a value that is not ok, warn or
+ * crit counts as unknown.  The sinks name statuses through this so they all
+ * agree with the counts. */
+node_status cluster_node_status(const node *nd);
+
+/* The grandmaster a PTP answer names: PARENT_DATA_SET's grandmasterIdentity,
+ * else TIME_STATUS_NP's gmIdentity; "" when neither is known.  Points into
+ * ptp; read at most PTP_ID_LEN bytes.  Shared by the sinks so the JSON and
+ * the summary name the same clock. */
+const char *cluster_gm_identity(const ptp_obs *ptp);
+
+#endif

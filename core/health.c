@@ -1,0 +1,1043 @@
+/* health.c - the per-node health rules (see health.h for the contract).
+ *
+ * Every rule reads the observation and history only (no clock, no globals),
+ * compares against the thresholds struct (no literal limits), and adds its
+ * findings through add_finding(), which keeps the list sorted by severity.
+ * Messages carry the measured numbers in human units; hints name the command
+ * to run or the setting to change. */
+#include <config.h>
+
+#include "health.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sanitize.h"
+#include "units.h"
+
+/* Protocol constants, not thresholds. */
+#define REACH_ALL_EIGHT 0377u          /* chronyc(1) Reach: a reply to each of the last 8 polls */
+#define CHRONY_REFID_LOCAL 0x7F7F0101u /* chronyc(1) Reference ID: the `local` directive's own clock */
+#define STRATUM_UNSYNC 16              /* RFC 5905: stratum 16 = unsynchronised */
+#define PTP_DELAY_P2P 2                /* PORT_DATA_SET delayMechanism: peer-to-peer */
+#define SECONDS_PER_HOUR 3600.0
+/* Least-squares slopes come from float samples (history.h): compare them at
+ * a resolution the data can carry, so a value at the limit is not pushed over
+ * it by rounding noise. */
+#define DRIFT_RESOLUTION_PPM_PER_HOUR 1e-6
+#define NAME_LEN 64                    /* remote names quoted in messages */
+
+#if defined(__GNUC__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTF_LIKE(f, a)
+#endif
+
+typedef enum {
+	TRI_UNKNOWN = 0,
+	TRI_NO,
+	TRI_YES,
+} tri;
+
+/* What the node runs, what it should run, and which parts get judged. */
+typedef struct {
+	tri chronyd;
+	tri ptp4l;
+	bool chrony_expected;
+	bool ptp_expected;
+	bool chrony_judged; /* chrony answered and is not excluded by expect_chrony */
+	bool ptp_judged;
+} role;
+
+/* ------------------------------------------------------------ findings */
+
+static void add_finding(finding_list *out, const finding *f)
+{
+	/* Insert after every finding at least as severe: sorted, and stable in
+	 * rule order.  When full, the least severe (newest) finding falls off. */
+	int pos = out->count;
+	while (pos > 0 && out->items[pos - 1].sev < f->sev) {
+		pos--;
+	}
+	if (pos >= MAX_FINDINGS) {
+		return;
+	}
+	int keep = out->count < MAX_FINDINGS ? out->count : MAX_FINDINGS - 1;
+	memmove(&out->items[pos + 1], &out->items[pos], (size_t)(keep - pos) * sizeof out->items[0]);
+	out->items[pos] = *f;
+	if (out->count < MAX_FINDINGS) {
+		out->count++;
+	}
+}
+
+static void finding_start(finding *f, severity sev, const char *code)
+{
+	f->sev = sev;
+	f->code = code;
+	f->message[0] = '\0';
+	f->hint[0] = '\0';
+}
+
+PRINTF_LIKE(2, 3)
+static void finding_message(finding *f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->message, sizeof f->message, fmt, ap);
+	va_end(ap);
+}
+
+PRINTF_LIKE(2, 3)
+static void finding_hint(finding *f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->hint, sizeof f->hint, fmt, ap);
+	va_end(ap);
+}
+
+/* --------------------------------------------------------- formatting */
+
+/* Names in the observation came from the node: bounded and sanitised
+ * (escape sequences, controls, invalid UTF-8 dropped), so a message can go to
+ * a terminal or into JSON as it is. */
+static const char *clean(char *dst, size_t dst_len, const char *src, size_t src_len)
+{
+	sanitize_text(src, strnlen(src, src_len), dst, dst_len, SANITIZE_SINGLE_LINE);
+	return dst;
+}
+
+#define CLEAN(buf, field) clean((buf), sizeof(buf), (field), sizeof(field))
+
+/* A limit or magnitude: the formatter's sign means nothing there. */
+static const char *magnitude_s(double s, char *buf, size_t len)
+{
+	units_format_seconds(s, buf, len);
+	if (buf[0] == '+') {
+		memmove(buf, buf + 1, strlen(buf));
+	}
+	return buf;
+}
+
+static const char *magnitude_ns(int64_t ns, char *buf, size_t len)
+{
+	units_format_ns(ns, buf, len);
+	if (buf[0] == '+') {
+		memmove(buf, buf + 1, strlen(buf));
+	}
+	return buf;
+}
+
+static severity grade(double value, double warn, double crit)
+{
+	if (value > crit) {
+		return SEVERITY_CRIT;
+	}
+	if (value > warn) {
+		return SEVERITY_WARN;
+	}
+	return SEVERITY_OK; /* also for NAN */
+}
+
+/* ---------------------------------------------------------------- role */
+
+/* A daemon that answered its tool is running.  Otherwise the process list
+ * decides; without one, silence proves nothing (chronyd keeps running with
+ * its command socket disabled, pmc may use the wrong socket path). */
+static tri daemon_running(const observation *o, unsigned bit, obs_state answered)
+{
+	if (answered == OBS_OK) {
+		return TRI_YES;
+	}
+	if (o->daemons.state == OBS_OK) {
+		return (o->daemons.running & bit) ? TRI_YES : TRI_NO;
+	}
+	return TRI_UNKNOWN;
+}
+
+static bool expected(expectation e, tri running)
+{
+	return e == EXPECT_YES || (e == EXPECT_AUTO && running == TRI_YES);
+}
+
+static void role_of(const observation *o, const thresholds *th, role *r)
+{
+	r->chronyd = daemon_running(o, DAEMON_CHRONYD, o->chrony.state);
+	r->ptp4l = daemon_running(o, DAEMON_PTP4L, o->ptp.state);
+	r->chrony_expected = expected(th->expect_chrony, r->chronyd);
+	r->ptp_expected = expected(th->expect_ptp, r->ptp4l);
+	r->chrony_judged = o->chrony.state == OBS_OK && th->expect_chrony != EXPECT_NO;
+	r->ptp_judged = o->ptp.state == OBS_OK && th->expect_ptp != EXPECT_NO;
+}
+
+static bool chrony_synchronised(const chrony_obs *c)
+{
+	chrony_leap l = c->tracking.leap;
+	return c->state == OBS_OK &&
+	       (l == CHRONY_LEAP_NORMAL || l == CHRONY_LEAP_INSERT || l == CHRONY_LEAP_DELETE);
+}
+
+static int ptp_port_count(const ptp_obs *p)
+{
+	if (p->n_ports < 0) {
+		return 0;
+	}
+	return p->n_ports < PTP_MAX_PORTS ? p->n_ports : PTP_MAX_PORTS;
+}
+
+static bool ptp_working(const ptp_obs *p)
+{
+	if (p->state != OBS_OK) {
+		return false;
+	}
+	for (int i = 0; i < ptp_port_count(p); i++) {
+		ptp_port_state s = p->ports[i].state;
+		if (s == PTP_PORT_SLAVE || s == PTP_PORT_MASTER || s == PTP_PORT_GRAND_MASTER) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The port this node follows its master on: SLAVE, else NULL. */
+static const ptp_port *ptp_slave_port(const ptp_obs *p)
+{
+	for (int i = 0; i < ptp_port_count(p); i++) {
+		if (p->ports[i].state == PTP_PORT_SLAVE) {
+			return &p->ports[i];
+		}
+	}
+	return NULL;
+}
+
+static const char *port_iface(const ptp_port *port, const nic_obs *nic, char *buf, size_t len)
+{
+	if (port && port->interface[0]) {
+		return clean(buf, len, port->interface, sizeof port->interface);
+	}
+	if (nic->interface[0]) {
+		return clean(buf, len, nic->interface, sizeof nic->interface);
+	}
+	return clean(buf, len, "IFACE", sizeof "IFACE");
+}
+
+static const char *port_label(const ptp_port *port, int index, char *buf, size_t len)
+{
+	char ifname[NAME_LEN];
+	int number = port->port_number != INT_UNKNOWN ? port->port_number : index + 1;
+	CLEAN(ifname, port->interface);
+	if (ifname[0]) {
+		snprintf(buf, len, "port %d (%s)", number, ifname);
+	} else {
+		snprintf(buf, len, "port %d", number);
+	}
+	return buf;
+}
+
+/* ---------------------------------------------------- time service */
+
+static const char *chrony_summary(const chrony_obs *c, tri running, char *buf, size_t len)
+{
+	if (c->state == OBS_OK) {
+		snprintf(buf, len, "chrony leap status %s", chrony_leap_name(c->tracking.leap));
+	} else if (running == TRI_NO) {
+		snprintf(buf, len, "chronyd not running");
+	} else {
+		snprintf(buf, len, "chrony %s", obs_state_name(c->state));
+	}
+	return buf;
+}
+
+static const char *ptp_summary(const ptp_obs *p, tri running, char *buf, size_t len)
+{
+	if (p->state == OBS_OK) {
+		if (ptp_port_count(p) > 0) {
+			char label[NAME_LEN + 24];
+			snprintf(buf, len, "PTP %s %s, none SLAVE/MASTER",
+				 port_label(&p->ports[0], 0, label, sizeof label),
+				 ptp_port_state_name(p->ports[0].state));
+		} else {
+			snprintf(buf, len, "PTP without ports");
+		}
+	} else if (running == TRI_NO) {
+		snprintf(buf, len, "ptp4l not running");
+	} else {
+		snprintf(buf, len, "PTP %s", obs_state_name(p->state));
+	}
+	return buf;
+}
+
+/* An expected daemon that runs but whose tool gave no data this poll. */
+static bool unreadable(obs_state state, tri running, bool is_expected)
+{
+	return is_expected && running == TRI_YES && state != OBS_OK && state != OBS_NOT_COLLECTED;
+}
+
+static void rule_time_service(const observation *o, const role *r, finding_list *out)
+{
+	if (chrony_synchronised(&o->chrony) || ptp_working(&o->ptp)) {
+		return;
+	}
+	/* A daemon known to run that we could not read is the collector rule's
+	 * finding (crit if it does not answer, warn if the tool is missing or
+	 * failed); calling it "no service" would claim more than we know. */
+	if (unreadable(o->chrony.state, r->chronyd, r->chrony_expected) ||
+	    unreadable(o->ptp.state, r->ptp4l, r->ptp_expected)) {
+		return;
+	}
+	finding f;
+	char chrony[96], ptp[96];
+	chrony_summary(&o->chrony, r->chronyd, chrony, sizeof chrony);
+	ptp_summary(&o->ptp, r->ptp4l, ptp, sizeof ptp);
+
+	/* ntpd / timesyncd keep time too; synctop just cannot look inside. */
+	unsigned others = o->daemons.state == OBS_OK ?
+		o->daemons.running & (DAEMON_NTPD | DAEMON_TIMESYNCD) : 0;
+	if (others) {
+		const char *name = (others & DAEMON_NTPD) ? "ntpd" : "systemd-timesyncd";
+		finding_start(&f, SEVERITY_WARN, "time.other_daemon");
+		finding_message(&f, "Time kept by %s, which synctop cannot inspect (%s; %s)",
+				name, chrony, ptp);
+		finding_hint(&f, "Check it by hand (`ntpq -p` or `timedatectl timesync-status`), "
+			     "or switch to chrony (`apt install chrony`) so synctop can judge it.");
+		add_finding(out, &f);
+		return;
+	}
+	finding_start(&f, SEVERITY_CRIT, "time.no_service");
+	finding_message(&f, "No working time service (%s; %s)", chrony, ptp);
+	finding_hint(&f, "Start a time daemon: `systemctl enable --now chronyd` (Debian: chrony) for "
+		     "NTP, or ptp4l + phc2sys for PTP; then check `chronyc tracking` or "
+		     "`pmc -u -b 0 'GET PORT_DATA_SET'`.");
+	add_finding(out, &f);
+}
+
+/* ----------------------------------------------------------- collector */
+
+typedef struct {
+	const char *daemon;      /* NULL for a tool that needs no daemon */
+	const char *tool;
+	const char *probe;       /* the command to try by hand */
+	const char *role;        /* what the tool is needed for */
+	const char *install;     /* hint when the tool is missing */
+	const char *unreachable; /* hint when the daemon does not answer */
+	const char *start;       /* hint when the daemon is not running */
+} part_info;
+
+static const part_info chrony_part = {
+	"chronyd", "chronyc", "chronyc -c tracking", "chrony",
+	"Install chronyc (`apt install chrony` or `dnf install chrony`) or put it on the "
+	"login PATH of the polling user.",
+	"`systemctl status chronyd` (Debian: chrony); if it runs, try `chronyc tracking` as root: a "
+	"`bindcmdaddress` socket directory readable by others disables the command socket.",
+	"`systemctl enable --now chronyd` (Debian: chrony), then `chronyc tracking`.",
+};
+
+static const part_info ptp_part = {
+	"ptp4l", "pmc", "pmc -u -b 0 'GET PORT_DATA_SET'", "PTP",
+	"Install linuxptp (`apt install linuxptp`); pmc lives in /usr/sbin, which synctop "
+	"adds to PATH.",
+	"`systemctl status ptp4l` (Debian: ptp4l@IFACE); pmc must reach ptp4l's "
+	"`uds_address` (default /var/run/ptp4l) and get an answer within 100 ms.",
+	"`systemctl enable --now ptp4l` (Debian: ptp4l@IFACE), then "
+	"`pmc -u -b 0 'GET PORT_DATA_SET'`.",
+};
+
+static const part_info nic_part = {
+	NULL, "ethtool", "ethtool -T IFACE", "NIC timestamping",
+	"Install ethtool (`apt install ethtool`); synctop runs `ethtool -T IFACE`.",
+	NULL,
+	NULL,
+};
+
+static void rule_collection(const part_info *part, obs_state state, const char *error,
+			    size_t error_len, tri running, bool is_expected, finding_list *out)
+{
+	if (state == OBS_OK || !is_expected) {
+		return;
+	}
+	finding f;
+	char why[OBS_ERROR_LEN];
+	clean(why, sizeof why, error, error_len);
+	if (strcmp(why, obs_state_name(state)) == 0) {
+		why[0] = '\0'; /* the state's name says it already */
+	}
+
+	if (part->daemon && running == TRI_NO) {
+		finding_start(&f, SEVERITY_CRIT, "collector.daemon_unreachable");
+		finding_message(&f, "%s is expected but not running", part->daemon);
+		finding_hint(&f, "%s", part->start);
+	} else if (part->daemon && state == OBS_DAEMON_UNREACHABLE) {
+		finding_start(&f, SEVERITY_CRIT, "collector.daemon_unreachable");
+		finding_message(&f, "%s %s %s%s%s", part->daemon,
+				running == TRI_YES ? "is running but does not answer" : "does not answer",
+				part->tool, why[0] ? ": " : "", why);
+		finding_hint(&f, "%s", part->unreachable);
+	} else if (state == OBS_NOT_COLLECTED) {
+		return; /* not asked for in this poll: nothing to say */
+	} else if (state == OBS_TOOL_MISSING) {
+		finding_start(&f, SEVERITY_WARN, "collector.tool_missing");
+		finding_message(&f, "%s not found on the node: %s cannot be checked",
+				part->tool, part->role);
+		finding_hint(&f, "%s", part->install);
+	} else {
+		finding_start(&f, SEVERITY_WARN, "collector.tool_failed");
+		finding_message(&f, "%s failed (%s)%s%s", part->tool, obs_state_name(state),
+				why[0] ? ": " : "", why);
+		if (state == OBS_PERMISSION_DENIED) {
+			finding_hint(&f, "Poll as root, or give the polling user access to the "
+				     "daemon's socket (pmc also needs to create /var/run/pmc.PID).");
+		} else if (state == OBS_NO_DEVICE) {
+			finding_hint(&f, "Set the node's PTP interface in the synctop configuration; "
+				     "`ip -br link` lists the interfaces.");
+		} else {
+			finding_hint(&f, "Run `%s` by hand on the node as the polling user and compare "
+				     "with what synctop expects.", part->probe);
+		}
+	}
+	add_finding(out, &f);
+}
+
+/* -------------------------------------------------------------- chrony */
+
+static const chrony_source *chrony_selected(const chrony_obs *c)
+{
+	int n = c->n_sources < CHRONY_MAX_SOURCES ? c->n_sources : CHRONY_MAX_SOURCES;
+	for (int i = 0; i < n; i++) {
+		if (c->sources[i].state == CHRONY_STATE_SELECTED) {
+			return &c->sources[i];
+		}
+	}
+	return NULL;
+}
+
+static void rule_chrony_leap(const chrony_obs *c, finding_list *out)
+{
+	finding f;
+	switch (c->tracking.leap) {
+	case CHRONY_LEAP_INSERT:
+	case CHRONY_LEAP_DELETE:
+		finding_start(&f, SEVERITY_WARN, "chrony.leap");
+		finding_message(&f, "Leap status \"%s\": a leap second is announced",
+				chrony_leap_name(c->tracking.leap));
+		finding_hint(&f, "Nothing to fix if expected; `chronyc tracking` after midnight UTC. "
+			     "Set `leapsecmode slew` in chrony.conf if applications cannot take a step.");
+		break;
+	case CHRONY_LEAP_UNSYNC:
+		finding_start(&f, SEVERITY_CRIT, "chrony.leap");
+		finding_message(&f, "Leap status \"%s\": chronyd is not synchronised",
+				chrony_leap_name(c->tracking.leap));
+		finding_hint(&f, "`chronyc sources -v`: check that the servers in chrony.conf are "
+			     "reachable (UDP 123) and marked '*' or '+'.");
+		break;
+	default:
+		return;
+	}
+	add_finding(out, &f);
+}
+
+static void rule_chrony_offset(const chrony_obs *c, const thresholds *th, finding_list *out)
+{
+	double off = c->tracking.system_time_offset_s;
+	severity sev = grade(fabs(off), th->chrony_offset_warn_s, th->chrony_offset_crit_s);
+	if (sev == SEVERITY_OK) {
+		return;
+	}
+	finding f;
+	char value[UNITS_BUF_LEN], limit[UNITS_BUF_LEN];
+	finding_start(&f, sev, "chrony.offset");
+	finding_message(&f, "System time offset %s (%s above %s)",
+			units_format_seconds(off, value, sizeof value), severity_name(sev),
+			magnitude_s(sev == SEVERITY_CRIT ? th->chrony_offset_crit_s :
+				    th->chrony_offset_warn_s, limit, sizeof limit));
+	finding_hint(&f, "Check `chronyc tracking` and `chronyc sources -v`; step once with "
+		     "`chronyc makestep`, and add `makestep 1 3` to chrony.conf so large offsets "
+		     "are stepped at start.");
+	add_finding(out, &f);
+}
+
+static void rule_chrony_error_bound(const chrony_obs *c, const thresholds *th, finding_list *out)
+{
+	const chrony_tracking *t = &c->tracking;
+	/* chronyc(1): clock_error <= |system_time_offset| + root_dispersion + root_delay / 2 */
+	double bound = fabs(t->system_time_offset_s) + t->root_dispersion_s + t->root_delay_s / 2.0;
+	severity sev = grade(bound, th->chrony_error_bound_warn_s, th->chrony_error_bound_crit_s);
+	if (sev == SEVERITY_OK) {
+		return;
+	}
+	finding f;
+	char b[UNITS_BUF_LEN], off[UNITS_BUF_LEN], disp[UNITS_BUF_LEN], del[UNITS_BUF_LEN];
+	char limit[UNITS_BUF_LEN];
+	finding_start(&f, sev, "chrony.error_bound");
+	finding_message(&f, "Clock error bound %s = |offset| %s + root dispersion %s + "
+			"root delay/2 %s (%s above %s)",
+			magnitude_s(bound, b, sizeof b),
+			magnitude_s(fabs(t->system_time_offset_s), off, sizeof off),
+			magnitude_s(t->root_dispersion_s, disp, sizeof disp),
+			magnitude_s(t->root_delay_s / 2.0, del, sizeof del), severity_name(sev),
+			magnitude_s(sev == SEVERITY_CRIT ? th->chrony_error_bound_crit_s :
+				    th->chrony_error_bound_warn_s, limit, sizeof limit));
+	finding_hint(&f, "The bound carries the whole upstream chain: see Root delay/dispersion "
+		     "in `chronyc tracking` and `chronyc sources -v`; prefer a closer or "
+		     "lower-stratum server.");
+	add_finding(out, &f);
+}
+
+static void rule_chrony_selected(const chrony_obs *c, finding_list *out)
+{
+	const chrony_tracking *t = &c->tracking;
+	const chrony_source *sel = chrony_selected(c);
+	finding f;
+
+	if (sel == NULL) {
+		if (c->n_sources_total > c->n_sources) {
+			return; /* the selected source may be one we did not keep */
+		}
+		if (t->has_reference_id && t->reference_id == CHRONY_REFID_LOCAL &&
+		    t->leap == CHRONY_LEAP_NORMAL) {
+			/* A reference server on purpose, or one that lost its upstream and
+			 * fell back to `local`: worth a look, not an outage. */
+			finding_start(&f, SEVERITY_WARN, "chrony.local_reference");
+			if (t->stratum != INT_UNKNOWN) {
+				finding_message(&f, "Serving its own clock (chrony `local`, stratum %d): "
+						"no external source selected", t->stratum);
+			} else {
+				finding_message(&f, "Serving its own clock (chrony `local`): "
+						"no external source selected");
+			}
+			finding_hint(&f, "Intended only on an isolated reference server; otherwise add "
+				     "`server`/`pool` lines to chrony.conf and check `chronyc sources -v`.");
+		} else if (c->n_sources == 0) {
+			finding_start(&f, SEVERITY_CRIT, "chrony.no_selected_source");
+			finding_message(&f, "chronyd has no sources");
+			finding_hint(&f, "Add `server NAME iburst` or `pool NAME iburst` lines to "
+				     "chrony.conf and restart chronyd; `chronyc sources -v` lists them.");
+		} else {
+			finding_start(&f, SEVERITY_CRIT, "chrony.no_selected_source");
+			finding_message(&f, "No source selected ('*') among %d source%s",
+					c->n_sources, c->n_sources == 1 ? "" : "s");
+			finding_hint(&f, "`chronyc sources -v`: '?' = unreachable, 'x' = falseticker, "
+				     "'~' = too variable; `chronyc ntpdata` shows what each server sends.");
+		}
+		add_finding(out, &f);
+		return;
+	}
+
+	int stratum = sel->stratum >= STRATUM_UNSYNC ? sel->stratum : t->stratum;
+	if (stratum < STRATUM_UNSYNC) {
+		return;
+	}
+	char name[NAME_LEN];
+	CLEAN(name, sel->name);
+	finding_start(&f, SEVERITY_CRIT, "chrony.no_selected_source");
+	finding_message(&f, "Stratum %d via selected source %s (%d = unsynchronised)", stratum,
+			name, STRATUM_UNSYNC);
+	finding_hint(&f, "The upstream server is itself unsynchronised: `chronyc ntpdata %s`; "
+		     "fix that server or add other `server` lines to chrony.conf.", name);
+	add_finding(out, &f);
+}
+
+static int missed_polls(unsigned reach)
+{
+	int got = 0;
+	for (unsigned r = reach & REACH_ALL_EIGHT; r; r >>= 1) {
+		got += (int)(r & 1u);
+	}
+	return 8 - got;
+}
+
+static void rule_chrony_reach(const chrony_obs *c, finding_list *out)
+{
+	int n = c->n_sources < CHRONY_MAX_SOURCES ? c->n_sources : CHRONY_MAX_SOURCES;
+	if (n <= 0) {
+		return;
+	}
+	finding f;
+	bool complete = c->n_sources_total <= n;
+	bool all_silent = complete;
+	const chrony_source *first = NULL;
+	int partial = 0;
+	for (int i = 0; i < n; i++) {
+		const chrony_source *s = &c->sources[i];
+		unsigned reach = s->reach & REACH_ALL_EIGHT;
+		if (reach != 0) {
+			all_silent = false;
+		}
+		bool used = s->state == CHRONY_STATE_SELECTED || s->state == CHRONY_STATE_COMBINED;
+		if (used && reach != REACH_ALL_EIGHT) {
+			if (!first) {
+				first = s;
+			}
+			partial++;
+		}
+	}
+
+	if (all_silent) {
+		finding_start(&f, SEVERITY_CRIT, "chrony.reach");
+		finding_message(&f, "No source answered in the last 8 polls (%d source%s, reach 000)",
+				n, n == 1 ? "" : "s");
+		finding_hint(&f, "Check UDP 123 to the servers (firewall, routing) and the server lines "
+			     "in chrony.conf; `chronyc sources -v` and `chronyc ntpdata` show who answers.");
+		add_finding(out, &f);
+		return;
+	}
+	if (!first) {
+		return;
+	}
+	char name[NAME_LEN];
+	CLEAN(name, first->name);
+	int missed = missed_polls(first->reach);
+	finding_start(&f, SEVERITY_WARN, "chrony.reach");
+	if (partial > 1) {
+		finding_message(&f, "Source %s reach %03o: missed %d of the last 8 polls "
+				"(and %d more used source%s)", name, first->reach & REACH_ALL_EIGHT,
+				missed, partial - 1, partial - 1 == 1 ? "" : "s");
+	} else {
+		finding_message(&f, "Source %s reach %03o: missed %d of the last 8 polls", name,
+				first->reach & REACH_ALL_EIGHT, missed);
+	}
+	finding_hint(&f, "Packets to or from the source are lost: `chronyc ntpdata %s`, "
+		     "`chronyc sources -v`; check the network path (`mtr %s`).", name, name);
+	add_finding(out, &f);
+}
+
+static void rule_chrony_frequency(const chrony_obs *c, const thresholds *th, finding_list *out)
+{
+	double freq = c->tracking.frequency_ppm;
+	severity sev = grade(fabs(freq), th->chrony_frequency_warn_ppm, th->chrony_frequency_crit_ppm);
+	if (sev == SEVERITY_OK) {
+		return;
+	}
+	finding f;
+	finding_start(&f, sev, "chrony.frequency");
+	finding_message(&f, "Frequency %+.3f ppm (%s above %g ppm)", freq, severity_name(sev),
+			sev == SEVERITY_CRIT ? th->chrony_frequency_crit_ppm :
+			th->chrony_frequency_warn_ppm);
+	finding_hint(&f, "The oscillator runs far from nominal: `chronyc tracking`; check "
+		     "/sys/devices/system/clocksource/clocksource0/current_clocksource and, on a VM, "
+		     "the hypervisor's clock settings.");
+	add_finding(out, &f);
+}
+
+static void rule_chrony_skew(const chrony_obs *c, const thresholds *th, finding_list *out)
+{
+	const chrony_source *sel = chrony_selected(c);
+	const chrony_sourcestat *stat = NULL;
+	if (sel) {
+		int n = c->n_sourcestats < CHRONY_MAX_SOURCES ? c->n_sourcestats : CHRONY_MAX_SOURCES;
+		for (int i = 0; i < n; i++) {
+			if (strncmp(c->sourcestats[i].name, sel->name, sizeof sel->name) == 0 &&
+			    isfinite(c->sourcestats[i].skew_ppm)) {
+				stat = &c->sourcestats[i];
+				break;
+			}
+		}
+	}
+	double skew = stat ? stat->skew_ppm : c->tracking.skew_ppm;
+	if (!(skew > th->chrony_skew_warn_ppm)) {
+		return;
+	}
+	finding f;
+	finding_start(&f, SEVERITY_WARN, "chrony.skew");
+	if (stat) {
+		char name[NAME_LEN];
+		CLEAN(name, stat->name);
+		finding_message(&f, "Skew of source %s %.3f ppm (warn above %g ppm)", name, skew,
+				th->chrony_skew_warn_ppm);
+	} else {
+		finding_message(&f, "Tracking skew %.3f ppm (warn above %g ppm)", skew,
+				th->chrony_skew_warn_ppm);
+	}
+	finding_hint(&f, "The source's measurements are noisy (network jitter, busy VM host): "
+		     "`chronyc sourcestats -v`; use a closer source, or limit with `maxupdateskew` "
+		     "in chrony.conf.");
+	add_finding(out, &f);
+}
+
+static void rule_chrony_drift(const history *h, const thresholds *th, finding_list *out)
+{
+	const history_sample *latest = history_latest(h);
+	if (!latest) {
+		return;
+	}
+	double since = latest->t - th->chrony_drift_window_s;
+	double first_t = NAN, last_t = NAN;
+	for (size_t i = 0; i < history_count(h); i++) {
+		const history_sample *s = history_at(h, i);
+		if (s->t < since || !isfinite(s->value[HISTORY_FREQUENCY_PPM])) {
+			continue;
+		}
+		if (isnan(first_t)) {
+			first_t = s->t;
+		}
+		last_t = s->t;
+	}
+	double span = last_t - first_t;
+	if (!(span >= th->chrony_drift_min_span_s)) {
+		return; /* too little history (or none finite) to call it a trend */
+	}
+	double slope = history_slope(h, HISTORY_FREQUENCY_PPM, since) * SECONDS_PER_HOUR;
+	slope = round(slope / DRIFT_RESOLUTION_PPM_PER_HOUR) * DRIFT_RESOLUTION_PPM_PER_HOUR;
+	if (!(fabs(slope) > th->chrony_drift_warn_ppm_per_hour)) {
+		return;
+	}
+	finding f;
+	finding_start(&f, SEVERITY_WARN, "chrony.drift");
+	finding_message(&f, "Frequency drifting %+.3f ppm/h over the last %.0f min "
+			"(warn above %g ppm/h)", slope, span / 60.0,
+			th->chrony_drift_warn_ppm_per_hour);
+	finding_hint(&f, "The oscillator's frequency is changing, usually with temperature or "
+		     "CPU power states: watch Frequency in `chronyc tracking`; check cooling and "
+		     "BIOS C-state/turbo settings.");
+	add_finding(out, &f);
+}
+
+static void rules_chrony(const observation *o, const history *h, const thresholds *th,
+			 finding_list *out)
+{
+	const chrony_obs *c = &o->chrony;
+	/* Unsynchronised chronyd reports placeholders (0 offset, 1 s root delay
+	 * and dispersion: fixtures chronyc-c-tracking-unsync.txt); judging them
+	 * would only repeat the leap finding with invented numbers. */
+	bool numbers = c->tracking.leap != CHRONY_LEAP_UNSYNC;
+
+	rule_chrony_leap(c, out);
+	if (numbers) {
+		rule_chrony_offset(c, th, out);
+		rule_chrony_error_bound(c, th, out);
+	}
+	rule_chrony_selected(c, out);
+	rule_chrony_reach(c, out);
+	if (numbers) {
+		rule_chrony_frequency(c, th, out);
+		rule_chrony_skew(c, th, out);
+		rule_chrony_drift(h, th, out);
+	}
+}
+
+/* ----------------------------------------------------------------- PTP */
+
+static severity port_state_severity(ptp_port_state s)
+{
+	switch (s) {
+	case PTP_PORT_LISTENING:
+	case PTP_PORT_UNCALIBRATED:
+	case PTP_PORT_PRE_MASTER:
+		return SEVERITY_WARN;
+	case PTP_PORT_FAULTY:
+	case PTP_PORT_DISABLED:
+	case PTP_PORT_INITIALIZING:
+		return SEVERITY_CRIT;
+	case PTP_PORT_UNKNOWN:
+	case PTP_PORT_MASTER:
+	case PTP_PORT_PASSIVE:
+	case PTP_PORT_SLAVE:
+	case PTP_PORT_GRAND_MASTER:
+		break;
+	}
+	return SEVERITY_OK;
+}
+
+static void port_state_hint(finding *f, ptp_port_state s, const char *iface)
+{
+	switch (s) {
+	case PTP_PORT_LISTENING:
+		finding_hint(f, "No Announce from a master reaches this port: check that a grandmaster "
+			     "runs in the same domain and that PTP traffic reaches %s; "
+			     "`pmc -u -b 0 'GET PORT_DATA_SET'`.", iface);
+		break;
+	case PTP_PORT_UNCALIBRATED:
+		finding_hint(f, "The servo has not locked; if it stays, look for servo state s0/s1 "
+			     "and clock-adjust errors (`free_running`, no CAP_SYS_TIME) in "
+			     "`journalctl -u ptp4l`.");
+		break;
+	case PTP_PORT_PRE_MASTER:
+		finding_hint(f, "Becoming master after the qualification timeout; if it stays, "
+			     "compare priorities: `pmc -u -b 0 'GET PARENT_DATA_SET'`.");
+		break;
+	case PTP_PORT_FAULTY:
+		finding_hint(f, "ptp4l saw a fault (link down, timestamping error): `ip link show %s`, "
+			     "`journalctl -u ptp4l`; it retries after fault_reset_interval.", iface);
+		break;
+	case PTP_PORT_DISABLED:
+		finding_hint(f, "The port is disabled by configuration or management: check ptp4l.conf "
+			     "for %s and `pmc -u -b 0 'GET PORT_DATA_SET'`.", iface);
+		break;
+	case PTP_PORT_INITIALIZING:
+		finding_hint(f, "ptp4l has not finished setting the port up: look for socket or "
+			     "timestamping errors in `journalctl -u ptp4l` and `ethtool -T %s`.", iface);
+		break;
+	default:
+		break;
+	}
+}
+
+static void rule_ptp_port_states(const ptp_obs *p, const nic_obs *nic, finding_list *out)
+{
+	for (int i = 0; i < ptp_port_count(p); i++) {
+		const ptp_port *port = &p->ports[i];
+		severity sev = port_state_severity(port->state);
+		if (sev == SEVERITY_OK) {
+			continue;
+		}
+		finding f;
+		char label[NAME_LEN + 24], iface[NAME_LEN];
+		finding_start(&f, sev, "ptp.port_state");
+		finding_message(&f, "PTP %s is %s", port_label(port, i, label, sizeof label),
+				ptp_port_state_name(port->state));
+		port_state_hint(&f, port->state, port_iface(port, nic, iface, sizeof iface));
+		add_finding(out, &f);
+	}
+}
+
+static void rule_ptp_gm(const ptp_obs *p, finding_list *out)
+{
+	if (p->gm_present != 0) {
+		return; /* present, or unknown */
+	}
+	for (int i = 0; i < ptp_port_count(p); i++) {
+		ptp_port_state s = p->ports[i].state;
+		if (s != PTP_PORT_SLAVE && s != PTP_PORT_UNCALIBRATED) {
+			continue;
+		}
+		finding f;
+		char label[NAME_LEN + 24];
+		finding_start(&f, SEVERITY_CRIT, "ptp.gm_absent");
+		finding_message(&f, "PTP %s is %s but ptp4l reports no grandmaster (gmPresent false)",
+				port_label(&p->ports[i], i, label, sizeof label), ptp_port_state_name(s));
+		finding_hint(&f, "`pmc -u -b 0 'GET TIME_STATUS_NP' 'GET PARENT_DATA_SET'`; check that "
+			     "the grandmaster is up and its Announce messages reach this node.");
+		add_finding(out, &f);
+		return;
+	}
+}
+
+static void rule_ptp_offset(const ptp_obs *p, const nic_obs *nic, const thresholds *th,
+			    finding_list *out)
+{
+	const ptp_port *slave = ptp_slave_port(p);
+	if (!slave) {
+		return; /* a master's offset is meaningless; UNCALIBRATED is the port rule's */
+	}
+	int64_t off = p->offset_from_master_ns != PTP_NS_UNKNOWN ?
+		p->offset_from_master_ns : p->master_offset_ns;
+	if (off == PTP_NS_UNKNOWN) {
+		return;
+	}
+	uint64_t mag = off < 0 ? (uint64_t)0 - (uint64_t)off : (uint64_t)off;
+	severity sev = SEVERITY_OK;
+	if (th->ptp_offset_crit_ns >= 0 && mag > (uint64_t)th->ptp_offset_crit_ns) {
+		sev = SEVERITY_CRIT;
+	} else if (th->ptp_offset_warn_ns >= 0 && mag > (uint64_t)th->ptp_offset_warn_ns) {
+		sev = SEVERITY_WARN;
+	}
+	if (sev == SEVERITY_OK) {
+		return;
+	}
+	finding f;
+	char value[UNITS_BUF_LEN], limit[UNITS_BUF_LEN], iface[NAME_LEN];
+	port_iface(slave, nic, iface, sizeof iface);
+	finding_start(&f, sev, "ptp.offset");
+	finding_message(&f, "PTP offset from master %s on %s (%s above %s)",
+			units_format_ns(off, value, sizeof value), iface, severity_name(sev),
+			magnitude_ns(sev == SEVERITY_CRIT ? th->ptp_offset_crit_ns :
+				     th->ptp_offset_warn_ns, limit, sizeof limit));
+	finding_hint(&f, "`pmc -u -b 0 'GET CURRENT_DATA_SET'`; check servo state s2 and "
+		     "clock-adjust errors in `journalctl -u ptp4l -u phc2sys`, and hardware "
+		     "timestamping with `ethtool -T %s`.", iface);
+	add_finding(out, &f);
+}
+
+static void rule_ptp_path_delay(const ptp_obs *p, const nic_obs *nic, const history *h,
+				const thresholds *th, finding_list *out)
+{
+	const ptp_port *slave = ptp_slave_port(p);
+	if (!slave) {
+		return;
+	}
+	int64_t delay = p->mean_path_delay_ns;
+	if (delay == PTP_NS_UNKNOWN && slave->delay_mechanism == PTP_DELAY_P2P) {
+		delay = slave->peer_mean_path_delay_ns;
+	}
+	if (delay == PTP_NS_UNKNOWN) {
+		return;
+	}
+	finding f;
+	char value[UNITS_BUF_LEN], iface[NAME_LEN];
+	port_iface(slave, nic, iface, sizeof iface);
+
+	if (delay <= 0) {
+		/* A signal cannot arrive before it was sent. */
+		finding_start(&f, SEVERITY_CRIT, "ptp.path_delay");
+		finding_message(&f, "Mean path delay %s on %s: must be positive",
+				units_format_ns(delay, value, sizeof value), iface);
+		finding_hint(&f, "Timestamps are broken or asymmetric: check `ethtool -T %s` "
+			     "(hardware timestamping), that `delay_mechanism` matches the network "
+			     "(E2E/P2P), and `delayAsymmetry` in ptp4l.conf.", iface);
+		add_finding(out, &f);
+		return;
+	}
+
+	int samples = 0;
+	for (size_t i = 0; i < history_count(h); i++) {
+		if (isfinite(history_at(h, i)->value[HISTORY_PATH_DELAY_NS])) {
+			samples++;
+		}
+	}
+	if (samples < th->ptp_path_delay_min_samples) {
+		return;
+	}
+	double median = history_median(h, HISTORY_PATH_DELAY_NS, 0);
+	if (!(median > 0)) {
+		return;
+	}
+	double change = ((double)delay - median) / median;
+	if (!(fabs(change) > th->ptp_path_delay_jump_warn_ratio)) {
+		return;
+	}
+	char med[UNITS_BUF_LEN];
+	finding_start(&f, SEVERITY_WARN, "ptp.path_delay");
+	finding_message(&f, "Mean path delay %s on %s, %+.0f%% from the median %s of %d samples "
+			"(warn above %.0f%%)", magnitude_ns(delay, value, sizeof value), iface,
+			change * 100.0, magnitude_s(median * 1e-9, med, sizeof med), samples,
+			th->ptp_path_delay_jump_warn_ratio * 100.0);
+	finding_hint(&f, "The path to the master changed (route, switch, congestion, a transparent "
+		     "clock gone): `pmc -u -b 0 'GET CURRENT_DATA_SET'` and the network topology.");
+	add_finding(out, &f);
+}
+
+static void rules_ptp(const observation *o, const history *h, const thresholds *th,
+		      finding_list *out)
+{
+	rule_ptp_port_states(&o->ptp, &o->nic, out);
+	rule_ptp_gm(&o->ptp, out);
+	rule_ptp_offset(&o->ptp, &o->nic, th, out);
+	rule_ptp_path_delay(&o->ptp, &o->nic, h, th, out);
+}
+
+/* ----------------------------------------------------------------- NIC */
+
+/* ethtool may have looked at another interface than the PTP ports use. */
+static bool nic_is_ptp_interface(const observation *o)
+{
+	if (!o->nic.interface[0] || o->ptp.state != OBS_OK) {
+		return true;
+	}
+	bool any_known = false;
+	for (int i = 0; i < ptp_port_count(&o->ptp); i++) {
+		const ptp_port *port = &o->ptp.ports[i];
+		if (!port->interface[0]) {
+			continue;
+		}
+		any_known = true;
+		if (strncmp(port->interface, o->nic.interface, sizeof port->interface) == 0) {
+			return true;
+		}
+	}
+	return !any_known;
+}
+
+static void rule_nic(const observation *o, const role *r, const thresholds *th, finding_list *out)
+{
+	if (r->ptp4l != TRI_YES || th->expect_ptp == EXPECT_NO) {
+		return;
+	}
+	const char *missing = NULL;
+	char iface[NAME_LEN];
+	if (o->nic.state == OBS_OK) {
+		if (!nic_is_ptp_interface(o)) {
+			return;
+		}
+		bool tx = o->nic.caps & NIC_CAP_HW_TX, rx = o->nic.caps & NIC_CAP_HW_RX;
+		if (tx && rx) {
+			return;
+		}
+		missing = !tx && !rx ? "hardware transmit and receive" :
+			  !tx ? "hardware transmit" : "hardware receive";
+		CLEAN(iface, o->nic.interface);
+		if (!iface[0]) {
+			clean(iface, sizeof iface, "IFACE", sizeof "IFACE");
+		}
+	} else if (o->ptp.state == OBS_OK) {
+		/* No ethtool answer this poll: ptp4l's own PORT_PROPERTIES_NP says it. */
+		const ptp_port *soft = NULL;
+		for (int i = 0; i < ptp_port_count(&o->ptp); i++) {
+			if (strncmp(o->ptp.ports[i].timestamping, "SOFTWARE",
+				    sizeof o->ptp.ports[i].timestamping) == 0) {
+				soft = &o->ptp.ports[i];
+				break;
+			}
+		}
+		if (!soft) {
+			return;
+		}
+		missing = "hardware";
+		port_iface(soft, &o->nic, iface, sizeof iface);
+	} else {
+		return;
+	}
+	finding f;
+	finding_start(&f, SEVERITY_WARN, "nic.no_hw_timestamping");
+	finding_message(&f, "%s lacks %s timestamping: ptp4l runs on software timestamping only "
+			"(tens of µs at best)", iface, missing);
+	finding_hint(&f, "Not fixable on the node without a NIC that supports it (`ethtool -T %s` "
+		     "must list hardware-transmit and hardware-receive); if software accuracy is "
+		     "enough, set `time_stamping software` in ptp4l.conf knowingly.", iface);
+	add_finding(out, &f);
+}
+
+/* ---------------------------------------------------------------- API */
+
+void health_evaluate(const node *n, const thresholds *th, finding_list *out)
+{
+	out->count = 0;
+	if (!n->has_observation || !n->reachable) {
+		return; /* stale or absent data: the status is unknown, not judged */
+	}
+	const observation *o = &n->obs;
+	role r;
+	role_of(o, th, &r);
+
+	rule_time_service(o, &r, out);
+	rule_collection(&chrony_part, o->chrony.state, o->chrony.error, sizeof o->chrony.error,
+			r.chronyd, r.chrony_expected, out);
+	rule_collection(&ptp_part, o->ptp.state, o->ptp.error, sizeof o->ptp.error,
+			r.ptp4l, r.ptp_expected, out);
+	rule_collection(&nic_part, o->nic.state, o->nic.error, sizeof o->nic.error,
+			TRI_UNKNOWN, r.ptp_expected, out);
+	if (r.chrony_judged) {
+		rules_chrony(o, &n->history, th, out);
+	}
+	if (r.ptp_judged) {
+		rules_ptp(o, &n->history, th, out);
+	}
+	rule_nic(o, &r, th, out);
+}
+
+node_status health_status(const node *n, const finding_list *findings)
+{
+	if (!n->has_observation || !n->reachable) {
+		return NODE_STATUS_UNKNOWN;
+	}
+	severity worst = SEVERITY_OK;
+	int count = findings ? findings->count : 0;
+	for (int i = 0; i < count && i < MAX_FINDINGS; i++) {
+		if (findings->items[i].sev > worst) {
+			worst = findings->items[i].sev;
+		}
+	}
+	switch (worst) {
+	case SEVERITY_CRIT: return NODE_STATUS_CRIT;
+	case SEVERITY_WARN: return NODE_STATUS_WARN;
+	case SEVERITY_OK: break;
+	}
+	return NODE_STATUS_OK;
+}
+
+void health_apply(node *n, const thresholds *th)
+{
+	health_evaluate(n, th, &n->findings);
+	n->status = health_status(n, &n->findings);
+}

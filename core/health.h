@@ -1,0 +1,29 @@
+/* health.h - the per-node health rules: observation + history in, findings
+ * out.
+ *
+ * A node is judged by the time service it actually runs: a PTP node steered
+ * by ptp4l/phc2sys needs no chronyd and vice versa, but a node with no working
+ * service at all is critical.  What a node runs comes from the daemons part of
+ * the observation, or, when that was not collected, from which tools answered;
+ * thresholds.expect_* overrides the guess. */
+#ifndef SYNCTOP_HEALTH_H
+#define SYNCTOP_HEALTH_H
+
+#include "finding.h"
+#include "node.h"
+#include "thresholds.h"
+
+/* Pure: reads n->obs, n->history and the reachability flags only.  Fills out
+ * with at most MAX_FINDINGS findings, most severe first (rule order within a
+ * severity).  A node without a completed poll (!has_observation or
+ * !reachable) gets no findings: its status is unknown, not healthy. */
+void health_evaluate(const node *n, const thresholds *th, finding_list *out);
+
+/* The worst finding's severity; NODE_STATUS_UNKNOWN when the node has no
+ * completed poll.  findings may be NULL (= none). */
+node_status health_status(const node *n, const finding_list *findings);
+
+/* health_evaluate into n->findings, then n->status = health_status(). */
+void health_apply(node *n, const thresholds *th);
+
+#endif

@@ -1,0 +1,110 @@
+/* report_json.h - the `synctop --json` snapshot: every node's evaluated state
+ * as one JSON document for scripts.
+ *
+ * Shape (version 1).  Keys are always present; a value that is not known is
+ * null, never 0 or "".  Offsets are node clock minus reference (positive =
+ * the node is ahead).  Every string that came from a node is sanitised
+ * (sanitize.h): valid UTF-8, no control characters or escape sequences.
+ *
+ * {
+ *   "version": 1,
+ *   "generated_at": "2026-01-31T12:34:56.789Z",     UTC, milliseconds
+ *   "summary": {
+ *     "nodes": 48, "ok": 45, "warn": 2, "crit": 1, "unknown": 0,
+ *     "max_abs_offset_s": 0.0012,     chrony system time offset, over nodes
+ *     "offset_spread_s": 0.0023,      that answered with chrony OK; null if none
+ *     "ptp_max_abs_offset_ns": 85,    PTP offsetFromMaster over answering
+ *     "ptp_offset_spread_ns": 120,    SLAVE nodes; null if none
+ *     "grandmasters": [ {"identity": "96bec0.fffe.dfca68", "nodes": 47} ],
+ *                                     most followed first, at most 8
+ *     "grandmasters_more": 0          distinct identities not listed
+ *   },
+ *   "nodes": [ {
+ *     "host": "node1",
+ *     "status": "ok" | "warn" | "crit" | "unknown",
+ *     "reachable": true,              the last poll completed
+ *     "error": "connection refused" | null,
+ *     "observed_at": "2026-...Z" | null,   when the data below was taken
+ *     "rtt_s": 0.0021 | null,
+ *     "chrony": null                  chronyc not asked for or not installed
+ *       | {
+ *       "error": null | "506 Cannot talk to daemon",  when it is a string,
+ *                                     every other value below is null
+ *       "leap_status": "Normal" | "Insert second" | "Delete second"
+ *                      | "Not synchronised",   as chronyc prints it
+ *       "stratum": 3,
+ *       "reference_id": "C0A80101",   8 hex digits, as chronyc prints it
+ *       "reference_name": "ntp1.example.org",
+ *       "system_time_offset_s", "last_offset_s", "rms_offset_s",
+ *       "frequency_ppm", "residual_frequency_ppm", "skew_ppm",
+ *       "root_delay_s", "root_dispersion_s", "update_interval_s": numbers,
+ *       "sources_total": 4,           sources chronyc listed (the array may
+ *                                     hold fewer)
+ *       "sources": [ {
+ *         "mode": "server" | "peer" | "refclock",
+ *         "state": "selected" | "combined" | "not_combined" | "falseticker"
+ *                  | "jittery" | "unusable",     chronyc's * + - x ~ ?
+ *         "name", "stratum", "poll" (log2 s),
+ *         "reach": 255,               the reach register (chronyc's 377)
+ *         "last_rx_s" (null: never), "adjusted_offset_s",
+ *         "measured_offset_s", "error_s"
+ *       } ],
+ *       "sourcestats": [ {
+ *         "name", "samples", "runs", "span_s", "frequency_ppm", "skew_ppm",
+ *         "offset_s", "std_dev_s"
+ *       } ]
+ *     },
+ *     "ptp": null                     pmc not asked for, not installed, or no
+ *                                     ptp4l running (per the daemon list)
+ *       | {
+ *       "error": null | "...",        when a string, the values below are null
+ *       "port_state": "SLAVE",        first SLAVE/UNCALIBRATED port, else the
+ *                                     first port
+ *       "offset_from_master_ns": -6600, "mean_path_delay_ns": 8737,
+ *       "gm_identity": "96bec0.fffe.dfca68", "gm_present": true,
+ *       "steps_removed": 1, "clock_identity": "1aed80.fffe.1a0b51",
+ *       "domain_number": 0, "current_utc_offset": 37,
+ *       "ports": [ {
+ *         "port_identity": "1aed80.fffe.1a0b51-1", "port_number": 1,
+ *         "state": "SLAVE", "peer_mean_path_delay_ns": 0,
+ *         "log_sync_interval": 0,
+ *         "delay_mechanism": 1,       as pmc prints it: 1 E2E, 2 P2P
+ *         "interface": "eth0", "timestamping": "HARDWARE"
+ *       } ]
+ *     },
+ *     "nic": null                     ethtool not asked for or not installed
+ *       | {
+ *       "error": null | "...",
+ *       "interface": "eth0",
+ *       "hw_transmit", "hw_receive", "hw_raw_clock": booleans,
+ *       "phc_index": 0                null when there is none
+ *     },
+ *     "findings": [ {
+ *       "severity": "ok" | "warn" | "crit", "code": "chrony.offset",
+ *       "message": "...", "hint": "..." | null
+ *     } ]
+ *   } ]
+ * }
+ */
+#ifndef SYNCTOP_REPORT_JSON_H
+#define SYNCTOP_REPORT_JSON_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "node.h"
+
+#define REPORT_JSON_VERSION 1
+
+/* Build the document for nodes[0..n) (findings and status already
+ * evaluated).  generated_at is unix seconds (null in the output if not
+ * finite).  Returns a new reference (json_decref it), NULL if out of memory. */
+json_t *report_json_build(const node *nodes, size_t n, double generated_at);
+
+/* Build and print the document, indented, with a final newline.
+ * Returns 0, or -1 if it could not be built or written. */
+int report_json_write(FILE *f, const node *nodes, size_t n, double generated_at);
+
+#endif

@@ -1,0 +1,31 @@
+/* thresholds.c - the default health thresholds and where each comes from.
+ *
+ * Each default carries a one-line source, which the README's threshold table
+ * repeats.  "synctop choice" marks a number that no standard or manual fixes. */
+#include <config.h>
+
+#include "thresholds.h"
+
+void thresholds_init_defaults(thresholds *th)
+{
+	th->expect_chrony = EXPECT_AUTO; /* judge by what is seen running */
+	th->expect_ptp = EXPECT_AUTO;
+
+	/* chrony README: LAN accuracy "tens of microseconds", Internet "within a few milliseconds". */
+	th->chrony_offset_warn_s = 1e-3;   /* 1 ms: far worse than LAN-grade NTP */
+	th->chrony_offset_crit_s = 10e-3;  /* 10 ms: worse than Internet-grade NTP */
+	/* Formula from chronyc(1) "tracking"; limits = 5x the offset ones (synctop choice). */
+	th->chrony_error_bound_warn_s = 5e-3;
+	th->chrony_error_bound_crit_s = 50e-3;
+	th->chrony_frequency_warn_ppm = 100.0; /* synctop choice: beyond a healthy quartz's tens of ppm */
+	th->chrony_frequency_crit_ppm = 500.0; /* NTP frequency tolerance: RFC 5905 MAXFREQ, Linux linux/timex.h MAXFREQ */
+	th->chrony_skew_warn_ppm = 10.0;       /* chrony.conf(5) maxupdateskew: "10 or smaller ... local wired network" */
+	th->chrony_drift_warn_ppm_per_hour = 1.0; /* synctop choice: a thermal/power swing, not oscillator ageing */
+	th->chrony_drift_window_s = 3600.0;    /* the whole history ring at a 1 s poll (history.h) */
+	th->chrony_drift_min_span_s = 600.0;   /* synctop choice: shorter slopes are mostly noise */
+
+	th->ptp_offset_warn_ns = 1000;   /* 1 µs: ITU-T G.8271 end-to-end time error budget (±1.1 µs) */
+	th->ptp_offset_crit_ns = 100000; /* 100 µs: worse than software timestamping (lab veth: -6..-13 µs, lab-notes) */
+	th->ptp_path_delay_jump_warn_ratio = 0.5; /* synctop choice: a route/switch change, not jitter */
+	th->ptp_path_delay_min_samples = 10;      /* synctop choice: enough for a stable median */
+}

@@ -1,0 +1,52 @@
+/* thresholds.h - every number the health rules compare against, and what a
+ * node is expected to run.
+ *
+ * The rules in health.c contain no literal limits: they read this struct, so
+ * a group can override any of them from the configuration.  A value must be
+ * strictly exceeded to raise a finding ("> 1 ms": exactly 1 ms is fine). */
+#ifndef SYNCTOP_THRESHOLDS_H
+#define SYNCTOP_THRESHOLDS_H
+
+#include <stdint.h>
+
+/* Whether a node should run a time service.  AUTO judges by what the poll
+ * sees running: a service that is absent is then not a fault by itself. */
+typedef enum {
+	EXPECT_AUTO = 0,
+	EXPECT_YES,
+	EXPECT_NO,
+} expectation;
+
+typedef struct {
+	expectation expect_chrony;
+	expectation expect_ptp;
+
+	/* chrony tracking: |System time| */
+	double chrony_offset_warn_s;
+	double chrony_offset_crit_s;
+	/* |System time| + Root dispersion + Root delay / 2 */
+	double chrony_error_bound_warn_s;
+	double chrony_error_bound_crit_s;
+	/* |Frequency| */
+	double chrony_frequency_warn_ppm;
+	double chrony_frequency_crit_ppm;
+	/* skew of the selected source's frequency estimate */
+	double chrony_skew_warn_ppm;
+	/* |slope of Frequency| over the last drift_window_s, judged only once
+	 * the history covers at least drift_min_span_s */
+	double chrony_drift_warn_ppm_per_hour;
+	double chrony_drift_window_s;
+	double chrony_drift_min_span_s;
+
+	/* |offsetFromMaster| of a SLAVE port */
+	int64_t ptp_offset_warn_ns;
+	int64_t ptp_offset_crit_ns;
+	/* |meanPathDelay - median| / median, against at least min_samples of
+	 * history */
+	double ptp_path_delay_jump_warn_ratio;
+	int ptp_path_delay_min_samples;
+} thresholds;
+
+void thresholds_init_defaults(thresholds *th);
+
+#endif

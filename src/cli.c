@@ -1,0 +1,331 @@
+/* cli.c - parse and validate the command line. */
+#include <config.h>
+
+#include "cli.h"
+
+#include <ctype.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <libssh2.h>
+#include <math.h>
+#include <ncurses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <ev.h>
+
+#include "known_hosts.h"
+#include "xalloc.h"
+
+enum {
+	OPT_ONCE = 256,
+	OPT_JSON,
+	OPT_CHECK,
+	OPT_FAIL_ON,
+	OPT_TIMEOUT,
+	OPT_LOCAL,
+	OPT_IFACE,
+	OPT_PMC_SUDO,
+	OPT_MAX_HANDSHAKES,
+	OPT_KNOWN_HOSTS,
+	OPT_STRICT,
+	OPT_CONNECT_TIMEOUT,
+	OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+	{"once", no_argument, NULL, OPT_ONCE},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"check", no_argument, NULL, OPT_CHECK},
+	{"fail-on", required_argument, NULL, OPT_FAIL_ON},
+	{"verbose", no_argument, NULL, 'v'},
+	{"timeout", required_argument, NULL, OPT_TIMEOUT},
+	{"interval", required_argument, NULL, 'd'},
+	{"hostlist", required_argument, NULL, 'w'},
+	{"hostfile", required_argument, NULL, 'f'},
+	{"local", no_argument, NULL, OPT_LOCAL},
+	{"ssh-config", required_argument, NULL, 'F'},
+	{"user", required_argument, NULL, 'l'},
+	{"port", required_argument, NULL, 'p'},
+	{"identity", required_argument, NULL, 'i'},
+	{"known-hosts", required_argument, NULL, OPT_KNOWN_HOSTS},
+	{"strict-host-key-checking", required_argument, NULL, OPT_STRICT},
+	{"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
+	{"max-handshakes", required_argument, NULL, OPT_MAX_HANDSHAKES},
+	{"iface", required_argument, NULL, OPT_IFACE},
+	{"pmc-sudo", no_argument, NULL, OPT_PMC_SUDO},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{NULL, 0, NULL, 0},
+};
+
+static void usage(FILE *f)
+{
+	fputs("Usage: synctop [OPTIONS] [[user@]host[:port] ...]\n"
+	      "Watch clock synchronisation (chrony, linuxptp, NIC timestamping) across a cluster.\n"
+	      "\n"
+	      "Modes:\n"
+	      "  (default)              live view, refreshed every interval\n"
+	      "  --once                 poll every node once and print a table\n"
+	      "  --once --json          poll once, print one JSON document\n"
+	      "  --check                poll once, print problems; exit 0 ok, 1 warn, 2 crit, 3 unknown\n"
+	      "      --fail-on LEVEL    warn (default) or crit: the lowest severity that fails --check\n"
+	      "  -v, --verbose          --check: print the fix for every problem\n"
+	      "\n"
+	      "Nodes:\n"
+	      "  -w, --hostlist LIST    hostlist expression, e.g. gpu[001-128],login1 (repeatable)\n"
+	      "  -f, --hostfile FILE    one host or hostlist per line, # comments (repeatable)\n"
+	      "      --local            also poll this machine directly, without SSH\n"
+	      "\n"
+	      "SSH (as in ssh(1); command line beats ssh config):\n"
+	      "  -F, --ssh-config FILE  ssh client config (default ~/.ssh/config, /etc/ssh/ssh_config)\n"
+	      "  -l, --user USER        login name\n"
+	      "  -p, --port PORT        port\n"
+	      "  -i, --identity FILE    private key file (repeatable); ssh-agent is tried first\n"
+	      "      --known-hosts FILE known_hosts file to use instead of the defaults (repeatable)\n"
+	      "      --strict-host-key-checking yes|accept-new|no   (default yes)\n"
+	      "      --connect-timeout SEC  connect + authenticate deadline (default 10)\n"
+	      "      --max-handshakes N     SSH handshakes in flight at once (default 64)\n"
+	      "\n"
+	      "Polling:\n"
+	      "  -d, --interval SEC     seconds between polls of a node (default 2)\n"
+	      "      --timeout SEC      --once/--check: overall deadline; live: per-poll deadline (default 10)\n"
+	      "      --iface IFACE      interface for ethtool -T (default: ptp4l's, else the default route's)\n"
+	      "      --pmc-sudo         run pmc through sudo -n (ptp4l socket is root-only)\n"
+	      "\n"
+	      "  -h, --help             this help\n"
+	      "      --version          version and library versions\n",
+	      f);
+}
+
+static void version(void)
+{
+	printf("synctop %s\n", PACKAGE_VERSION);
+	printf("  libssh2 %s (built with %s)\n", libssh2_version(0) ? libssh2_version(0) : "?",
+	       LIBSSH2_BUILD_VERSION);
+	printf("  %s\n", curses_version());
+	printf("  jansson %s\n", jansson_version_str());
+	printf("  libev %d.%d\n", ev_version_major(), ev_version_minor());
+}
+
+static int parse_seconds(const char *opt, const char *arg, double min, double max, double *out)
+{
+	char *end = NULL;
+	double v = strtod(arg, &end);
+	if (end == arg || *end != '\0' || !isfinite(v) || v < min || v > max) {
+		fprintf(stderr, "synctop: %s: '%s' is not a number of seconds between %g and %g\n", opt, arg,
+			min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_int(const char *opt, const char *arg, long min, long max, int *out)
+{
+	char *end = NULL;
+	long v = strtol(arg, &end, 10);
+	if (end == arg || *end != '\0' || v < min || v > max) {
+		fprintf(stderr, "synctop: %s: '%s' is not a whole number between %ld and %ld\n", opt, arg, min,
+			max);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static void push(char ***list, size_t *n, const char *value)
+{
+	*list = xrealloc(*list, (*n + 1) * sizeof **list);
+	(*list)[(*n)++] = xstrdup(value);
+}
+
+static bool valid_iface(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 15) {
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!isalnum((unsigned char)s[i]) && !strchr("_.:-", s[i])) {
+			return false;
+		}
+	}
+	return true;
+}
+
+int cli_parse(int argc, char **argv, cli_options *opt)
+{
+	bool once = false, check = false;
+	int c;
+
+	memset(opt, 0, sizeof *opt);
+	opt->fail_on = SEVERITY_WARN;
+	opt->strict = -1;
+	opt->interval_s = 2.0;
+	opt->timeout_s = 10.0;
+	opt->max_handshakes = 64;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hvd:w:f:F:l:p:i:", long_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_ONCE:
+			once = true;
+			break;
+		case OPT_JSON:
+			opt->json = true;
+			break;
+		case OPT_CHECK:
+			check = true;
+			break;
+		case OPT_FAIL_ON:
+			if (strcmp(optarg, "warn") == 0) {
+				opt->fail_on = SEVERITY_WARN;
+			} else if (strcmp(optarg, "crit") == 0) {
+				opt->fail_on = SEVERITY_CRIT;
+			} else {
+				fprintf(stderr, "synctop: --fail-on: expected warn or crit, got '%s'\n", optarg);
+				return 64;
+			}
+			break;
+		case 'v':
+			opt->verbose = true;
+			break;
+		case OPT_TIMEOUT:
+			if (parse_seconds("--timeout", optarg, 0.1, 3600, &opt->timeout_s) != 0) {
+				return 64;
+			}
+			break;
+		case 'd':
+			if (parse_seconds("--interval", optarg, 0.1, 86400, &opt->interval_s) != 0) {
+				return 64;
+			}
+			break;
+		case 'w':
+			push(&opt->hostlists, &opt->n_hostlists, optarg);
+			break;
+		case 'f':
+			push(&opt->host_files, &opt->n_host_files, optarg);
+			break;
+		case OPT_LOCAL:
+			opt->local = true;
+			break;
+		case 'F':
+			opt->ssh_config = optarg;
+			break;
+		case 'l':
+			if (!*optarg || strlen(optarg) >= 64 || strpbrk(optarg, " \t\n@:")) {
+				fprintf(stderr, "synctop: -l: '%s' is not a valid user name\n", optarg);
+				return 64;
+			}
+			opt->user = optarg;
+			break;
+		case 'p':
+			if (parse_int("-p", optarg, 1, 65535, &opt->port) != 0) {
+				return 64;
+			}
+			break;
+		case 'i':
+			if (opt->n_identities == CLI_MAX_IDENTITIES) {
+				fprintf(stderr, "synctop: -i: at most %d identity files\n", CLI_MAX_IDENTITIES);
+				return 64;
+			}
+			opt->identities[opt->n_identities++] = optarg;
+			break;
+		case OPT_KNOWN_HOSTS:
+			if (opt->n_known_hosts == CLI_MAX_KNOWN_HOSTS) {
+				fprintf(stderr, "synctop: --known-hosts: at most %d files\n", CLI_MAX_KNOWN_HOSTS);
+				return 64;
+			}
+			opt->known_hosts[opt->n_known_hosts++] = optarg;
+			break;
+		case OPT_STRICT:
+			if (strcasecmp(optarg, "yes") == 0) {
+				opt->strict = KNOWN_HOSTS_STRICT_YES;
+			} else if (strcasecmp(optarg, "accept-new") == 0) {
+				opt->strict = KNOWN_HOSTS_STRICT_ACCEPT_NEW;
+			} else if (strcasecmp(optarg, "no") == 0) {
+				opt->strict = KNOWN_HOSTS_STRICT_NO;
+			} else {
+				fprintf(stderr, "synctop: --strict-host-key-checking: expected yes, accept-new or no, "
+						"got '%s'\n", optarg);
+				return 64;
+			}
+			break;
+		case OPT_CONNECT_TIMEOUT:
+			if (parse_seconds("--connect-timeout", optarg, 0.1, 3600, &opt->connect_timeout_s) != 0) {
+				return 64;
+			}
+			break;
+		case OPT_MAX_HANDSHAKES:
+			if (parse_int("--max-handshakes", optarg, 1, 100000, &opt->max_handshakes) != 0) {
+				return 64;
+			}
+			break;
+		case OPT_IFACE:
+			if (!valid_iface(optarg)) {
+				fprintf(stderr, "synctop: --iface: '%s' is not an interface name "
+						"(1-15 of A-Z a-z 0-9 _ . : -)\n", optarg);
+				return 64;
+			}
+			opt->iface = optarg;
+			break;
+		case OPT_PMC_SUDO:
+			opt->pmc_sudo = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_SUCCESS;
+		case OPT_VERSION:
+			version();
+			return EXIT_SUCCESS;
+		default:
+			fputs("Try 'synctop --help' for more information.\n", stderr);
+			return 64;
+		}
+	}
+	for (int i = optind; i < argc; i++) {
+		push(&opt->hosts, &opt->n_hosts, argv[i]);
+	}
+
+	if (check && once) {
+		/* --check already polls once; accept the redundant flag */
+		once = false;
+	}
+	if (check) {
+		if (opt->json) {
+			fputs("synctop: --check and --json are separate modes; use --once --json for JSON\n", stderr);
+			return 64;
+		}
+		opt->mode = MODE_CHECK;
+	} else if (once) {
+		opt->mode = opt->json ? MODE_ONCE_JSON : MODE_ONCE_TEXT;
+	} else if (opt->json) {
+		fputs("synctop: --json needs --once\n", stderr);
+		return 64;
+	}
+	if (!opt->n_hosts && !opt->n_hostlists && !opt->n_host_files && !opt->local) {
+		fputs("synctop: no nodes given (hosts as arguments, -w HOSTLIST, -f FILE or --local)\n"
+		      "Try 'synctop --help' for more information.\n", stderr);
+		return 64;
+	}
+	return CLI_CONTINUE;
+}
+
+void cli_free(cli_options *opt)
+{
+	for (size_t i = 0; i < opt->n_hosts; i++) {
+		free(opt->hosts[i]);
+	}
+	for (size_t i = 0; i < opt->n_hostlists; i++) {
+		free(opt->hostlists[i]);
+	}
+	for (size_t i = 0; i < opt->n_host_files; i++) {
+		free(opt->host_files[i]);
+	}
+	free(opt->hosts);
+	free(opt->hostlists);
+	free(opt->host_files);
+}

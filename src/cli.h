@@ -1,0 +1,62 @@
+/* cli.h - command-line options, parsed and validated before anything starts. */
+#ifndef SYNCTOP_CLI_H
+#define SYNCTOP_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "finding.h"
+
+#define CLI_MAX_IDENTITIES 8
+#define CLI_MAX_KNOWN_HOSTS 4
+
+typedef enum {
+	MODE_LIVE = 0,  /* TUI on a terminal, plain text table otherwise */
+	MODE_ONCE_JSON, /* --once --json */
+	MODE_ONCE_TEXT, /* --once: one plain table */
+	MODE_CHECK,     /* --check */
+} cli_mode;
+
+typedef struct {
+	cli_mode mode;
+	bool json;
+	bool verbose;
+	severity fail_on;
+
+	/* inventory: positional hosts, -w lists, -f files (kept in order) */
+	char **hosts;
+	size_t n_hosts;
+	char **hostlists;
+	size_t n_hostlists;
+	char **host_files;
+	size_t n_host_files;
+	bool local;              /* --local: poll this machine without SSH */
+
+	/* ssh */
+	const char *ssh_config;  /* -F; NULL = ~/.ssh/config then /etc/ssh/ssh_config */
+	const char *user;        /* -l */
+	int port;                /* -p; 0 = unset */
+	const char *identities[CLI_MAX_IDENTITIES];
+	int n_identities;
+	const char *known_hosts[CLI_MAX_KNOWN_HOSTS];
+	int n_known_hosts;
+	int strict;              /* -1 unset, else a known_hosts_policy */
+	double connect_timeout_s; /* 0 = unset */
+	int max_handshakes;
+
+	/* polling */
+	double interval_s;
+	double timeout_s;        /* --once/--check overall, and per poll */
+	const char *iface;
+	bool pmc_sudo;
+} cli_options;
+
+#define CLI_CONTINUE (-1)
+
+/* Parses argv into opt.  Returns CLI_CONTINUE to go on, or an exit status to
+ * exit with immediately (0 after --help / --version, 64 after a usage error,
+ * with the message already printed on stderr). */
+int cli_parse(int argc, char **argv, cli_options *opt);
+void cli_free(cli_options *opt);
+
+#endif

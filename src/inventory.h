@@ -1,0 +1,44 @@
+/* inventory.h - the nodes to poll and how to reach each one.
+ *
+ * Combines hosts from the command line, -w host lists and -f files with the
+ * OpenSSH client configuration, the way ssh would: user@host and :port in an
+ * entry beat -l / -p, which beat ssh_config, which beats the defaults. */
+#ifndef SYNCTOP_INVENTORY_H
+#define SYNCTOP_INVENTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cli.h"
+#include "known_hosts.h"
+#include "node.h"
+#include "ssh_transport.h"
+
+typedef struct {
+	char name[NODE_NAME_LEN]; /* as the operator wrote it, without user@ */
+	bool local;               /* poll by fork/exec, no SSH */
+	ssh_options ssh;
+	known_hosts *known_hosts; /* shared between nodes, owned by the inventory */
+	known_hosts_policy policy;
+} node_spec;
+
+typedef struct {
+	node_spec *specs;
+	size_t count;
+	known_hosts **known_hosts_sets; /* one per distinct list of files */
+	char **known_hosts_keys;
+	size_t n_known_hosts_sets;
+	char warnings[4][256];          /* ssh config lines synctop skipped */
+	int n_warnings;
+} inventory;
+
+/* Returns 0, or -1 with err saying what is wrong (file:line:column where it
+ * applies).  Nothing is half-built on failure. */
+int inventory_build(const cli_options *opt, inventory *inv, char *err, size_t err_len);
+void inventory_free(inventory *inv);
+
+/* The ssh_options.verify_host_key callback; ctx is the node_spec. */
+int inventory_verify_host_key(void *ctx, const char *host, int port, const unsigned char *key, size_t key_len,
+			      char *msg, size_t msg_len);
+
+#endif

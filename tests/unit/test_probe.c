@@ -1,0 +1,707 @@
+/* test_probe.c - the probe protocol: the splitter on hand-built responses
+ * (exact bodies, fake markers, every truncation, malformed input), the
+ * request line, the nonce, and the real script run end to end by /bin/sh,
+ * dash and bash against shim tools in a private PATH. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <dirent.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ethtool_parse.h"
+#include "fixture.h"
+#include "probe.h"
+
+#define N "0123456789abcdef"
+#define OTHER "fedcba9876543210"
+#define M(kw) "@@synctop " N " " kw "\n"
+
+/* ------------------------------------------------------------ splitter */
+
+/* Four sections covering: body with and without final newline, empty
+ * bodies, a body of blank lines, and stderr without final newline. */
+static const char exact_response[] =
+	"@@synctop ready\n"
+	M("begin")
+	M("section a") "line1\nline2\n" "\n" M("stderr") "" "\n" M("rc 0")
+	M("section b") "no-newline" "\n" M("stderr") "warn: x\n" "\n" M("rc 3")
+	M("section c") "" "\n" M("stderr") "partial" "\n" M("rc 127")
+	M("section d") "\n\n" "\n" M("stderr") "\n" "\n" M("rc 255")
+	M("end");
+
+static void assert_body(const char *p, size_t len, const char *want)
+{
+	assert_int_equal(len, strlen(want));
+	assert_memory_equal(p, want, len);
+}
+
+static void test_split_exact_bodies(void **state)
+{
+	(void)state;
+	probe_response r;
+	size_t len = sizeof exact_response - 1;
+	assert_int_equal(probe_split(exact_response, len, N, &r), PROBE_COMPLETE);
+	assert_true(r.begun);
+	assert_int_equal(r.end, len);
+	assert_int_equal(r.n_sections, 4);
+	assert_int_equal(r.n_ignored, 0);
+
+	const probe_section *s = probe_section_find(&r, "a");
+	assert_non_null(s);
+	assert_body(s->out, s->out_len, "line1\nline2\n");
+	assert_body(s->err, s->err_len, "");
+	assert_int_equal(s->rc, 0);
+	assert_true(s->complete);
+
+	s = probe_section_find(&r, "b");
+	assert_body(s->out, s->out_len, "no-newline");
+	assert_body(s->err, s->err_len, "warn: x\n");
+	assert_int_equal(s->rc, 3);
+
+	s = probe_section_find(&r, "c");
+	assert_body(s->out, s->out_len, "");
+	assert_body(s->err, s->err_len, "partial");
+	assert_int_equal(s->rc, 127);
+
+	s = probe_section_find(&r, "d");
+	assert_body(s->out, s->out_len, "\n\n");
+	assert_body(s->err, s->err_len, "\n");
+	assert_int_equal(s->rc, 255);
+
+	assert_null(probe_section_find(&r, "nope"));
+
+	tool_output t;
+	probe_section_tool_output(probe_section_find(&r, "b"), &t);
+	assert_int_equal(t.rc, 3);
+	assert_body(t.out, t.out_len, "no-newline");
+	assert_body(t.err, t.err_len, "warn: x\n");
+}
+
+static void test_split_fake_markers_are_body(void **state)
+{
+	(void)state;
+	static const char body[] =
+		"@@synctop " OTHER " end\n"
+		"@@synctop " OTHER " section evil\n"
+		" @@synctop " N " end\n"
+		"x@@synctop " N " end\n"
+		"@@synctop " N "end-but-no-space\n"
+		"@@synctop 0123456789abcde end\n"
+		"last";
+	static const char resp[] =
+		M("begin") M("section daemons") "@@synctop " OTHER " end\n"
+		"@@synctop " OTHER " section evil\n"
+		" @@synctop " N " end\n"
+		"x@@synctop " N " end\n"
+		"@@synctop " N "end-but-no-space\n"
+		"@@synctop 0123456789abcde end\n"
+		"last" "\n" M("stderr") "@@synctop " OTHER " rc 0" "\n" M("rc 0") M("end");
+	probe_response r;
+	assert_int_equal(probe_split(resp, sizeof resp - 1, N, &r), PROBE_COMPLETE);
+	assert_int_equal(r.n_sections, 1);
+	assert_body(r.sections[0].out, r.sections[0].out_len, body);
+	assert_body(r.sections[0].err, r.sections[0].err_len, "@@synctop " OTHER " rc 0");
+	assert_int_equal(probe_find_end(resp, sizeof resp - 1, N), sizeof resp - 1);
+	/* under the other nonce this is not a valid response at all */
+	assert_int_equal(probe_split(resp, sizeof resp - 1, OTHER, &r), PROBE_MALFORMED);
+}
+
+/* Every proper prefix of a valid response needs more bytes, never looks
+ * malformed and never looks finished. */
+static void test_split_every_prefix_incomplete(void **state)
+{
+	(void)state;
+	size_t len = sizeof exact_response - 1;
+	probe_response r;
+	for (size_t k = 0; k < len; k++) {
+		assert_int_equal(probe_split(exact_response, k, N, &r), PROBE_INCOMPLETE);
+		assert_int_equal(probe_find_end(exact_response, k, N), 0);
+	}
+	assert_int_equal(probe_split(exact_response, len, N, &r), PROBE_COMPLETE);
+
+	/* bytes after the end marker are not ours */
+	char *more = malloc(len + 32);
+	assert_non_null(more);
+	memcpy(more, exact_response, len);
+	memcpy(more + len, "trailing junk\n@@synctop x", 25);
+	assert_int_equal(probe_split(more, len + 25, N, &r), PROBE_COMPLETE);
+	assert_int_equal(r.end, len);
+	assert_int_equal(probe_find_end(more, len + 25, N), len);
+	free(more);
+}
+
+static void test_split_truncated_mid_section(void **state)
+{
+	(void)state;
+	const char *cut = strstr(exact_response, "no-newline");
+	assert_non_null(cut);
+	size_t len = (size_t)(cut - exact_response) + 5; /* "no-ne" */
+	probe_response r;
+	assert_int_equal(probe_split(exact_response, len, N, &r), PROBE_INCOMPLETE);
+	assert_int_equal(r.n_sections, 2);
+	assert_true(r.sections[0].complete);
+	assert_false(r.sections[1].complete);
+	assert_int_equal(r.sections[1].rc, -1);
+	assert_body(r.sections[1].out, r.sections[1].out_len, "no-ne");
+	assert_int_equal(r.sections[1].err_len, 0);
+
+	tool_output t;
+	probe_section_tool_output(&r.sections[1], &t);
+	assert_int_equal(t.rc, -1);
+
+	/* cut inside stderr */
+	cut = strstr(exact_response, "warn: x");
+	len = (size_t)(cut - exact_response) + 4;
+	assert_int_equal(probe_split(exact_response, len, N, &r), PROBE_INCOMPLETE);
+	assert_body(r.sections[1].out, r.sections[1].out_len, "no-newline");
+	assert_body(r.sections[1].err, r.sections[1].err_len, "warn");
+}
+
+static void test_split_malformed(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text;
+		const char *reason;
+	} cases[] = {
+		{M("section a") M("end"), "marker before the begin marker"},
+		{M("begin") M("rc 0") M("end"), "expected a section or the end marker"},
+		{M("begin") M("begin") M("end"), "expected a section or the end marker"},
+		{M("begin") M("bogus") M("end"), "expected a section or the end marker"},
+		{M("begin") M("section") M("end"), "expected a section or the end marker"},
+		{M("begin") M("section Bad!") M("end"), "invalid section name"},
+		{M("begin") M("section abcdefghijklmnopqrstuvwxyz0123456") M("end"),
+		 "invalid section name"},
+		{M("begin") M("section a") "x\n" M("end"), "expected the stderr marker"},
+		{M("begin") M("section a") "\n" M("stderr") "\n" M("end"), "expected the rc marker"},
+		{M("begin") M("section a") "\n" M("stderr") "\n" M("rc x"), "invalid exit status"},
+		{M("begin") M("section a") "\n" M("stderr") "\n" M("rc -1"), "invalid exit status"},
+		{M("begin") M("section a") "\n" M("stderr") "\n" M("rc 123456"), "invalid exit status"},
+		{M("begin") M("section a") "\n" M("stderr") "\n" M("rc "), "expected the rc marker"},
+		/* the script always prints "\n" before these markers */
+		{M("begin") M("section a") "out" M("stderr") "\n" M("rc 0") M("end"),
+		 "expected the stderr marker"},
+		{M("begin") M("section a") "\n" M("stderr") M("rc 0") M("end"),
+		 "rc marker not preceded by a newline"},
+		{M("begin") M("section a") M("stderr") "\n" M("rc 0") M("end"),
+		 "stderr marker not preceded by a newline"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		probe_response r;
+		int st = probe_split(cases[i].text, strlen(cases[i].text), N, &r);
+		if (st != PROBE_MALFORMED || strcmp(r.reason, cases[i].reason) != 0) {
+			fail_msg("case %zu: status %d reason %s", i, st, r.reason ? r.reason : "(none)");
+		}
+	}
+
+	probe_response r;
+	assert_int_equal(probe_split(exact_response, 10, "0123", &r), PROBE_MALFORMED);
+	assert_string_equal(r.reason, "invalid nonce");
+	assert_int_equal(probe_split(exact_response, 10, "0123456789ABCDEF", &r), PROBE_MALFORMED);
+	assert_int_equal(probe_split(exact_response, 10, N "0", &r), PROBE_MALFORMED);
+	assert_int_equal(probe_split(NULL, 0, N, &r), PROBE_INCOMPLETE);
+	assert_int_equal(probe_find_end(exact_response, sizeof exact_response - 1, "zz"), 0);
+}
+
+static void test_split_garbage(void **state)
+{
+	(void)state;
+	size_t len = 1 << 16;
+	char *junk = malloc(len + sizeof exact_response);
+	assert_non_null(junk);
+	uint32_t x = 12345;
+	for (size_t i = 0; i < len; i++) {
+		x = x * 1103515245u + 12345u;
+		junk[i] = (char)(x >> 16);
+	}
+	probe_response r;
+	int st = probe_split(junk, len, N, &r);
+	assert_true(st == PROBE_INCOMPLETE || st == PROBE_MALFORMED);
+	assert_int_equal(probe_find_end(junk, len, N), 0);
+
+	/* noise before the response (a chatty login script) is skipped */
+	junk[len - 1] = '\n';
+	memcpy(junk + len, exact_response, sizeof exact_response - 1);
+	assert_int_equal(probe_split(junk, len + sizeof exact_response - 1, N, &r), PROBE_COMPLETE);
+	assert_int_equal(r.n_sections, 4);
+	assert_body(r.sections[0].out, r.sections[0].out_len, "line1\nline2\n");
+	free(junk);
+}
+
+static void test_split_section_limit_and_unknown_names(void **state)
+{
+	(void)state;
+	char buf[4096];
+	size_t n = (size_t)snprintf(buf, sizeof buf, "%s", M("begin"));
+	for (int i = 0; i < 10; i++) {
+		n += (size_t)snprintf(buf + n, sizeof buf - n,
+				      "@@synctop " N " section future-%d\nout%d\n\n"
+				      "@@synctop " N " stderr\n\n@@synctop " N " rc %d\n", i, i, i);
+	}
+	n += (size_t)snprintf(buf + n, sizeof buf - n, "%s", M("end"));
+	probe_response r;
+	assert_int_equal(probe_split(buf, n, N, &r), PROBE_COMPLETE);
+	assert_int_equal(r.n_sections, PROBE_MAX_SECTIONS);
+	assert_int_equal(r.n_ignored, 2);
+	const probe_section *s = probe_section_find(&r, "future-7");
+	assert_non_null(s);
+	assert_body(s->out, s->out_len, "out7\n");
+	assert_int_equal(s->rc, 7);
+	assert_null(probe_section_find(&r, "future-8"));
+}
+
+/* ------------------------------------------------------------- request */
+
+static void test_request_format(void **state)
+{
+	(void)state;
+	char buf[64];
+	assert_int_equal(probe_request_format(buf, sizeof buf, N, PROBE_FLAG_ETHTOOL, "eth0"), 24);
+	assert_string_equal(buf, N " E eth0\n");
+	probe_request_format(buf, sizeof buf, N, PROBE_FLAG_ETHTOOL | PROBE_FLAG_SUDO_PMC, NULL);
+	assert_string_equal(buf, N " ES -\n");
+	probe_request_format(buf, sizeof buf, N, 0, "-");
+	assert_string_equal(buf, N " - -\n");
+	probe_request_format(buf, sizeof buf, N, PROBE_FLAG_SUDO_PMC, "");
+	assert_string_equal(buf, N " S -\n");
+	assert_true(probe_request_format(buf, sizeof buf, N, 0, "enp25s0f0np0") > 0);
+	assert_true(probe_request_format(buf, sizeof buf, N, 0, "bond0.100:a-b_c") > 0);
+
+	static const char *bad[] = {
+		"eth0 eth1", "eth0;reboot", "$(reboot)", "eth0'", "eth0\"", "eth\n0",
+		"-T", "--help", "abcdefghijklmnop", "eth/0", "eth0\t", "ethé",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		if (probe_request_format(buf, sizeof buf, N, PROBE_FLAG_ETHTOOL, bad[i]) != -1) {
+			fail_msg("accepted interface \"%s\"", bad[i]);
+		}
+		assert_false(probe_iface_valid(bad[i]));
+	}
+	assert_true(probe_iface_valid("abcdefghijklmno")); /* 15 = IFNAMSIZ - 1 */
+	assert_false(probe_iface_valid("-"));
+	assert_int_equal(probe_request_format(buf, sizeof buf, "xyz", 0, "eth0"), -1);
+	assert_int_equal(probe_request_format(buf, sizeof buf, N, 1u << 5, "eth0"), -1);
+	assert_int_equal(probe_request_format(buf, 24, N, PROBE_FLAG_ETHTOOL, "eth0"), -1);
+	assert_int_equal(probe_request_format(buf, 25, N, PROBE_FLAG_ETHTOOL, "eth0"), 24);
+}
+
+static void test_nonce_generate(void **state)
+{
+	(void)state;
+	char a[PROBE_NONCE_LEN + 1], b[PROBE_NONCE_LEN + 1];
+	assert_int_equal(probe_nonce_generate(a), 0);
+	assert_int_equal(probe_nonce_generate(b), 0);
+	assert_true(probe_nonce_valid(a));
+	assert_true(probe_nonce_valid(b));
+	assert_string_not_equal(a, b);
+}
+
+static void test_script_quoting(void **state)
+{
+	(void)state;
+	assert_null(strchr(probe_script, '\''));
+	size_t need = strlen(probe_script) + strlen("exec sh -c ''");
+	char *cmd = malloc(need + 1);
+	assert_non_null(cmd);
+	assert_int_equal(probe_command(cmd, need + 1), (int)need);
+	assert_memory_equal(cmd, "exec sh -c '", 12);
+	assert_int_equal(cmd[need - 1], '\'');
+	assert_int_equal(probe_command(cmd, need), -1);
+	free(cmd);
+}
+
+/* ---------------------------------------------------------- end to end */
+
+static pid_t child_pid;
+
+static int kill_child(void **state)
+{
+	(void)state;
+	if (child_pid > 0) {
+		kill(child_pid, SIGKILL);
+		waitpid(child_pid, NULL, 0);
+		child_pid = 0;
+	}
+	return 0;
+}
+
+static void write_file(const char *dir, const char *name, const char *text, mode_t mode)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static void fixture_path(char *buf, size_t len, const char *name)
+{
+	const char *dir = getenv("SYNCTOP_FIXTURES");
+	char rel[PATH_MAX];
+	snprintf(rel, sizeof rel, "%s/%s", dir ? dir : "tests/fixtures", name);
+	assert_non_null(realpath(rel, buf));
+	(void)len;
+}
+
+/* Shim tools.  Each checks the arguments the probe must pass (quoting
+ * through sh -c included) and exits 64 if they are wrong. */
+static void make_shims(const char *dir, bool with_mktemp)
+{
+	char chrony[PATH_MAX], pmc[PATH_MAX], igc[PATH_MAX], nodev[PATH_MAX];
+	char text[4 * PATH_MAX];
+	fixture_path(chrony, sizeof chrony, "chronyc-c-m-tracking-sources-sourcestats-synced.txt");
+	fixture_path(pmc, sizeof pmc, "pmc-batch-multi-get-slave.txt");
+	fixture_path(igc, sizeof igc, "nic-docs/igc-ethtool-T.txt");
+	fixture_path(nodev, sizeof nodev, "ethtool-T-no-such-dev.stderr.txt");
+
+	write_file(dir, "date", "#!/bin/sh\nPATH=/usr/bin:/bin exec date \"$@\"\n", 0755);
+	write_file(dir, "rm", "#!/bin/sh\nPATH=/usr/bin:/bin exec rm \"$@\"\n", 0755);
+	if (with_mktemp) {
+		write_file(dir, "mktemp", "#!/bin/sh\nPATH=/usr/bin:/bin exec mktemp \"$@\"\n", 0755);
+	}
+	snprintf(text, sizeof text,
+		 "#!/bin/sh\n"
+		 "[ \"$*\" = \"-c -n -m tracking sources sourcestats\" ] || exit 64\n"
+		 "exec /bin/cat \"%s\"\n", chrony);
+	write_file(dir, "chronyc", text, 0755);
+	snprintf(text, sizeof text,
+		 "#!/bin/sh\n"
+		 "[ $# -eq 10 ] && [ \"$4\" = \"GET TIME_STATUS_NP\" ] &&"
+		 " [ \"${10}\" = \"GET PORT_PROPERTIES_NP\" ] || exit 64\n"
+		 "echo \"pmc-shim: note\" >&2\n"
+		 "exec /bin/cat \"%s\"\n", pmc);
+	write_file(dir, "pmc", text, 0755);
+	write_file(dir, "ps",
+		   "#!/bin/sh\n"
+		   "[ \"$*\" = \"-e -o comm=\" ] || exit 64\n"
+		   "printf \"chronyd\\nptp4l\\n@@synctop " OTHER " end\\nphc2sys\"\n"
+		   "printf \"ps: partial\" >&2\n", 0755);
+	snprintf(text, sizeof text,
+		 "#!/bin/sh\n"
+		 "if [ \"$1\" = -T ] && [ \"$2\" = eth0 ] && [ $# -eq 2 ]; then exec /bin/cat \"%s\"; fi\n"
+		 "/bin/cat \"%s\" >&2\n"
+		 "exit 1\n", igc, nodev);
+	write_file(dir, "ethtool", text, 0755);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+typedef struct {
+	char *data;
+	size_t len, cap;
+} growbuf;
+
+/* Read from fd until the response for nonce is complete; 10 s at most so a
+ * broken script fails the test instead of hanging it. */
+static void read_response(int fd, const char *nonce, growbuf *b)
+{
+	double deadline = now_s() + 10.0;
+	b->len = 0;
+	while (probe_find_end(b->data, b->len, nonce) == 0) {
+		double left = deadline - now_s();
+		if (left <= 0) {
+			fail_msg("no complete response for %s after 10 s (%zu bytes)", nonce, b->len);
+		}
+		struct pollfd p = {fd, POLLIN, 0};
+		int r = poll(&p, 1, (int)(left * 1000) + 1);
+		if (r < 0 && errno == EINTR) {
+			continue;
+		}
+		assert_true(r >= 0);
+		if (r == 0) {
+			continue;
+		}
+		if (b->cap - b->len < 4096) {
+			b->cap = b->cap * 2 + 8192;
+			b->data = realloc(b->data, b->cap);
+			assert_non_null(b->data);
+		}
+		ssize_t n = read(fd, b->data + b->len, b->cap - b->len);
+		if (n <= 0) {
+			fail_msg("probe shell closed its output (%zd) after %zu bytes", n, b->len);
+		}
+		b->len += (size_t)n;
+	}
+}
+
+static void send_line(int fd, const char *line)
+{
+	size_t len = strlen(line);
+	assert_int_equal(write(fd, line, len), (ssize_t)len);
+}
+
+static void check_fixture_body(const probe_section *s, const char *name)
+{
+	size_t len;
+	char *want = fixture_read(name, &len);
+	assert_int_equal(s->out_len, len);
+	assert_memory_equal(s->out, want, len);
+	free(want);
+}
+
+static void check_standard_sections(const probe_response *r, bool sudo)
+{
+	const probe_section *s = probe_section_find(r, "time");
+	assert_non_null(s);
+	assert_int_equal(s->rc, 0);
+	char stamp[64];
+	assert_true(s->out_len > 0 && s->out_len < sizeof stamp);
+	memcpy(stamp, s->out, s->out_len);
+	stamp[s->out_len] = '\0';
+	char *end;
+	double t = strtod(stamp, &end);
+	assert_true(t > 1.5e9);
+	assert_string_equal(end, "\n");
+	assert_int_equal(s->err_len, 0);
+
+	s = probe_section_find(r, "chrony");
+	assert_int_equal(s->rc, 0);
+	check_fixture_body(s, "chronyc-c-m-tracking-sources-sourcestats-synced.txt");
+	assert_int_equal(s->err_len, 0);
+
+	s = probe_section_find(r, "pmc");
+	if (sudo) {
+		/* sudo is not in the shim PATH: the missing tool case */
+		assert_int_equal(s->rc, 127);
+		assert_int_equal(s->out_len, 0);
+		assert_non_null(memmem(s->err, s->err_len, "not found", 9));
+		assert_non_null(memmem(s->err, s->err_len, "sudo", 4));
+	} else {
+		assert_int_equal(s->rc, 0);
+		check_fixture_body(s, "pmc-batch-multi-get-slave.txt");
+		assert_body(s->err, s->err_len, "pmc-shim: note\n");
+	}
+
+	s = probe_section_find(r, "daemons");
+	assert_int_equal(s->rc, 0);
+	assert_body(s->out, s->out_len, "chronyd\nptp4l\n@@synctop " OTHER " end\nphc2sys");
+	assert_body(s->err, s->err_len, "ps: partial");
+
+	static const char *order[] = {"time", "chrony", "pmc", "daemons", "ethtool"};
+	for (int i = 0; i < r->n_sections; i++) {
+		assert_int_equal(r->sections[i].name_len, strlen(order[i]));
+		assert_memory_equal(r->sections[i].name, order[i], r->sections[i].name_len);
+		assert_true(r->sections[i].complete);
+	}
+}
+
+static bool dir_is_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	assert_non_null(d);
+	struct dirent *e;
+	bool empty = true;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+			empty = false;
+		}
+	}
+	closedir(d);
+	return empty;
+}
+
+static void run_end_to_end(const char *shell, bool with_mktemp)
+{
+	char base[] = "/tmp/synctop-probe-XXXXXX";
+	assert_non_null(mkdtemp(base));
+	char shims[PATH_MAX], tmp[PATH_MAX], cwd[PATH_MAX], errpath[PATH_MAX];
+	snprintf(shims, sizeof shims, "%s/bin", base);
+	snprintf(tmp, sizeof tmp, "%s/tmp", base);
+	snprintf(cwd, sizeof cwd, "%s/cwd", base);
+	snprintf(errpath, sizeof errpath, "%s/shell-stderr", base);
+	assert_int_equal(mkdir(shims, 0700), 0);
+	assert_int_equal(mkdir(tmp, 0700), 0);
+	assert_int_equal(mkdir(cwd, 0700), 0);
+	make_shims(shims, with_mktemp);
+
+	int in[2], out[2];
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(pipe(out), 0);
+	char pathenv[PATH_MAX + 8], tmpenv[PATH_MAX + 8];
+	snprintf(pathenv, sizeof pathenv, "PATH=%s", shims);
+	snprintf(tmpenv, sizeof tmpenv, "TMPDIR=%s", tmp);
+	char *envp[] = {pathenv, tmpenv, NULL};
+
+	child_pid = fork();
+	assert_true(child_pid >= 0);
+	if (child_pid == 0) {
+		int errfd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (errfd < 0 || chdir(cwd) != 0 || dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0 ||
+		    dup2(errfd, 2) < 0) {
+			_exit(120);
+		}
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		close(errfd);
+		execle(shell, "sh", "-c", probe_script, (char *)NULL, envp);
+		_exit(121);
+	}
+	close(in[0]);
+	close(out[1]);
+
+	growbuf b = {NULL, 0, 0};
+	probe_response r;
+	char req[64];
+	char n1[] = "00000000000000a1", n2[] = "00000000000000b2", n3[] = "00000000000000c3";
+
+	/* 1: ethtool on a named interface */
+	probe_request_format(req, sizeof req, n1, PROBE_FLAG_ETHTOOL, "eth0");
+	send_line(in[1], req);
+	read_response(out[0], n1, &b);
+	assert_int_equal(probe_split(b.data, b.len, n1, &r), PROBE_COMPLETE);
+	static const char first[] = "@@synctop ready\n@@synctop 00000000000000a1 begin\n";
+	assert_true(b.len > sizeof first);
+	assert_memory_equal(b.data, first, sizeof first - 1);
+	assert_int_equal(r.end, b.len);
+	assert_int_equal(r.n_sections, 5);
+	check_standard_sections(&r, false);
+	const probe_section *s = probe_section_find(&r, "ethtool");
+	assert_int_equal(s->rc, 0);
+	check_fixture_body(s, "nic-docs/igc-ethtool-T.txt");
+	nic_obs nic;
+	tool_output t;
+	probe_section_tool_output(s, &t);
+	ethtool_parse(&t, &nic);
+	assert_int_equal(nic.state, OBS_OK);
+	assert_int_equal(nic.phc_index, 0);
+
+	/* lines the shell must ignore without answering */
+	send_line(in[1], "not-a-nonce E eth0\n");
+	send_line(in[1], "0123456789ABCDEF E eth0\n");
+	send_line(in[1], "0123456789abcde E eth0\n");
+	send_line(in[1], "\n");
+
+	/* 2: unknown interface: default route from the real /proc/net/route,
+	 * or a clear error section, never a hang; pmc via the missing sudo */
+	probe_request_format(req, sizeof req, n2, PROBE_FLAG_ETHTOOL | PROBE_FLAG_SUDO_PMC, "-");
+	send_line(in[1], req);
+	read_response(out[0], n2, &b);
+	assert_int_equal(probe_split(b.data, b.len, n2, &r), PROBE_COMPLETE);
+	/* nothing at all was printed for the ignored lines */
+	assert_memory_equal(b.data, "@@synctop 00000000000000b2 begin\n", 33);
+	assert_int_equal(r.n_sections, 5);
+	check_standard_sections(&r, true);
+	s = probe_section_find(&r, "ethtool");
+	if (s->rc == PROBE_RC_NO_IFACE) {
+		assert_int_equal(s->out_len, 0);
+		assert_body(s->err, s->err_len,
+			    "synctop: no interface given and no default route in /proc/net/route");
+	} else {
+		/* the shim answers eth0 with the igc output, anything else with
+		 * the captured "no such device" error */
+		assert_true(s->rc == 0 || s->rc == 1);
+		probe_section_tool_output(s, &t);
+		ethtool_parse(&t, &nic);
+		assert_int_equal(nic.state, s->rc == 0 ? OBS_OK : OBS_NO_DEVICE);
+	}
+
+	/* 3: a hostile interface name is never expanded, and no E: no ethtool */
+	send_line(in[1], "00000000000000c3 - $(touch${IFS}pwned)\n");
+	read_response(out[0], n3, &b);
+	assert_int_equal(probe_split(b.data, b.len, n3, &r), PROBE_COMPLETE);
+	assert_int_equal(r.n_sections, 4);
+	assert_null(probe_section_find(&r, "ethtool"));
+	check_standard_sections(&r, false);
+
+	/* EOF on stdin ends the shell, which removes its temp file */
+	close(in[1]);
+	double deadline = now_s() + 5.0;
+	int status = 0;
+	pid_t w;
+	while ((w = waitpid(child_pid, &status, WNOHANG)) == 0 && now_s() < deadline) {
+		usleep(10000);
+	}
+	assert_int_equal(w, child_pid);
+	child_pid = 0;
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	close(out[0]);
+
+	assert_true(dir_is_empty(tmp));
+	assert_true(dir_is_empty(cwd));
+	size_t errlen;
+	struct stat st;
+	assert_int_equal(stat(errpath, &st), 0);
+	errlen = (size_t)st.st_size;
+	if (errlen != 0) {
+		fail_msg("%s wrote %zu bytes to its own stderr (see %s)", shell, errlen, errpath);
+	}
+
+	free(b.data);
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_script_end_to_end(void **state)
+{
+	(void)state;
+	if (access("/usr/sbin/sudo", X_OK) == 0 || access("/sbin/sudo", X_OK) == 0) {
+		skip(); /* the missing-tool case needs sudo outside /usr/sbin:/sbin */
+	}
+	static const char *shells[] = {"/bin/sh", "/bin/dash", "/bin/bash"};
+	char seen[3][PATH_MAX];
+	int n_seen = 0, runs = 0;
+	for (size_t i = 0; i < sizeof shells / sizeof shells[0]; i++) {
+		char real[PATH_MAX];
+		if (access(shells[i], X_OK) != 0 || realpath(shells[i], real) == NULL) {
+			continue;
+		}
+		bool dup = false;
+		for (int k = 0; k < n_seen; k++) {
+			dup = dup || strcmp(seen[k], real) == 0;
+		}
+		if (dup) {
+			continue;
+		}
+		snprintf(seen[n_seen++], PATH_MAX, "%s", real);
+		run_end_to_end(shells[i], true);  /* temp file from mktemp */
+		run_end_to_end(shells[i], false); /* no mktemp: the fallback name */
+		runs++;
+	}
+	assert_true(runs >= 1);
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_split_exact_bodies),
+		cmocka_unit_test(test_split_fake_markers_are_body),
+		cmocka_unit_test(test_split_every_prefix_incomplete),
+		cmocka_unit_test(test_split_truncated_mid_section),
+		cmocka_unit_test(test_split_malformed),
+		cmocka_unit_test(test_split_garbage),
+		cmocka_unit_test(test_split_section_limit_and_unknown_names),
+		cmocka_unit_test(test_request_format),
+		cmocka_unit_test(test_nonce_generate),
+		cmocka_unit_test(test_script_quoting),
+		cmocka_unit_test_teardown(test_script_end_to_end, kill_child),
+	};
+	return cmocka_run_group_tests_name("probe", tests, NULL, NULL);
+}
