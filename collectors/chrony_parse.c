@@ -865,7 +865,7 @@ static bool csv_line(chrony_obs *dst, csv_progress *pg, span line, bool terminat
 				     line_no, MAX_FIELDS, quote);
 			} else {
 				fail(dst, OBS_GARBAGE,
-				     "unexpected chronyc output at line %d: %d fields (records have 14, 10 or 8): \"%s\"",
+				     "unexpected chronyc output at line %d: %d field(s), records have 14, 10 or 8: \"%s\"",
 				     line_no, n, quote);
 			}
 		} else {

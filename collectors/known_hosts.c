@@ -1055,6 +1055,8 @@ struct known_hosts {
 	size_t n;
 	size_t n_user;          /* src[0 .. n_user-1] are user files, in order */
 	known_hosts_file *view; /* the pure functions' view of src */
+	char **algs;            /* host key algorithms this libssh2 supports */
+	size_t n_algs;
 };
 
 static const char *const default_user_files[] = {"~/.ssh/known_hosts", "~/.ssh/known_hosts2"};
@@ -1206,6 +1208,34 @@ static void add_sources(known_hosts *kh, const char *const *paths, size_t n)
 	}
 }
 
+/* libssh2_session_supported_algs needs a session, and the transport wants
+ * the method list before it has made one, so ask a throwaway session once.
+ * False only when memory runs out; a libssh2 that will not say leaves
+ * n_algs 0. */
+static bool load_supported_algs(known_hosts *kh)
+{
+	LIBSSH2_SESSION *s = libssh2_session_init();
+	if (!s) {
+		return true;
+	}
+	const char **algs = NULL;
+	int n = libssh2_session_supported_algs(s, LIBSSH2_METHOD_HOSTKEY, &algs);
+	bool ok = true;
+	if (n > 0 && algs) {
+		kh->algs = calloc((size_t)n, sizeof *kh->algs);
+		ok = kh->algs != NULL;
+		for (int i = 0; ok && i < n; i++) {
+			if (algs[i]) {
+				kh->algs[kh->n_algs] = strdup(algs[i]);
+				ok = kh->algs[kh->n_algs++] != NULL;
+			}
+		}
+		libssh2_free(s, (void *)algs);
+	}
+	libssh2_session_free(s);
+	return ok;
+}
+
 known_hosts *known_hosts_load(const char *const *user_files, size_t n_user,
 	const char *const *global_files, size_t n_global)
 {
@@ -1232,6 +1262,10 @@ known_hosts *known_hosts_load(const char *const *user_files, size_t n_user,
 	kh->n_user = kh->n;
 	add_sources(kh, global_files, n_global);
 	view_update(kh);
+	if (!load_supported_algs(kh)) {
+		known_hosts_free(kh);
+		return NULL;
+	}
 	return kh;
 }
 
@@ -1244,6 +1278,10 @@ void known_hosts_free(known_hosts *kh)
 		free(kh->src[i].path);
 		free(kh->src[i].text);
 	}
+	for (size_t i = 0; i < kh->n_algs; i++) {
+		free(kh->algs[i]);
+	}
+	free(kh->algs);
 	free(kh->src);
 	free(kh->view);
 	free(kh);
@@ -1259,31 +1297,19 @@ const char *known_hosts_file_path(const known_hosts *kh, size_t i)
 	return kh && i < kh->n ? kh->src[i].path : NULL;
 }
 
-int known_hosts_key_types(const known_hosts *kh, LIBSSH2_SESSION *session, const char *host,
-	int port, char *method_list, size_t len)
+int known_hosts_key_types(const known_hosts *kh, const char *host, int port,
+	char *method_list, size_t len)
 {
-	if (!kh) {
+	if (!kh || kh->n_algs == 0) {
+		/* With library support unknown, no list is safer than a list
+		 * holding a name libssh2 lacks (see known_hosts_key_types_text). */
 		if (method_list && len > 0) {
 			method_list[0] = '\0';
 		}
-		return -1;
+		return kh ? 0 : -1;
 	}
-	if (!session) {
-		return known_hosts_key_types_text(kh->view, kh->n, host, port, NULL, 0, method_list,
-			len);
-	}
-	const char **algs = NULL;
-	int n = libssh2_session_supported_algs(session, LIBSSH2_METHOD_HOSTKEY, &algs);
-	if (n <= 0 || !algs) {
-		if (method_list && len > 0) {
-			method_list[0] = '\0';
-		}
-		return -1;
-	}
-	int r = known_hosts_key_types_text(kh->view, kh->n, host, port, (const char *const *)algs,
-		(size_t)n, method_list, len);
-	libssh2_free(session, (void *)algs);
-	return r;
+	return known_hosts_key_types_text(kh->view, kh->n, host, port,
+		(const char *const *)kh->algs, kh->n_algs, method_list, len);
 }
 
 /* mkdir the file's directory (only the last level, as OpenSSH does for

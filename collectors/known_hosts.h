@@ -19,7 +19,8 @@
  *
  * The core (known_hosts_verify_text, known_hosts_key_types_text) is pure:
  * file contents in, verdict out, no I/O.  The known_hosts object adds file
- * reading, reloading when a file changes on disk, and accept-new writing. */
+ * reading, reloading when a file changes on disk, accept-new writing, and
+ * what this libssh2 supports. */
 #ifndef SYNCTOP_KNOWN_HOSTS_H
 #define SYNCTOP_KNOWN_HOSTS_H
 
@@ -97,9 +98,10 @@ known_hosts_result known_hosts_verify_text(const known_hosts_file *files, size_t
  * NULL, only the n_supported names in it are listed: libssh2 1.10's
  * libssh2_session_method_pref drops unknown names with an overlapping
  * memcpy (undefined behaviour, caught by ASan), so it must only ever be
- * given names it supports.  Revoked and CA lines are not listed.  Returns
- * the number of names listed, or -1 (and "" when len > 0) on a bad host or
- * port or when the list does not fit. */
+ * given names it supports (it also skips the name after one it drops, so
+ * an unsupported name can survive and fail the handshake).  Revoked and CA
+ * lines are not listed.  Returns the number of names listed, or -1 (and ""
+ * when len > 0) on a bad host or port or when the list does not fit. */
 int known_hosts_key_types_text(const known_hosts_file *files, size_t nfiles,
 	const char *host, int port, const char *const *supported, size_t n_supported,
 	char *method_list, size_t len);
@@ -115,7 +117,9 @@ typedef struct known_hosts known_hosts;
  * in ssh_config.  Missing files are normal.  A file that exists but cannot
  * be read is remembered: a key then not found anywhere is an ERROR, not
  * NOT_FOUND, since the unreadable file might list it as changed or revoked.
- * Returns NULL only when memory runs out.  Free with known_hosts_free. */
+ * Also asks libssh2 (call libssh2_init first) which host key algorithms it
+ * supports, for known_hosts_key_types.  Returns NULL only when memory runs
+ * out.  Free with known_hosts_free. */
 known_hosts *known_hosts_load(const char *const *user_files, size_t n_user,
 	const char *const *global_files, size_t n_global);
 void known_hosts_free(known_hosts *kh);
@@ -125,13 +129,14 @@ void known_hosts_free(known_hosts *kh);
 size_t known_hosts_file_count(const known_hosts *kh);
 const char *known_hosts_file_path(const known_hosts *kh, size_t i);
 
-/* known_hosts_key_types_text over the loaded files, restricted to what
- * libssh2_session_supported_algs says for this session (not restricted when
- * session is NULL).  Use before the handshake:
- *   if (known_hosts_key_types(kh, s, host, port, list, sizeof list) > 0)
- *       libssh2_session_method_pref(s, LIBSSH2_METHOD_HOSTKEY, list); */
-int known_hosts_key_types(const known_hosts *kh, LIBSSH2_SESSION *session, const char *host,
-	int port, char *method_list, size_t len);
+/* known_hosts_key_types_text over the loaded files, restricted to the host
+ * key algorithms this libssh2 supports (asked once, at load time).  Use
+ * before the handshake:
+ *   if (known_hosts_key_types(kh, host, port, list, sizeof list) > 0)
+ *       libssh2_session_method_pref(s, LIBSSH2_METHOD_HOSTKEY, list);
+ * 0 and "" when nothing usable is known: keep libssh2's default list. */
+int known_hosts_key_types(const known_hosts *kh, const char *host, int port,
+	char *method_list, size_t len);
 
 /* Verify an offered key and apply the policy.  Files changed on disk since
  * they were read are read again first (a person who ran ssh-keygen -R after

@@ -34,6 +34,7 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool running;
+	bool busy;             /* the thread is inside getaddrinfo */
 	resolver_request *queue_head, *queue_tail; /* waiting for the thread */
 	resolver_request *done_head;               /* answered, not yet delivered */
 	int pipe_fds[2];
@@ -80,9 +81,11 @@ static void *worker(void *unused)
 		if (!R.queue_head) {
 			R.queue_tail = NULL;
 		}
+		R.busy = true;
 		pthread_mutex_unlock(&R.lock);
 		finish_lookup(req, AI_ADDRCONFIG);
 		pthread_mutex_lock(&R.lock);
+		R.busy = false;
 		push_done_locked(req);
 		ssize_t w = write(R.pipe_fds[1], "x", 1);
 		(void)w; /* a full pipe already means "wake up" */
@@ -156,11 +159,17 @@ void resolver_free(void)
 	}
 	pthread_mutex_lock(&R.lock);
 	R.running = false;
+	bool busy = R.busy;
 	pthread_cond_signal(&R.wake);
 	pthread_mutex_unlock(&R.lock);
-	/* A lookup stuck in getaddrinfo would hold us here; detach instead of join
-	 * so quitting is never delayed by DNS. */
-	pthread_detach(R.thread);
+	/* A lookup stuck in getaddrinfo would hold us here: then detach, so
+	 * quitting is never delayed by DNS.  Otherwise join, which lets the
+	 * thread free libc's per-thread resolver state. */
+	if (busy) {
+		pthread_detach(R.thread);
+	} else {
+		pthread_join(R.thread, NULL);
+	}
 	ev_io_stop(R.loop, &R.pipe_watcher);
 	ev_idle_stop(R.loop, &R.deliver_idle);
 	pthread_mutex_lock(&R.lock);

@@ -23,7 +23,7 @@ typedef enum {
 const char *node_status_name(node_status status);
 
 #define NODE_NAME_LEN 256
-#define NODE_ERROR_LEN 256
+#define NODE_ERROR_LEN 640
 
 typedef struct {
 	char host[NODE_NAME_LEN];   /* inventory name, without user@ */

@@ -3,7 +3,6 @@
 
 #include "report_check.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 

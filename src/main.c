@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include <ev.h>
+#include <jansson.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -193,6 +194,7 @@ int main(int argc, char **argv)
 	memset(&a, 0, sizeof a);
 	/* A peer that closes its socket must give us EPIPE, not kill us. */
 	signal(SIGPIPE, SIG_IGN);
+	json_set_alloc_funcs(xmalloc, free); /* die cleanly on OOM, like the rest */
 	srandom((unsigned)(time(NULL) ^ getpid()));
 
 	status = cli_parse(argc, argv, &a.opt);
