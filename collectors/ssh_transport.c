@@ -288,10 +288,10 @@ connected:
 		return fail(c, TRANSPORT_ERR_HANDSHAKE, "cannot create an SSH session");
 	}
 	libssh2_session_set_blocking(c->session, 0);
-	if (c->opt.hostkey_methods[0] &&
-	    libssh2_session_method_pref(c->session, LIBSSH2_METHOD_HOSTKEY, c->opt.hostkey_methods) != 0) {
-		/* A type libssh2 cannot do: fall back to its defaults rather than fail. */
-		libssh2_session_method_pref(c->session, LIBSSH2_METHOD_HOSTKEY, NULL);
+	/* Ask for the key types known_hosts holds, so the one offered can be
+	 * verified (the list only names types this libssh2 supports). */
+	if (c->opt.hostkey_methods[0]) {
+		libssh2_session_method_pref(c->session, LIBSSH2_METHOD_HOSTKEY, c->opt.hostkey_methods);
 	}
 	c->state = SSH_HANDSHAKE;
 	return STEP_NEXT;

@@ -140,7 +140,7 @@ static int build_spec(inventory *inv, const cli_options *opt, const ssh_config *
 			snprintf(err, err_len, "cannot load known_hosts files");
 			return -1;
 		}
-		known_hosts_key_types(spec->known_hosts, NULL, so->host, so->port, so->hostkey_methods,
+		known_hosts_key_types(spec->known_hosts, so->host, so->port, so->hostkey_methods,
 				      sizeof so->hostkey_methods);
 	}
 	so->verify_host_key = inventory_verify_host_key;

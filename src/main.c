@@ -93,10 +93,6 @@ static int start_engine(app *a)
 		fputs("synctop: cannot start the resolver thread\n", stderr);
 		return -1;
 	}
-	if (ssh_transport_global_init(a->loop, a->opt.max_handshakes) != 0) {
-		fputs("synctop: cannot initialise libssh2\n", stderr);
-		return -1;
-	}
 	scheduler_config_init(&cfg);
 	cfg.interval_s = a->opt.interval_s;
 	cfg.poll_timeout_s = a->opt.timeout_s;
@@ -202,8 +198,17 @@ int main(int argc, char **argv)
 		cli_free(&a.opt);
 		return status;
 	}
+	a.loop = EV_DEFAULT;
+	/* Before the inventory: known_hosts asks libssh2 which key types it
+	 * supports. */
+	if (ssh_transport_global_init(a.loop, a.opt.max_handshakes) != 0) {
+		fputs("synctop: cannot initialise libssh2\n", stderr);
+		cli_free(&a.opt);
+		return 70;
+	}
 	if (inventory_build(&a.opt, &a.inv, err, sizeof err) != 0) {
 		fprintf(stderr, "synctop: %s\n", err);
+		ssh_transport_global_free();
 		cli_free(&a.opt);
 		return 64;
 	}
@@ -216,7 +221,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < a.n_nodes; i++) {
 		node_init(&a.nodes[i], a.inv.specs[i].name);
 	}
-	a.loop = EV_DEFAULT;
 
 	status = run(&a);
 
