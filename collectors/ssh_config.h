@@ -20,9 +20,11 @@
  * next Host or Match, and a warning says so.  Unknown keys are ignored: they
  * are valid OpenSSH that synctop has no use for.
  *
- * Differences from ssh: ~ is $HOME (ssh uses the password database), and
- * path tokens other than %% %d %u %h %r %n make a path unusable (a warning
- * names it and the path is ignored). */
+ * Path tokens: %% %d (home) %u (local user) %h (HostName, else the name)
+ * %n (the name as given) %r (User, else the local user: a user given only on
+ * the command line is not seen here).  Differences from ssh: ~ is $HOME (ssh
+ * uses the password database), and other tokens make a path unusable (a
+ * warning names it and the path is ignored). */
 #ifndef SYNCTOP_SSH_CONFIG_H
 #define SYNCTOP_SSH_CONFIG_H
 

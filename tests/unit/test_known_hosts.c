@@ -793,17 +793,20 @@ static void test_key_types_for_libssh2(void **state)
 	known_hosts *kh = known_hosts_load(users, 1, no_files, 0);
 	assert_non_null(kh);
 
-	/* without a session: every type the file names */
-	assert_int_equal(known_hosts_key_types(kh, NULL, "node8", 22, list, sizeof list), 5);
+	/* the pure function, unrestricted: every type the file names */
+	size_t len;
+	char *raw = slurp(path, &len);
+	assert_non_null(raw);
+	known_hosts_file f = {path, raw, len};
+	assert_int_equal(known_hosts_key_types_text(&f, 1, "node8", 22, NULL, 0, list, sizeof list), 5);
 	assert_string_equal(list, "sk-ssh-ed25519@openssh.com,rsa-sha2-512,rsa-sha2-256,ssh-rsa,"
 		"ecdsa-sha2-nistp384");
+	free(raw);
 
-	/* with one: only names this libssh2 knows, which it then accepts
-	 * (ASan would catch libssh2 1.10 dropping an unknown name) */
-	assert_int_equal(libssh2_init(0), 0);
-	LIBSSH2_SESSION *s = libssh2_session_init();
-	assert_non_null(s);
-	int n = known_hosts_key_types(kh, s, "node8", 22, list, sizeof list);
+	/* the object: only names this libssh2 knows, which it then takes as
+	 * they are (1.10 would mangle a list holding an unknown name, and
+	 * ASan catches its overlapping memcpy) */
+	int n = known_hosts_key_types(kh, "node8", 22, list, sizeof list);
 	assert_true(n >= 2);
 	assert_null(strstr(list, "sk-ssh-ed25519"));
 	assert_non_null(strstr(list, "ssh-rsa"));
@@ -811,11 +814,14 @@ static void test_key_types_for_libssh2(void **state)
 	if (libssh2_version(0x010b00) == NULL) {
 		assert_string_equal(list, "ssh-rsa,ecdsa-sha2-nistp384");
 	}
+	LIBSSH2_SESSION *s = libssh2_session_init();
+	assert_non_null(s);
 	assert_int_equal(libssh2_session_method_pref(s, LIBSSH2_METHOD_HOSTKEY, list), 0);
-	assert_int_equal(known_hosts_key_types(kh, s, "node9", 22, list, sizeof list), 0);
-	assert_string_equal(list, "");
 	libssh2_session_free(s);
-	libssh2_exit();
+	assert_int_equal(known_hosts_key_types(kh, "node9", 22, list, sizeof list), 0);
+	assert_string_equal(list, "");
+	assert_int_equal(known_hosts_key_types(kh, "node8", 22, list, 8), -1);
+	assert_string_equal(list, "");
 	known_hosts_free(kh);
 	tmp_remove(dir);
 }
@@ -1037,7 +1043,7 @@ static void test_reread_after_change(void **state)
 		KNOWN_HOSTS_STRICT_YES, &v), KNOWN_HOSTS_MATCH);
 	assert_int_equal(v.line, 2);
 	char list[64];
-	assert_int_equal(known_hosts_key_types(kh, NULL, "node7", 22, list, sizeof list), 1);
+	assert_int_equal(known_hosts_key_types(kh, "node7", 22, list, sizeof list), 1);
 	assert_string_equal(list, "ssh-ed25519");
 	/* and deletes the file */
 	assert_int_equal(unlink(path), 0);
@@ -1104,7 +1110,6 @@ static void test_session_and_names(void **state)
 	known_hosts_verdict v;
 	known_hosts *kh = known_hosts_load(no_files, 0, no_files, 0);
 	assert_non_null(kh);
-	assert_int_equal(libssh2_init(0), 0);
 	LIBSSH2_SESSION *s = libssh2_session_init();
 	assert_non_null(s);
 	/* no handshake, so no host key: refused, not crashed */
@@ -1112,11 +1117,10 @@ static void test_session_and_names(void **state)
 		KNOWN_HOSTS_ERROR);
 	assert_false(v.accept);
 	libssh2_session_free(s);
-	libssh2_exit();
 	assert_int_equal(known_hosts_check(NULL, "node7", 22, NULL, 0, KNOWN_HOSTS_STRICT_NO, &v),
 		KNOWN_HOSTS_ERROR);
 	char list[8];
-	assert_int_equal(known_hosts_key_types(NULL, NULL, "node7", 22, list, sizeof list), -1);
+	assert_int_equal(known_hosts_key_types(NULL, "node7", 22, list, sizeof list), -1);
 	known_hosts_free(kh);
 	known_hosts_free(NULL);
 
@@ -1162,5 +1166,12 @@ int main(void)
 		cmocka_unit_test(test_defaults_and_paths),
 		cmocka_unit_test(test_session_and_names),
 	};
-	return cmocka_run_group_tests_name("known_hosts", tests, NULL, NULL);
+	/* known_hosts_load asks libssh2 what it supports: initialise it first,
+	 * as synctop does. */
+	if (libssh2_init(0) != 0) {
+		return 1;
+	}
+	int failed = cmocka_run_group_tests_name("known_hosts", tests, NULL, NULL);
+	libssh2_exit();
+	return failed;
 }

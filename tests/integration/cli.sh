@@ -1,0 +1,46 @@
+#!/bin/sh
+# cli.sh - bad command lines and inventories are refused with a clear message
+# and exit status 64, before anything connects.
+set -u
+. "$(dirname "$0")/tap.sh"
+bin=${SYNCTOP_BIN:?}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+expect_usage() { # description, expected stderr substring, args...
+	desc=$1 want=$2
+	shift 2
+	"$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" -eq 64 ] && grep -qF -- "$want" "$tmp/err" && [ ! -s "$tmp/out" ]
+	ok $? "$desc (rc=$rc)"
+	[ "$rc" -eq 64 ] || diag "$(cat "$tmp/err")"
+}
+
+expect_usage "no nodes" "no nodes given" --once
+expect_usage "unknown option" "Try 'synctop --help'" --bogus host1
+expect_usage "bad interval" "--interval" -d abc host1
+expect_usage "zero timeout" "--timeout" --timeout 0 host1
+expect_usage "bad port" "-p" -p 70000 host1
+expect_usage "bad fail-on" "--fail-on" --check --fail-on maybe host1
+expect_usage "check with json" "separate modes" --check --json host1
+expect_usage "json without once" "--json needs --once" --json host1
+expect_usage "hostile iface" "--iface" --iface 'eth0;reboot' host1
+expect_usage "reversed range" "column" --once -w 'gpu[10-01]'
+expect_usage "unbalanced bracket" "column" --once 'gpu[1-4'
+expect_usage "option-like host" "host" --once -- -oProxyCommand=x
+expect_usage "missing hosts file" "$tmp/nope" --once -f "$tmp/nope"
+printf 'node1\n\n# comment\nnode[2-3]\nbad host\n' >"$tmp/hosts"
+expect_usage "hosts file error names the line" "$tmp/hosts:5" --once -f "$tmp/hosts"
+printf 'Host *\n  Port notaport\n' >"$tmp/ssh_config"
+expect_usage "ssh config error names the line" "ssh_config:2" --once -F "$tmp/ssh_config" node1
+expect_usage "missing -F file" "nope.conf" --once -F "$tmp/nope.conf" node1
+
+"$bin" --help >"$tmp/out" 2>&1
+ok $? "--help exits 0"
+grep -q -- "--check" "$tmp/out"
+ok $? "--help lists --check"
+"$bin" --version >"$tmp/out" 2>&1 && grep -q "libssh2" "$tmp/out" && grep -q "jansson" "$tmp/out" \
+	&& grep -q "libev" "$tmp/out" && grep -q "ncurses" "$tmp/out"
+ok $? "--version names the libraries"
+done_testing
