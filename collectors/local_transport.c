@@ -231,7 +231,7 @@ transport *local_transport_new(struct ev_loop *loop, const char *const argv[], c
 	c->base.events = events;
 	c->base.owner = owner;
 	c->loop = loop;
-	for (int i = 0; argv[i] && i < LOCAL_MAX_ARGS; i++) {
+	for (int i = 0; i < LOCAL_MAX_ARGS && argv[i]; i++) {
 		c->argv[i] = xstrdup(argv[i]);
 	}
 	c->pid = -1;

@@ -383,7 +383,7 @@ static int emit_element(parser *p, element *e, hostlist_cb cb, void *ctx)
 int hostlist_expand_n(const char *expr, size_t len, hostlist_cb cb, void *ctx, size_t *column,
 		      char *err, size_t errlen)
 {
-	size_t dummy_column;
+	size_t dummy_column = 0;
 	parser p = {
 		.s = expr ? expr : "",
 		.len = expr ? len : 0,
