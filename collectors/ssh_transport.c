@@ -35,6 +35,7 @@ typedef enum {
 	SSH_HOSTKEY,
 	SSH_AUTH_LIST,
 	SSH_AUTH_AGENT,
+	SSH_AUTH_PRIVATE_AGENT, /* synctop's own agent: encrypted identity files */
 	SSH_AUTH_KEYFILE,
 	SSH_CHANNEL_OPEN,
 	SSH_CHANNEL_EXEC,
@@ -51,6 +52,7 @@ static const char *const state_names[] = {
 	[SSH_HOSTKEY] = "host key check",
 	[SSH_AUTH_LIST] = "authentication",
 	[SSH_AUTH_AGENT] = "agent authentication",
+	[SSH_AUTH_PRIVATE_AGENT] = "private agent authentication",
 	[SSH_AUTH_KEYFILE] = "key file authentication",
 	[SSH_CHANNEL_OPEN] = "opening channel",
 	[SSH_CHANNEL_EXEC] = "starting remote shell",
@@ -80,6 +82,8 @@ typedef struct ssh_conn {
 	LIBSSH2_CHANNEL *channel;
 	LIBSSH2_AGENT *agent;
 	struct libssh2_agent_publickey *agent_identity;
+	LIBSSH2_AGENT *private_agent; /* its own handle: a different socket */
+	struct libssh2_agent_publickey *private_identity;
 	int identity_index;
 	bool holds_slot;
 	bool in_drive;             /* re-entrancy guard for callbacks */
@@ -329,6 +333,13 @@ static step_result step_hostkey(ssh_conn *c)
 	return STEP_NEXT;
 }
 
+/* The user's agent, then synctop's private one (only when start-up loaded
+ * encrypted identity files into it), then key files. */
+static ssh_state after_user_agent(const ssh_conn *c)
+{
+	return c->opt.private_agent_socket[0] ? SSH_AUTH_PRIVATE_AGENT : SSH_AUTH_KEYFILE;
+}
+
 static step_result step_auth_list(ssh_conn *c)
 {
 	const char *methods = libssh2_userauth_list(c->session, c->opt.user, (unsigned)strlen(c->opt.user));
@@ -350,7 +361,7 @@ static step_result step_auth_list(ssh_conn *c)
 	}
 	c->auth_notes[0] = '\0';
 	c->identity_index = 0;
-	c->state = (!c->opt.identities_only && getenv("SSH_AUTH_SOCK")) ? SSH_AUTH_AGENT : SSH_AUTH_KEYFILE;
+	c->state = (!c->opt.identities_only && getenv("SSH_AUTH_SOCK")) ? SSH_AUTH_AGENT : after_user_agent(c);
 	return STEP_NEXT;
 }
 
@@ -375,13 +386,13 @@ static step_result step_auth_agent(ssh_conn *c)
 		if (!c->agent || libssh2_agent_connect(c->agent) != 0 ||
 		    libssh2_agent_list_identities(c->agent) != 0) {
 			note(c, "ssh-agent unavailable");
-			c->state = SSH_AUTH_KEYFILE;
+			c->state = after_user_agent(c);
 			return STEP_NEXT;
 		}
 		c->agent_identity = NULL;
 		if (libssh2_agent_get_identity(c->agent, &c->agent_identity, NULL) != 0) {
 			note(c, "ssh-agent holds no keys");
-			c->state = SSH_AUTH_KEYFILE;
+			c->state = after_user_agent(c);
 			return STEP_NEXT;
 		}
 	}
@@ -407,6 +418,70 @@ static step_result step_auth_agent(ssh_conn *c)
 		}
 		c->agent_identity = next;
 	}
+	c->state = after_user_agent(c);
+	return STEP_NEXT;
+}
+
+/* Only the keys loaded from this node's own identity files are offered (each
+ * refusal costs one of the server's MaxAuthTries), unless one of those files'
+ * public half is unknown. */
+static bool private_key_wanted(const ssh_conn *c, const struct libssh2_agent_publickey *id)
+{
+	for (int i = 0; i < c->opt.n_identity_files; i++) {
+		if (c->opt.identity_states[i] == IDENTITY_IN_PRIVATE_AGENT &&
+		    private_agent_key_matches(c->opt.identity_files[i], id->blob, id->blob_len) != 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* synctop's private agent holds the encrypted identity files whose
+ * passphrase was asked at start-up (private_agent.h): the agent signs, so the
+ * key derivation ran once, in ssh-add, and never on this loop. */
+static step_result step_auth_private_agent(ssh_conn *c)
+{
+	if (!c->private_agent) {
+		c->private_agent = libssh2_agent_init(c->session);
+		if (c->private_agent) {
+			libssh2_agent_set_identity_path(c->private_agent, c->opt.private_agent_socket);
+		}
+		/* A local socket, quick; libssh2 cannot do these non-blocking. */
+		if (!c->private_agent || libssh2_agent_connect(c->private_agent) != 0 ||
+		    libssh2_agent_list_identities(c->private_agent) != 0) {
+			note(c, "synctop's private ssh-agent unavailable");
+			c->state = SSH_AUTH_KEYFILE;
+			return STEP_NEXT;
+		}
+		c->private_identity = NULL;
+		if (libssh2_agent_get_identity(c->private_agent, &c->private_identity, NULL) != 0) {
+			c->private_identity = NULL;
+		}
+	}
+	while (c->private_identity) {
+		struct libssh2_agent_publickey *id = c->private_identity;
+		if (!private_key_wanted(c, id)) {
+			/* another node's key */
+		} else if (rsa_signing_broken() && blob_is_rsa(id->blob, id->blob_len)) {
+			note(c, "skipped RSA key %s in synctop's private agent (libssh2 %s cannot sign rsa-sha2)",
+			     id->comment ? id->comment : "", LIBSSH2_VERSION);
+		} else {
+			int rc = libssh2_agent_userauth(c->private_agent, c->opt.user, id);
+			if (rc == LIBSSH2_ERROR_EAGAIN) {
+				return STEP_AGAIN;
+			}
+			if (rc == 0) {
+				c->state = SSH_CHANNEL_OPEN;
+				return STEP_NEXT;
+			}
+			note(c, "key %s in synctop's private agent refused", id->comment ? id->comment : "");
+		}
+		struct libssh2_agent_publickey *next = NULL;
+		if (libssh2_agent_get_identity(c->private_agent, &next, id) != 0) {
+			next = NULL;
+		}
+		c->private_identity = next;
+	}
 	c->state = SSH_AUTH_KEYFILE;
 	return STEP_NEXT;
 }
@@ -430,6 +505,24 @@ static step_result step_auth_keyfile(ssh_conn *c)
 {
 	while (c->identity_index < c->opt.n_identity_files) {
 		const char *path = c->opt.identity_files[c->identity_index];
+		/* Encrypted: libssh2 would spend ~200 ms re-deriving the key only
+		 * to fail without a passphrase; an agent is the only way in. */
+		switch (c->opt.identity_states[c->identity_index]) {
+		case IDENTITY_PLAIN:
+			break;
+		case IDENTITY_ENCRYPTED:
+			note(c, "%s is encrypted: load it into ssh-agent (ssh-add %s)", path, path);
+			c->identity_index++;
+			continue;
+		case IDENTITY_IN_USER_AGENT:
+			note(c, "%s is encrypted (tried through ssh-agent, which holds it)", path);
+			c->identity_index++;
+			continue;
+		case IDENTITY_IN_PRIVATE_AGENT:
+			note(c, "%s is encrypted (tried through synctop's private agent, which holds it)", path);
+			c->identity_index++;
+			continue;
+		}
 		if (access(path, R_OK) != 0) {
 			if (c->opt.identities_explicit) {
 				note(c, "%s: %s", path, strerror(errno));
@@ -519,6 +612,16 @@ static step_result step_running(ssh_conn *c)
 		memmove(c->outbuf, c->outbuf + n, c->out_len - (size_t)n);
 		c->out_len -= (size_t)n;
 	}
+	/* The probe sends its own stderr inside the response; what reaches the
+	 * channel's stderr is login-shell noise.  Drain it so the window stays open.
+	 * Drained first: reading it can pull stdout packets off the socket into
+	 * libssh2's queue, where no socket event would ever announce them. */
+	for (;;) {
+		ssize_t n = libssh2_channel_read_stderr(c->channel, buf, sizeof buf);
+		if (n <= 0) {
+			break;
+		}
+	}
 	for (;;) {
 		ssize_t n = libssh2_channel_read(c->channel, buf, sizeof buf);
 		if (n > 0) {
@@ -532,14 +635,6 @@ static step_result step_running(ssh_conn *c)
 			break;
 		}
 		return fail(c, TRANSPORT_ERR_LOST, "connection to %s lost: %s", c->opt.host, last_error(c));
-	}
-	/* The probe sends its own stderr inside the response; what reaches the
-	 * channel's stderr is login-shell noise.  Drain it so the window stays open. */
-	for (;;) {
-		ssize_t n = libssh2_channel_read_stderr(c->channel, buf, sizeof buf);
-		if (n <= 0) {
-			break;
-		}
 	}
 	if (libssh2_channel_eof(c->channel)) {
 		return fail(c, TRANSPORT_ERR_LOST, "the remote shell on %s exited", c->opt.host);
@@ -569,6 +664,7 @@ static step_result step(ssh_conn *c)
 	case SSH_HOSTKEY: return step_hostkey(c);
 	case SSH_AUTH_LIST: return step_auth_list(c);
 	case SSH_AUTH_AGENT: return step_auth_agent(c);
+	case SSH_AUTH_PRIVATE_AGENT: return step_auth_private_agent(c);
 	case SSH_AUTH_KEYFILE: return step_auth_keyfile(c);
 	case SSH_CHANNEL_OPEN: return step_channel_open(c);
 	case SSH_CHANNEL_EXEC: return step_channel_exec(c);
@@ -659,6 +755,11 @@ static void teardown(ssh_conn *c)
 		libssh2_agent_disconnect(c->agent);
 		libssh2_agent_free(c->agent);
 		c->agent = NULL;
+	}
+	if (c->private_agent) {
+		libssh2_agent_disconnect(c->private_agent);
+		libssh2_agent_free(c->private_agent);
+		c->private_agent = NULL;
 	}
 	if (c->channel) {
 		libssh2_channel_free(c->channel);

@@ -14,9 +14,11 @@
 #include <limits.h>
 #include <stdbool.h>
 
+#include "private_agent.h"
 #include "transport.h"
 
 #define SSH_MAX_IDENTITIES 8
+#define SSH_AGENT_SOCKET_LEN 108 /* sun_path */
 
 typedef struct {
 	char host[256];          /* address or name to connect to (HostName) */
@@ -26,6 +28,13 @@ typedef struct {
 	char identity_files[SSH_MAX_IDENTITIES][PATH_MAX];
 	bool identities_explicit;  /* from -i / IdentityFile: a missing file is an error */
 	bool identities_only;      /* do not use the agent */
+	/* Set at start-up by private_agent_load(): encrypted files are never
+	 * read by libssh2 (it would re-derive the key on every connection); an
+	 * agent signs with them, or they are skipped. */
+	identity_state identity_states[SSH_MAX_IDENTITIES];
+	/* synctop's private ssh-agent, tried after the user's agent and before
+	 * key files; "" = none. */
+	char private_agent_socket[SSH_AGENT_SOCKET_LEN];
 	double connect_timeout_s;  /* resolve .. running shell */
 	double keepalive_interval_s; /* 0 = off */
 	/* Host key types known_hosts holds for this host, in preference order

@@ -26,6 +26,7 @@ enum {
 	OPT_FAIL_ON,
 	OPT_TIMEOUT,
 	OPT_LOCAL,
+	OPT_DEMO,
 	OPT_IFACE,
 	OPT_PMC_SUDO,
 	OPT_MAX_HANDSHAKES,
@@ -46,6 +47,7 @@ static const struct option long_options[] = {
 	{"hostlist", required_argument, NULL, 'w'},
 	{"hostfile", required_argument, NULL, 'f'},
 	{"local", no_argument, NULL, OPT_LOCAL},
+	{"demo", no_argument, NULL, OPT_DEMO},
 	{"ssh-config", required_argument, NULL, 'F'},
 	{"user", required_argument, NULL, 'l'},
 	{"port", required_argument, NULL, 'p'},
@@ -78,6 +80,7 @@ static void usage(FILE *f)
 	      "  -w, --hostlist LIST    hostlist expression, e.g. gpu[001-128],login1 (repeatable)\n"
 	      "  -f, --hostfile FILE    one host or hostlist per line, # comments (repeatable)\n"
 	      "      --local            also poll this machine directly, without SSH\n"
+	      "      --demo             watch a simulated 48-node cluster instead (no SSH, no nodes)\n"
 	      "\n"
 	      "SSH (as in ssh(1); command line beats ssh config):\n"
 	      "  -F, --ssh-config FILE  ssh client config (default ~/.ssh/config, /etc/ssh/ssh_config)\n"
@@ -212,6 +215,9 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 		case OPT_LOCAL:
 			opt->local = true;
 			break;
+		case OPT_DEMO:
+			opt->demo = true;
+			break;
 		case 'F':
 			opt->ssh_config = optarg;
 			break;
@@ -306,7 +312,11 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 		fputs("synctop: --json needs --once\n", stderr);
 		return 64;
 	}
-	if (!opt->n_hosts && !opt->n_hostlists && !opt->n_host_files && !opt->local) {
+	if (opt->demo && (opt->n_hosts || opt->n_hostlists || opt->n_host_files || opt->local)) {
+		fputs("synctop: --demo simulates its own nodes; give no hosts, -w, -f or --local with it\n", stderr);
+		return 64;
+	}
+	if (!opt->demo && !opt->n_hosts && !opt->n_hostlists && !opt->n_host_files && !opt->local) {
 		fputs("synctop: no nodes given (hosts as arguments, -w HOSTLIST, -f FILE or --local)\n"
 		      "Try 'synctop --help' for more information.\n", stderr);
 		return 64;

@@ -31,6 +31,7 @@ typedef struct {
 	char **host_files;
 	size_t n_host_files;
 	bool local;              /* --local: poll this machine without SSH */
+	bool demo;               /* --demo: the simulated cluster instead of any node */
 
 	/* ssh */
 	const char *ssh_config;  /* -F; NULL = ~/.ssh/config then /etc/ssh/ssh_config */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "private_agent.h"
 #include "ssh_config.h"
 #include "target.h"
 #include "xalloc.h"
@@ -233,4 +234,43 @@ void inventory_free(inventory *inv)
 	free(inv->known_hosts_keys);
 	free(inv->specs);
 	memset(inv, 0, sizeof *inv);
+}
+
+/* ------------------------------------------- encrypted identity files */
+
+static size_t key_index(const private_agent_key *keys, size_t n, const char *path)
+{
+	size_t k = 0;
+	while (k < n && strcmp(keys[k].path, path) != 0) {
+		k++;
+	}
+	return k;
+}
+
+void inventory_load_encrypted_keys(inventory *inv)
+{
+	private_agent_key *keys = NULL;
+	size_t n = 0;
+
+	/* Distinct files: a thousand nodes usually share one or two. */
+	for (size_t s = 0; s < inv->count; s++) {
+		const ssh_options *so = &inv->specs[s].ssh;
+		for (int i = 0; !inv->specs[s].local && i < so->n_identity_files; i++) {
+			size_t k = key_index(keys, n, so->identity_files[i]);
+			if (k == n) {
+				keys = xrealloc(keys, (n + 1) * sizeof *keys);
+				keys[n++] = (private_agent_key){.path = so->identity_files[i]};
+			}
+			keys[k].identities_only |= so->identities_only;
+		}
+	}
+	private_agent_load(keys, n);
+	for (size_t s = 0; s < inv->count; s++) {
+		ssh_options *so = &inv->specs[s].ssh;
+		for (int i = 0; !inv->specs[s].local && i < so->n_identity_files; i++) {
+			so->identity_states[i] = keys[key_index(keys, n, so->identity_files[i])].state;
+		}
+		snprintf(so->private_agent_socket, sizeof so->private_agent_socket, "%s", private_agent_socket());
+	}
+	free(keys);
 }

@@ -41,4 +41,11 @@ void inventory_free(inventory *inv);
 int inventory_verify_host_key(void *ctx, const char *host, int port, const unsigned char *key, size_t key_len,
 			      char *msg, size_t msg_len);
 
+/* Encrypted identity files: each distinct file is looked at once, the
+ * encrypted ones are loaded into synctop's private agent (ssh-add asks their
+ * passphrases on the terminal), and every node's ssh options learn how to
+ * use each of its files.  Call after inventory_build, before the event loop
+ * and any TUI; private_agent_stop() undoes it. */
+void inventory_load_encrypted_keys(inventory *inv);
+
 #endif

@@ -5,6 +5,7 @@
  * scheduler with one transport per node, then the chosen sink. */
 #include <config.h>
 
+#include <errno.h>
 #include <ev.h>
 #include <jansson.h>
 #include <math.h>
@@ -16,9 +17,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "demo_cluster.h"
+#include "demo_transport.h"
 #include "health.h"
 #include "inventory.h"
 #include "local_transport.h"
+#include "private_agent.h"
 #include "probe.h"
 #include "report_check.h"
 #include "report_json.h"
@@ -33,6 +37,7 @@ typedef struct {
 	struct ev_loop *loop;
 	cli_options opt;
 	inventory inv;
+	demo_cluster *demo;        /* --demo: the nodes are simulated, inv is empty */
 	node *nodes;
 	size_t n_nodes;
 	thresholds th;
@@ -107,9 +112,16 @@ static int start_engine(app *a)
 	a->sched = scheduler_new(a->loop, &cfg);
 
 	for (size_t i = 0; i < a->n_nodes; i++) {
-		node_spec *spec = &a->inv.specs[i];
 		sched_node *sn = scheduler_add(a->sched, &a->nodes[i]);
 		transport *t;
+		if (a->demo) {
+			double connect_timeout = a->opt.connect_timeout_s > 0 ? a->opt.connect_timeout_s
+									   : DEMO_CONNECT_TIMEOUT_S;
+			t = demo_transport_new(a->loop, a->demo, i, connect_timeout, scheduler_transport_events(), sn);
+			scheduler_attach(sn, t);
+			continue;
+		}
+		node_spec *spec = &a->inv.specs[i];
 		if (spec->local) {
 			const char *argv[] = {"/bin/sh", "-c", probe_script, NULL};
 			t = local_transport_new(a->loop, argv, scheduler_transport_events(), sn);
@@ -162,8 +174,11 @@ static int run(app *a)
 	switch (a->opt.mode) {
 	case MODE_ONCE_JSON:
 		if (report_json_write(stdout, a->nodes, a->n_nodes, wall_now()) != 0) {
-			fputs("synctop: cannot write the JSON report\n", stderr);
-			status = 70;
+			/* A reader that went away (| head) is not an error worth a word. */
+			if (errno != EPIPE) {
+				fprintf(stderr, "synctop: cannot write the JSON report: %s\n", strerror(errno));
+			}
+			status = errno == EPIPE ? 141 : 74;
 		}
 		break;
 	case MODE_CHECK:
@@ -206,7 +221,9 @@ int main(int argc, char **argv)
 		cli_free(&a.opt);
 		return 70;
 	}
-	if (inventory_build(&a.opt, &a.inv, err, sizeof err) != 0) {
+	if (a.opt.demo) {
+		a.demo = demo_cluster_new(DEMO_CLUSTER_DEFAULT_SEED, wall_now());
+	} else if (inventory_build(&a.opt, &a.inv, err, sizeof err) != 0) {
 		fprintf(stderr, "synctop: %s\n", err);
 		ssh_transport_global_free();
 		cli_free(&a.opt);
@@ -215,16 +232,21 @@ int main(int argc, char **argv)
 	for (int i = 0; i < a.inv.n_warnings; i++) {
 		fprintf(stderr, "synctop: warning: %s\n", a.inv.warnings[i]);
 	}
+	/* Encrypted key files: ssh-add asks their passphrases now, on the
+	 * terminal, before the event loop and any TUI (private_agent.h). */
+	inventory_load_encrypted_keys(&a.inv);
 	thresholds_init_defaults(&a.th);
-	a.n_nodes = a.inv.count;
+	a.n_nodes = a.demo ? demo_cluster_count(a.demo) : a.inv.count;
 	a.nodes = xcalloc(a.n_nodes ? a.n_nodes : 1, sizeof *a.nodes);
 	for (size_t i = 0; i < a.n_nodes; i++) {
-		node_init(&a.nodes[i], a.inv.specs[i].name);
+		node_init(&a.nodes[i], a.demo ? demo_cluster_name(a.demo, i) : a.inv.specs[i].name);
 	}
 
 	status = run(&a);
 
 	scheduler_free(a.sched);
+	demo_cluster_free(a.demo); /* after the transports that read it */
+	private_agent_stop(); /* after the transports: none is still talking to it */
 	ssh_transport_global_free();
 	resolver_free();
 	free(a.nodes);

@@ -205,13 +205,18 @@ ok $? "node2: chrony sources parsed from the real daemon"
 # --- a blackholed node must not hold the others back ----------------------
 ip -n "$LAB_NODE_node3_NETNS" link set eth0 down
 start=$(date +%s.%N)
-"$bin" --once --json -F "$cfg" --timeout 4 node1 node2 node3 healthy >"$tmp/bh.json" 2>/dev/null
+# --connect-timeout 20: were the overall 4 s deadline ignored, the run would last 20 s.
+"$bin" --once --json -F "$cfg" --timeout 4 --connect-timeout 20 node1 node2 node3 healthy \
+	>"$tmp/bh.json" 2>/dev/null
 end=$(date +%s.%N)
 ip -n "$LAB_NODE_node3_NETNS" link set eth0 up
 jq -e '(.nodes[] | select(.host == "node3") | .status == "unknown" and (.error | length > 0))
 	and ([.nodes[] | select(.host != "node3") | .reachable] | all)' "$tmp/bh.json" >/dev/null
 ok $? "a blackholed node is unknown with a reason while the others answer"
-awk -v a="$start" -v b="$end" 'BEGIN { exit !(b - a < 5.5) }'
+# Not a timing test: the bound only separates "deadline honoured" (~4 s, more on
+# a loaded machine) from "waited for the 20 s connect timeout".
+awk -v a="$start" -v b="$end" 'BEGIN { exit !(b - a < 12) }' &&
+	jq -e '.nodes[] | select(.host == "node3") | .error | test("4.0 s deadline|No route to host|timed out")' "$tmp/bh.json" >/dev/null
 ok $? "and the run ends at its 4 s deadline ($(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }') s)"
 [ "$(jq -r '.nodes[] | select(.host == "node1") | .rtt_s < 1' "$tmp/bh.json")" = true ]
 ok $? "node1 answered within a second despite node3"
@@ -219,15 +224,16 @@ ok $? "node1 answered within a second despite node3"
 # --- live mode keeps one session per node and restarts a hung probe ------
 sshd_log=$lab/healthy/log/sshd.log
 before=$(grep -c "Accepted publickey" "$sshd_log" 2>/dev/null || echo 0)
-timeout -s INT 4 "$bin" -F "$cfg" -d 0.5 healthy >"$tmp/live.out" 2>&1
+# 6 s, not less: under a loaded CI machine the first handshake alone can take seconds.
+timeout -s INT 6 "$bin" -F "$cfg" -d 0.5 healthy >"$tmp/live.out" 2>&1
 after=$(grep -c "Accepted publickey" "$sshd_log" 2>/dev/null || echo 0)
-polls=$(grep -c "^healthy " "$tmp/live.out")
-[ "$((after - before))" -eq 1 ] && [ "$polls" -ge 5 ]
+polls=$(grep -c "^healthy  *ok " "$tmp/live.out")
+[ "$((after - before))" -eq 1 ] && [ "$polls" -ge 4 ]
 ok $? "live mode: $polls tables from $((after - before)) SSH login(s)"
 
 timeout -s INT 8 "$bin" -F "$cfg" -d 1 --timeout 2 hang healthy >"$tmp/hang.out" 2>&1
 grep -q "^hang .*no answer to the probe within 2.0 s" "$tmp/hang.out" &&
-	[ "$(grep -c '^healthy  *ok ' "$tmp/hang.out")" -ge 5 ]
+	[ "$(grep -c '^healthy  *ok ' "$tmp/hang.out")" -ge 3 ]
 ok $? "live mode: the hung probe hits its deadline; the healthy node stays ok every interval"
 
 done_testing

@@ -1,0 +1,1038 @@
+/* demo_cluster.c - the nodes of `synctop --demo`, their evolving clocks, and
+ * the tool output they print (see demo_cluster.h).
+ *
+ * Every value is computed from the elapsed time, never stepped: a node's
+ * state at time t does not depend on when or how often it was asked, so a
+ * slow poller, a test and the live view all see one consistent cluster.
+ * The output formats are copied from the captured fixtures in tests/fixtures
+ * (chronyc 4.3 -c, linuxptp 3.1 pmc, ethtool 6.1, procps ps). */
+#include <config.h>
+
+#include "demo_cluster.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "observation.h"
+#include "probe.h"
+#include "xalloc.h"
+
+#if defined(__GNUC__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTF_LIKE(f, a)
+#endif
+
+#define GPU_NODES 44
+#define NODE_COUNT (4 + GPU_NODES)
+#define TWO_PI 6.283185307179586
+#define SECONDS_PER_HOUR 3600.0
+#define NS_PER_S 1000000000LL
+
+/* chronyd on the clients polls ntp1 every 2^6 s, ntp1 its upstreams every 2^8 s. */
+#define CLIENT_POLL 6
+#define SERVER_POLL 8
+#define NTP_SERVER_ADDR "10.20.0.10"
+#define NTP_SERVER_REFID 0x0A14000Au
+#define UPSTREAM1_ADDR "192.0.2.11"
+#define UPSTREAM1_REFID 0xC000020Bu
+#define UPSTREAM2_ADDR "198.51.100.7"
+/* ethtool's netlink request names the device at this offset (fixture
+ * ethtool-T-no-such-dev.stderr.txt). */
+#define ETHTOOL_NAME_OFFSET 24
+/* The drifting node: +5 ppm/h for 4 h, then back down (a thermal cycle). */
+#define DRIFT_PPM_PER_HOUR 5.0
+#define DRIFT_CYCLE_S (8 * SECONDS_PER_HOUR)
+
+typedef enum {
+	NIC_MLX5, /* hardware timestamps, PHC 0 */
+	NIC_IGC,  /* hardware timestamps, PHC 0 */
+	NIC_IGB,  /* hardware timestamps, PHC 0 */
+	NIC_SOFT, /* software only (r8169, virtio) */
+} nic_kind;
+
+/* Independent noise streams per node; the value is part of the hash key,
+ * and wander() adds WANDER_OCTAVE multiples for its finer octaves. */
+enum {
+	S_PARAM = 1,
+	S_OFF_WALK,
+	S_OFF_WHITE,
+	S_LAST_OFF,
+	S_MEASURED,
+	S_RMS,
+	S_FREQ_WALK,
+	S_FREQ_WHITE,
+	S_RESID,
+	S_SKEW,
+	S_ROOT_DELAY,
+	S_ROOT_DISP,
+	S_LAN_DELAY,
+	S_UPDATE,
+	S_STATS_SAMPLES,
+	S_STATS_STDDEV,
+	S_STATS_FREQ,
+	S_PTP_WALK,
+	S_PTP_WHITE,
+	S_DELAY_WALK,
+	S_DELAY_WHITE,
+	S_RTT,
+	S_CONNECT,
+	S_SHELL,
+	S_CHUNK,
+	S_UPSTREAM,
+};
+#define WANDER_OCTAVE 0x100u
+
+typedef struct {
+	char name[16];
+	demo_scenario scenario;
+	uint64_t seed;
+	char iface[16];
+	nic_kind nic;
+	char clock_id[PTP_ID_LEN];
+	int gm;                 /* index of the grandmaster node followed, -1 = none */
+
+	/* chrony: offset = bias + sinusoid + wander + white noise */
+	double freq_base_ppm;
+	double off_bias_s, off_amp_s, off_period_s, off_phase, off_walk_s, off_white_s;
+	double freq_phase;
+	double skew_ppm;
+	double lan_delay_s;     /* this node's share of the root delay */
+	double disp_s;          /* this node's share of the root dispersion */
+	double update_phase_s;  /* where in its poll cycle the node started */
+	double free_offset_s;   /* a free-running clock's offset at the epoch */
+
+	/* PTP, in ns */
+	double ptp_bias_ns, ptp_amp_ns, ptp_period_s, ptp_phase, ptp_walk_ns, ptp_white_ns;
+	double path_delay_ns;
+	double sync_phase_s;    /* when in each second its Sync messages arrive */
+
+	/* the network to it */
+	double rtt_s;
+	double connect_s;
+} demo_node;
+
+struct demo_cluster {
+	uint64_t seed;
+	double epoch;
+	size_t n;
+	size_t ntp_server;      /* index of ntp1 */
+	demo_node nodes[NODE_COUNT];
+};
+
+/* ------------------------------------------------------------- noise */
+
+/* splitmix64's finaliser: a good 64-bit mix, cheap and reproducible. */
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9E3779B97F4A7C15ull;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+	return x ^ (x >> 31);
+}
+
+static uint64_t hash3(uint64_t seed, unsigned stream, int64_t k)
+{
+	return mix64(seed ^ mix64((uint64_t)k + mix64(stream)));
+}
+
+/* [0, 1) */
+static double unit(uint64_t h)
+{
+	return (double)(h >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* [-1, 1) */
+static double signed_unit(uint64_t h)
+{
+	return 2.0 * unit(h) - 1.0;
+}
+
+static double draw(uint64_t seed, unsigned what, double lo, double hi)
+{
+	return lo + (hi - lo) * unit(hash3(seed, S_PARAM, what));
+}
+
+/* Smooth noise in [-1, 1]: random values at multiples of `scale` seconds
+ * joined by a smoothstep, so it has no jumps. */
+static double smooth_noise(uint64_t seed, unsigned stream, double t, double scale)
+{
+	double x = t / scale;
+	double f = floor(x);
+	double u = x - f;
+	double a = signed_unit(hash3(seed, stream, (int64_t)f));
+	double b = signed_unit(hash3(seed, stream, (int64_t)f + 1));
+	u = u * u * (3.0 - 2.0 * u);
+	return a + (b - a) * u;
+}
+
+/* Looks like a bounded random walk: three octaves of smooth noise. */
+static double wander(uint64_t seed, unsigned stream, double t, double scale)
+{
+	return (smooth_noise(seed, stream, t, scale) +
+		0.5 * smooth_noise(seed, stream + WANDER_OCTAVE, t, scale / 3.0) +
+		0.25 * smooth_noise(seed, stream + 2 * WANDER_OCTAVE, t, scale / 9.0)) / 1.75;
+}
+
+/* White noise in [-1, 1), a new value every `step` seconds. */
+static double white(uint64_t seed, unsigned stream, double t, double step)
+{
+	return signed_unit(hash3(seed, stream, (int64_t)floor(t / step)));
+}
+
+/* x mod m in [0, m), also for negative x. */
+static double wrap(double x, double m)
+{
+	double r = fmod(x, m);
+	return r < 0 ? r + m : r;
+}
+
+/* ------------------------------------------------------------- bounded text */
+
+typedef struct {
+	char *buf;
+	size_t cap;
+	size_t len;
+	bool overflow;
+} text;
+
+static void text_init(text *t, char *buf, size_t cap)
+{
+	t->buf = buf;
+	t->cap = cap;
+	t->len = 0;
+	t->overflow = buf == NULL || cap == 0;
+	if (!t->overflow) {
+		buf[0] = '\0';
+	}
+}
+
+PRINTF_LIKE(2, 3)
+static void text_printf(text *t, const char *fmt, ...)
+{
+	if (t->overflow) {
+		return;
+	}
+	size_t room = t->cap - t->len;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(t->buf + t->len, room, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= room) {
+		t->overflow = true;
+		t->buf[t->len] = '\0';
+		return;
+	}
+	t->len += (size_t)n;
+}
+
+static void text_put(text *t, const char *s, size_t n)
+{
+	if (t->overflow) {
+		return;
+	}
+	if (n >= t->cap - t->len) {
+		t->overflow = true;
+		return;
+	}
+	memcpy(t->buf + t->len, s, n);
+	t->len += n;
+	t->buf[t->len] = '\0';
+}
+
+static void text_puts(text *t, const char *s)
+{
+	text_put(t, s, strlen(s));
+}
+
+/* ------------------------------------------------------------ scenarios */
+
+static const char *const scenario_names[DEMO_SCENARIO_COUNT] = {
+	[DEMO_NTP_SERVER] = "ntp-server",
+	[DEMO_GRANDMASTER_A] = "grandmaster-a",
+	[DEMO_GRANDMASTER_B] = "grandmaster-b",
+	[DEMO_LOGIN] = "login",
+	[DEMO_HEALTHY] = "healthy",
+	[DEMO_DRIFT] = "drift",
+	[DEMO_UNSYNC] = "unsynchronised",
+	[DEMO_LEAP] = "leap-pending",
+	[DEMO_OTHER_GM] = "other-grandmaster",
+	[DEMO_SOFT_TS] = "software-timestamping",
+	[DEMO_SLOW] = "slow",
+	[DEMO_UNREACHABLE] = "unreachable",
+	[DEMO_CHRONYD_DOWN] = "chronyd-down",
+	[DEMO_LARGE_OFFSET] = "large-offset",
+	[DEMO_PTP_FAULTY] = "ptp-faulty",
+};
+
+/* The gpu nodes that are not simply healthy. */
+static const struct {
+	int gpu;
+	demo_scenario scenario;
+} special_gpus[] = {
+	{7, DEMO_DRIFT},
+	{13, DEMO_UNSYNC},
+	{19, DEMO_LEAP},
+	{23, DEMO_OTHER_GM},
+	{29, DEMO_SOFT_TS},
+	{31, DEMO_SLOW},
+	{37, DEMO_UNREACHABLE},
+	{41, DEMO_CHRONYD_DOWN},
+	{43, DEMO_LARGE_OFFSET},
+	{44, DEMO_PTP_FAULTY},
+};
+
+const char *demo_scenario_name(demo_scenario s)
+{
+	if ((int)s < 0 || s >= DEMO_SCENARIO_COUNT) {
+		return "?";
+	}
+	return scenario_names[s];
+}
+
+static bool is_grandmaster(demo_scenario s)
+{
+	return s == DEMO_GRANDMASTER_A || s == DEMO_GRANDMASTER_B;
+}
+
+static bool runs_chronyd(demo_scenario s)
+{
+	return s != DEMO_CHRONYD_DOWN;
+}
+
+static bool runs_ptp4l(demo_scenario s)
+{
+	return s != DEMO_NTP_SERVER && s != DEMO_LOGIN && s != DEMO_CHRONYD_DOWN;
+}
+
+static bool is_gpu(const demo_node *nd)
+{
+	return strncmp(nd->name, "gpu", 3) == 0;
+}
+
+/* The system clock has no discipline: it runs at its own frequency. */
+static bool free_running(demo_scenario s)
+{
+	return s == DEMO_UNSYNC || s == DEMO_CHRONYD_DOWN;
+}
+
+/* --------------------------------------------------------------- set-up */
+
+static void make_clock_id(demo_node *nd, const char *oui)
+{
+	uint64_t h = hash3(nd->seed, S_PARAM, 999);
+	snprintf(nd->clock_id, sizeof nd->clock_id, "%s.fffe.%02x%02x%02x", oui, (unsigned)(h & 0xff),
+		 (unsigned)((h >> 8) & 0xff), (unsigned)((h >> 16) & 0xff));
+}
+
+static void node_setup(demo_cluster *c, size_t i, const char *name, demo_scenario s)
+{
+	demo_node *nd = &c->nodes[i];
+	memset(nd, 0, sizeof *nd);
+	snprintf(nd->name, sizeof nd->name, "%s", name);
+	nd->scenario = s;
+	nd->seed = mix64(c->seed ^ mix64((uint64_t)i + 1));
+	nd->gm = -1;
+
+	switch (s) {
+	case DEMO_NTP_SERVER:
+		nd->nic = NIC_SOFT; /* a VM: virtio-net */
+		snprintf(nd->iface, sizeof nd->iface, "eth0");
+		make_clock_id(nd, "525400");
+		break;
+	case DEMO_LOGIN:
+		nd->nic = NIC_IGB;
+		snprintf(nd->iface, sizeof nd->iface, "eno1");
+		make_clock_id(nd, "3cfdfe");
+		break;
+	case DEMO_GRANDMASTER_A:
+	case DEMO_GRANDMASTER_B:
+		nd->nic = NIC_IGC;
+		snprintf(nd->iface, sizeof nd->iface, "enp1s0");
+		make_clock_id(nd, "a0369f");
+		break;
+	case DEMO_SOFT_TS:
+		nd->nic = NIC_SOFT; /* an onboard r8169: no hardware timestamps */
+		snprintf(nd->iface, sizeof nd->iface, "enp3s0");
+		make_clock_id(nd, "00e04c");
+		break;
+	default:
+		nd->nic = NIC_MLX5;
+		snprintf(nd->iface, sizeof nd->iface, "ens1f0np0");
+		make_clock_id(nd, "0c42a1");
+		break;
+	}
+
+	/* A quartz oscillator is typically within tens of ppm of nominal. */
+	nd->freq_base_ppm = draw(nd->seed, 1, -18.0, 18.0);
+	nd->freq_phase = draw(nd->seed, 2, 0, TWO_PI);
+	nd->off_bias_s = draw(nd->seed, 3, -4e-6, 4e-6);
+	nd->off_amp_s = draw(nd->seed, 4, 4e-6, 9e-6);
+	nd->off_period_s = draw(nd->seed, 5, 700, 1500);
+	nd->off_phase = draw(nd->seed, 6, 0, TWO_PI);
+	nd->off_walk_s = draw(nd->seed, 7, 4e-6, 9e-6);
+	nd->off_white_s = draw(nd->seed, 8, 0.5e-6, 2e-6);
+	nd->skew_ppm = draw(nd->seed, 9, 0.015, 0.12);
+	nd->lan_delay_s = draw(nd->seed, 10, 60e-6, 160e-6);
+	nd->disp_s = draw(nd->seed, 11, 15e-6, 50e-6);
+	nd->update_phase_s = draw(nd->seed, 12, 0, 256);
+	nd->free_offset_s = draw(nd->seed, 13, 0.08, 0.4);
+
+	nd->ptp_bias_ns = draw(nd->seed, 20, -6, 6);
+	nd->ptp_amp_ns = draw(nd->seed, 21, 10, 28);
+	nd->ptp_period_s = draw(nd->seed, 22, 90, 400);
+	nd->ptp_phase = draw(nd->seed, 23, 0, TWO_PI);
+	nd->ptp_walk_ns = draw(nd->seed, 24, 8, 20);
+	nd->ptp_white_ns = draw(nd->seed, 25, 3, 8);
+	nd->path_delay_ns = draw(nd->seed, 26, 520, 1950);
+	nd->sync_phase_s = draw(nd->seed, 27, 0, 1);
+
+	/* pmc waits 100 ms for late answers; the other tools and the LAN add a
+	 * little on top. */
+	nd->rtt_s = draw(nd->seed, 30, 0.106, 0.125);
+	nd->connect_s = draw(nd->seed, 31, 0.04, 0.25);
+
+	switch (s) {
+	case DEMO_NTP_SERVER:
+		/* follows upstream servers over a WAN: looser than the LAN clients */
+		nd->off_amp_s = draw(nd->seed, 4, 10e-6, 20e-6);
+		nd->off_walk_s = draw(nd->seed, 7, 8e-6, 15e-6);
+		break;
+	case DEMO_DRIFT:
+		nd->freq_base_ppm = draw(nd->seed, 1, -12.0, -6.0);
+		break;
+	case DEMO_SOFT_TS:
+		/* software timestamps: microseconds, not nanoseconds (lab-notes:
+		 * -6..-13 us on veth) */
+		nd->ptp_bias_ns = -6000;
+		nd->ptp_amp_ns = 2500;
+		nd->ptp_walk_ns = 1200;
+		nd->ptp_white_ns = 700;
+		nd->path_delay_ns = draw(nd->seed, 26, 18000, 24000);
+		break;
+	case DEMO_SLOW:
+		nd->rtt_s = 1.5;
+		nd->connect_s = 0.9;
+		break;
+	case DEMO_LARGE_OFFSET:
+		nd->off_bias_s = 3.0e-3;
+		nd->off_amp_s = 120e-6;
+		nd->off_walk_s = 80e-6;
+		break;
+	default:
+		break;
+	}
+}
+
+demo_cluster *demo_cluster_new(uint64_t seed, double epoch)
+{
+	demo_cluster *c = xcalloc(1, sizeof *c);
+	c->seed = seed;
+	c->epoch = epoch;
+	c->ntp_server = 0;
+	node_setup(c, c->n++, "ntp1", DEMO_NTP_SERVER);
+	size_t gm_a = c->n;
+	node_setup(c, c->n++, "ptp-gm1", DEMO_GRANDMASTER_A);
+	size_t gm_b = c->n;
+	node_setup(c, c->n++, "ptp-gm2", DEMO_GRANDMASTER_B);
+	node_setup(c, c->n++, "login1", DEMO_LOGIN);
+	for (int g = 1; g <= GPU_NODES; g++) {
+		demo_scenario s = DEMO_HEALTHY;
+		for (size_t k = 0; k < sizeof special_gpus / sizeof special_gpus[0]; k++) {
+			if (special_gpus[k].gpu == g) {
+				s = special_gpus[k].scenario;
+			}
+		}
+		char name[16];
+		snprintf(name, sizeof name, "gpu%03d", g);
+		node_setup(c, c->n++, name, s);
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		demo_node *nd = &c->nodes[i];
+		if (runs_ptp4l(nd->scenario) && !is_grandmaster(nd->scenario)) {
+			nd->gm = nd->scenario == DEMO_OTHER_GM ? (int)gm_b : (int)gm_a;
+		}
+	}
+	return c;
+}
+
+void demo_cluster_free(demo_cluster *c)
+{
+	free(c);
+}
+
+size_t demo_cluster_count(const demo_cluster *c)
+{
+	return c->n;
+}
+
+const char *demo_cluster_name(const demo_cluster *c, size_t i)
+{
+	return c->nodes[i].name;
+}
+
+demo_scenario demo_cluster_scenario(const demo_cluster *c, size_t i)
+{
+	return c->nodes[i].scenario;
+}
+
+const char *demo_cluster_iface(const demo_cluster *c, size_t i)
+{
+	return c->nodes[i].iface;
+}
+
+/* ------------------------------------------------------------ network */
+
+bool demo_cluster_reachable(const demo_cluster *c, size_t i)
+{
+	return c->nodes[i].scenario != DEMO_UNREACHABLE;
+}
+
+double demo_cluster_connect_s(const demo_cluster *c, size_t i, uint64_t attempt)
+{
+	const demo_node *nd = &c->nodes[i];
+	return nd->connect_s * (1.0 + 0.2 * white(nd->seed, S_CONNECT, (double)attempt, 1));
+}
+
+double demo_cluster_shell_start_s(const demo_cluster *c, size_t i, uint64_t attempt)
+{
+	const demo_node *nd = &c->nodes[i];
+	return 0.02 + 0.01 * white(nd->seed, S_SHELL, (double)attempt, 1);
+}
+
+double demo_cluster_rtt_s(const demo_cluster *c, size_t i, uint64_t poll)
+{
+	const demo_node *nd = &c->nodes[i];
+	double spread = nd->scenario == DEMO_SLOW ? 0.15 : 0.004;
+	return nd->rtt_s + spread * white(nd->seed, S_RTT, (double)poll, 1);
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int demo_cluster_chunks(const demo_cluster *c, size_t i, uint64_t poll, size_t len, size_t ends[DEMO_MAX_CHUNKS])
+{
+	const demo_node *nd = &c->nodes[i];
+	uint64_t h = hash3(nd->seed, S_CHUNK, (int64_t)poll);
+	int want = 1 + (int)(h % DEMO_MAX_CHUNKS);
+	int n = 0;
+	/* Cut anywhere, markers included: the reader must reassemble. */
+	for (int k = 0; k + 1 < want && len > 1; k++) {
+		size_t cut = 1 + (size_t)(unit(hash3(h, S_CHUNK, k)) * (double)(len - 1));
+		if (cut >= len) {
+			cut = len - 1;
+		}
+		ends[n++] = cut;
+	}
+	qsort(ends, (size_t)n, sizeof ends[0], cmp_size);
+	int kept = 0;
+	for (int k = 0; k < n; k++) {
+		if (kept == 0 || ends[k] != ends[kept - 1]) {
+			ends[kept++] = ends[k];
+		}
+	}
+	ends[kept++] = len;
+	return kept;
+}
+
+/* ------------------------------------------------------------- clocks */
+
+typedef struct {
+	double offset_s;        /* node - reference now: chrony's System time is minus this */
+	double last_offset_s;
+	double rms_offset_s;
+	double freq_ppm;
+	double resid_ppm;
+	double skew_ppm;
+	double root_delay_s;
+	double root_disp_s;
+	double interval_s;      /* update interval */
+	double since_update_s;  /* since the last clock update (Last Rx is its whole seconds) */
+	double update_offset_s; /* offset measured at the last update */
+} chrony_state;
+
+static double chrony_offset_at(const demo_node *nd, double t)
+{
+	double off = nd->off_bias_s + nd->off_amp_s * sin(TWO_PI * t / nd->off_period_s + nd->off_phase) +
+		     nd->off_walk_s * wander(nd->seed, S_OFF_WALK, t, 400) +
+		     nd->off_white_s * white(nd->seed, S_OFF_WHITE, t, 1);
+	if (nd->scenario == DEMO_DRIFT) {
+		/* chronyd's loop trails a ramping frequency by a few µs */
+		off += wrap(t, DRIFT_CYCLE_S) < DRIFT_CYCLE_S / 2 ? 2.5e-6 : -2.5e-6;
+	}
+	return off;
+}
+
+/* 0 at the epoch, rising DRIFT_PPM_PER_HOUR for half a cycle, then falling. */
+static double drift_ppm(double t)
+{
+	double p = wrap(t, DRIFT_CYCLE_S);
+	double up = p < DRIFT_CYCLE_S / 2 ? p : DRIFT_CYCLE_S - p;
+	return DRIFT_PPM_PER_HOUR * up / SECONDS_PER_HOUR;
+}
+
+static double frequency_at(const demo_node *nd, double t)
+{
+	/* Slow and small: a healthy node must stay far below the drift limit
+	 * (1 ppm/h): the sinusoid changes by at most 0.06 ppm/h, the wander
+	 * by at most 0.3 (0.08 seen over 48 h). */
+	double f = nd->freq_base_ppm + 0.02 * sin(TWO_PI * t / 7200.0 + nd->freq_phase) +
+		   0.02 * wander(nd->seed, S_FREQ_WALK, t, 1800) + 0.003 * white(nd->seed, S_FREQ_WHITE, t, 1);
+	if (nd->scenario == DEMO_DRIFT) {
+		f += drift_ppm(t);
+	}
+	return f;
+}
+
+static void chrony_state_at(const demo_cluster *c, const demo_node *nd, double t, chrony_state *st)
+{
+	const demo_node *server = &c->nodes[c->ntp_server];
+	bool is_server = nd->scenario == DEMO_NTP_SERVER;
+
+	st->interval_s = (double)(1 << (is_server ? SERVER_POLL : CLIENT_POLL));
+	st->since_update_s = wrap(t + nd->update_phase_s, st->interval_s);
+	double t_update = t - st->since_update_s;
+	st->offset_s = chrony_offset_at(nd, t);
+	st->update_offset_s = chrony_offset_at(nd, t_update) + 0.4e-6 * white(nd->seed, S_LAST_OFF, t_update, 1);
+	st->last_offset_s = st->update_offset_s;
+	st->rms_offset_s = 0.7 * nd->off_amp_s + 0.5 * nd->off_walk_s +
+			   0.2e-6 * (1.0 + wander(nd->seed, S_RMS, t, 900));
+	st->freq_ppm = frequency_at(nd, t);
+	st->resid_ppm = 0.012 * white(nd->seed, S_RESID, t_update, 1);
+	st->skew_ppm = nd->skew_ppm * (1.0 + 0.3 * wander(nd->seed, S_SKEW, t, 900));
+	/* chronyd adds 1 ppm of the elapsed time to the dispersion until the next update */
+	double server_delay = 1.15e-3 + 0.05e-3 * wander(server->seed, S_ROOT_DELAY, t, 600);
+	double server_disp = 0.22e-3 + 0.03e-3 * wander(server->seed, S_ROOT_DISP, t, 600);
+	if (is_server) {
+		st->root_delay_s = server_delay;
+		st->root_disp_s = server_disp + 1e-6 * st->since_update_s;
+	} else {
+		st->root_delay_s = server_delay + nd->lan_delay_s + 2e-6 * white(nd->seed, S_LAN_DELAY, t_update, 1);
+		st->root_disp_s = server_disp + nd->disp_s + 1e-6 * st->since_update_s;
+	}
+	st->interval_s += 0.4 * (1.0 + white(nd->seed, S_UPDATE, t_update, 1));
+}
+
+/* The node's system clock minus true time. */
+static double clock_offset(const demo_node *nd, double t)
+{
+	if (free_running(nd->scenario)) {
+		return nd->free_offset_s + nd->freq_base_ppm * 1e-6 * t;
+	}
+	return chrony_offset_at(nd, t);
+}
+
+typedef struct {
+	int64_t offset_ns;
+	int64_t delay_ns;
+} ptp_state;
+
+static void ptp_state_at(const demo_node *nd, double t, ptp_state *st)
+{
+	double off = nd->ptp_bias_ns + nd->ptp_amp_ns * sin(TWO_PI * t / nd->ptp_period_s + nd->ptp_phase) +
+		     nd->ptp_walk_ns * wander(nd->seed, S_PTP_WALK, t, 90) +
+		     nd->ptp_white_ns * white(nd->seed, S_PTP_WHITE, t, 1);
+	double jitter = nd->nic == NIC_SOFT ? 300.0 : 2.0;
+	double delay = nd->path_delay_ns + jitter * white(nd->seed, S_DELAY_WHITE, t, 1) +
+		       3.0 * jitter * wander(nd->seed, S_DELAY_WALK, t, 600);
+	st->offset_ns = llround(off);
+	st->delay_ns = llround(delay);
+}
+
+/* --------------------------------------------------------------- date */
+
+static int render_time(const demo_cluster *c, const demo_node *nd, double now, text *out)
+{
+	double node_time = now + clock_offset(nd, now - c->epoch);
+	double sec = floor(node_time);
+	long ns = (long)((node_time - sec) * 1e9);
+	if (ns > 999999999L) {
+		ns = 999999999L;
+	}
+	text_printf(out, "%lld.%09ld\n", (long long)sec, ns);
+	return 0;
+}
+
+/* ------------------------------------------------------------- chronyc */
+
+static void chrony_tracking_line(text *out, uint32_t refid, const char *refname, int stratum, double now,
+				 const chrony_state *st, const char *leap)
+{
+	/* "System time" is chronyd's pending correction: positive = the
+	 * clock is slow, so it is minus the node's offset. */
+	text_printf(out, "%08X,%s,%d,%.9f,%.9f,%.9f,%.9f,%.3f,%.3f,%.3f,%.9f,%.9f,%.1f,%s\n", (unsigned)refid,
+		    refname, stratum, now - st->since_update_s, -st->offset_s, st->last_offset_s, st->rms_offset_s,
+		    st->freq_ppm, st->resid_ppm, st->skew_ppm, st->root_delay_s, st->root_disp_s, st->interval_s,
+		    leap);
+}
+
+static void chrony_sourcestats_line(text *out, const demo_node *nd, const char *name, double t,
+				    const chrony_state *st, int poll, double extra_offset_s, double skew_ppm)
+{
+	double interval = (double)(1 << poll);
+	int samples = 6 + (int)(unit(hash3(nd->seed, S_STATS_SAMPLES, (int64_t)floor(t / (4 * interval)))) * 18);
+	int runs = samples / 2 + 1;
+	double std_dev = 3e-6 + 2e-6 * fabs(wander(nd->seed, S_STATS_STDDEV, t, 600)) + fabs(extra_offset_s) / 4;
+	text_printf(out, "%s,%d,%d,%d,%.3f,%.3f,%.9f,%.9f\n", name, samples, runs,
+		    (int)((samples - 1) * interval), 0.02 * white(nd->seed, S_STATS_FREQ, t, interval),
+		    skew_ppm, st->offset_s + extra_offset_s, std_dev);
+}
+
+static int render_chrony(const demo_cluster *c, const demo_node *nd, double now, text *out, text *err)
+{
+	double t = now - c->epoch;
+	chrony_state st;
+	(void)err;
+
+	if (!runs_chronyd(nd->scenario)) {
+		/* chronyc -c prints its reply status on stdout (fixture
+		 * chronyc-c-tracking-no-daemon-default.txt, rc 1) */
+		text_puts(out, "506 Cannot talk to daemon\n");
+		return 1;
+	}
+	if (nd->scenario == DEMO_UNSYNC) {
+		/* Never synchronised since it started (fixture
+		 * chronyc-c-m-tracking-sources-unsync.txt); the frequency and skew
+		 * come from its drift file. */
+		text_printf(out, "00000000,,0,0.000000000,0.000000000,0.000000000,0.000000000,%.3f,0.000,%.3f,"
+			    "1.000000000,1.000000000,0.0,Not synchronised\n", nd->freq_base_ppm, nd->skew_ppm * 4);
+		text_printf(out, "^,?,%s,0,%d,0,4294967295,0.000000000,0.000000000,0.000000000\n", NTP_SERVER_ADDR,
+			    CLIENT_POLL);
+		text_printf(out, "%s,0,0,0,0.000,2000.000,0.000000000,4.000000000\n", NTP_SERVER_ADDR);
+		return 0;
+	}
+
+	chrony_state_at(c, nd, t, &st);
+	if (nd->scenario == DEMO_NTP_SERVER) {
+		/* stratum 2: two stratum-1 upstreams, the nearer one selected */
+		double second = 60e-6 + 25e-6 * wander(nd->seed, S_UPSTREAM, t, 900);
+		int rx2 = (int)wrap(t + nd->update_phase_s + 97, 1 << SERVER_POLL);
+		chrony_tracking_line(out, UPSTREAM1_REFID, UPSTREAM1_ADDR, 2, now, &st, "Normal");
+		text_printf(out, "^,*,%s,1,%d,377,%d,%.9f,%.9f,%.9f\n", UPSTREAM1_ADDR, SERVER_POLL,
+			    (int)st.since_update_s, st.update_offset_s, st.update_offset_s + 1.1e-6, 0.000621337);
+		text_printf(out, "^,+,%s,1,%d,377,%d,%.9f,%.9f,%.9f\n", UPSTREAM2_ADDR, SERVER_POLL, rx2,
+			    st.offset_s + second, st.offset_s + second - 0.8e-6, 0.000884102);
+		chrony_sourcestats_line(out, nd, UPSTREAM1_ADDR, t, &st, SERVER_POLL, 0, st.skew_ppm);
+		chrony_sourcestats_line(out, nd, UPSTREAM2_ADDR, t, &st, SERVER_POLL, second, 1.7 * st.skew_ppm);
+		return 0;
+	}
+
+	const char *leap = nd->scenario == DEMO_LEAP ? "Insert second" : "Normal";
+	double error = st.root_delay_s / 2 + nd->disp_s + 8e-6;
+	chrony_tracking_line(out, NTP_SERVER_REFID, NTP_SERVER_ADDR, 3, now, &st, leap);
+	text_printf(out, "^,*,%s,2,%d,377,%d,%.9f,%.9f,%.9f\n", NTP_SERVER_ADDR, CLIENT_POLL, (int)st.since_update_s,
+		    st.update_offset_s, st.update_offset_s + 0.3e-6 * white(nd->seed, S_MEASURED, t, 1), error);
+	chrony_sourcestats_line(out, nd, NTP_SERVER_ADDR, t, &st, CLIENT_POLL, 0, st.skew_ppm);
+	return 0;
+}
+
+/* ----------------------------------------------------------------- pmc */
+
+/* The probe's requests, in its order (probe.c). */
+static const char *const pmc_requests[] = {
+	"TIME_STATUS_NP",
+	"CURRENT_DATA_SET",
+	"PORT_DATA_SET",
+	"PARENT_DATA_SET",
+	"DEFAULT_DATA_SET",
+	"TIME_PROPERTIES_DATA_SET",
+	"PORT_PROPERTIES_NP",
+};
+#define PMC_REQUESTS ((int)(sizeof pmc_requests / sizeof pmc_requests[0]))
+
+typedef struct {
+	const demo_node *nd;
+	const demo_node *gm;   /* the grandmaster followed; NULL when the clock is its own */
+	const char *state;     /* the port state as ptp4l prints it */
+	ptp_state ptp;
+	int64_t ingress_ns;
+} pmc_view;
+
+static void pmc_header(text *out, const char *clock_id, int port, int seq, const char *id)
+{
+	/* pmc prints the header with a trailing blank */
+	text_printf(out, "\t%s-%d seq %d RESPONSE MANAGEMENT %s \n", clock_id, port, seq, id);
+}
+
+static void pmc_block(text *out, const pmc_view *v, int which)
+{
+	const demo_node *nd = v->nd;
+	const demo_node *gm = v->gm;
+	const char *gm_id = gm ? gm->clock_id : nd->clock_id;
+	bool master = is_grandmaster(nd->scenario);
+
+	switch (which) {
+	case 0:
+		pmc_header(out, nd->clock_id, 0, which, "TIME_STATUS_NP");
+		text_printf(out, "\t\tmaster_offset              %lld\n", gm ? (long long)v->ptp.offset_ns : 0LL);
+		text_printf(out, "\t\tingress_time               %lld\n", gm ? (long long)v->ingress_ns : 0LL);
+		text_puts(out, "\t\tcumulativeScaledRateOffset +0.000000000\n"
+			       "\t\tscaledLastGmPhaseChange    0\n"
+			       "\t\tgmTimeBaseIndicator        0\n"
+			       "\t\tlastGmPhaseChange          0x0000'0000000000000000.0000\n");
+		/* false on the grandmaster itself and on a clock that lost its master */
+		text_printf(out, "\t\tgmPresent                  %s\n", gm ? "true" : "false");
+		text_printf(out, "\t\tgmIdentity                 %s\n", gm_id);
+		break;
+	case 1:
+		pmc_header(out, nd->clock_id, 0, which, "CURRENT_DATA_SET");
+		if (gm) {
+			text_printf(out, "\t\tstepsRemoved     1\n\t\toffsetFromMaster %lld.0\n\t\tmeanPathDelay    %lld.0\n",
+				    (long long)v->ptp.offset_ns, (long long)v->ptp.delay_ns);
+		} else {
+			text_puts(out, "\t\tstepsRemoved     0\n\t\toffsetFromMaster 0.0\n\t\tmeanPathDelay    0.0\n");
+		}
+		break;
+	case 2:
+		pmc_header(out, nd->clock_id, 1, which, "PORT_DATA_SET");
+		text_printf(out, "\t\tportIdentity            %s-1\n", nd->clock_id);
+		text_printf(out, "\t\tportState               %s\n", v->state);
+		text_puts(out, "\t\tlogMinDelayReqInterval  0\n"
+			       "\t\tpeerMeanPathDelay       0\n"
+			       "\t\tlogAnnounceInterval     0\n"
+			       "\t\tannounceReceiptTimeout  3\n"
+			       "\t\tlogSyncInterval         0\n"
+			       "\t\tdelayMechanism          1\n"
+			       "\t\tlogMinPdelayReqInterval 0\n"
+			       "\t\tversionNumber           2\n");
+		break;
+	case 3:
+		pmc_header(out, nd->clock_id, 0, which, "PARENT_DATA_SET");
+		text_printf(out, "\t\tparentPortIdentity                    %s-%d\n", gm_id, gm ? 1 : 0);
+		text_puts(out, "\t\tparentStats                           0\n"
+			       "\t\tobservedParentOffsetScaledLogVariance 0xffff\n"
+			       "\t\tobservedParentClockPhaseChangeRate    0x7fffffff\n");
+		text_printf(out, "\t\tgrandmasterPriority1                  %d\n", gm || master ? 100 : 128);
+		text_printf(out, "\t\tgm.ClockClass                         %d\n", gm || master ? 248 : 255);
+		text_puts(out, "\t\tgm.ClockAccuracy                      0xfe\n"
+			       "\t\tgm.OffsetScaledLogVariance            0xffff\n"
+			       "\t\tgrandmasterPriority2                  128\n");
+		text_printf(out, "\t\tgrandmasterIdentity                   %s\n", gm_id);
+		break;
+	case 4:
+		pmc_header(out, nd->clock_id, 0, which, "DEFAULT_DATA_SET");
+		text_printf(out, "\t\ttwoStepFlag             1\n"
+				 "\t\tslaveOnly               %d\n"
+				 "\t\tnumberPorts             1\n"
+				 "\t\tpriority1               %d\n"
+				 "\t\tclockClass              %d\n",
+			    master ? 0 : 1, master ? 100 : 128, master ? 248 : 255);
+		text_puts(out, "\t\tclockAccuracy           0xfe\n"
+			       "\t\toffsetScaledLogVariance 0xffff\n"
+			       "\t\tpriority2               128\n");
+		text_printf(out, "\t\tclockIdentity           %s\n", nd->clock_id);
+		text_puts(out, "\t\tdomainNumber            0\n");
+		break;
+	case 5:
+		pmc_header(out, nd->clock_id, 0, which, "TIME_PROPERTIES_DATA_SET");
+		text_puts(out, "\t\tcurrentUtcOffset      37\n"
+			       "\t\tleap61                0\n"
+			       "\t\tleap59                0\n"
+			       "\t\tcurrentUtcOffsetValid 0\n"
+			       "\t\tptpTimescale          0\n"
+			       "\t\ttimeTraceable         0\n"
+			       "\t\tfrequencyTraceable    0\n"
+			       "\t\ttimeSource            0xa0\n");
+		break;
+	default:
+		pmc_header(out, nd->clock_id, 1, which, "PORT_PROPERTIES_NP");
+		text_printf(out, "\t\tportIdentity            %s-1\n", nd->clock_id);
+		text_printf(out, "\t\tportState               %s\n", v->state);
+		text_printf(out, "\t\ttimestamping            %s\n", nd->nic == NIC_SOFT ? "SOFTWARE" : "HARDWARE");
+		text_printf(out, "\t\tinterface               %s\n", nd->iface);
+		break;
+	}
+}
+
+static int render_pmc(const demo_cluster *c, const demo_node *nd, double now, text *out)
+{
+	if (!runs_ptp4l(nd->scenario)) {
+		/* No ptp4l: pmc sends every request, waits 100 ms, prints no
+		 * answer and still exits 0 (lab-notes pitfall 9). */
+		for (int k = 0; k < PMC_REQUESTS; k++) {
+			text_printf(out, "sending: GET %s\n", pmc_requests[k]);
+		}
+		return 0;
+	}
+	pmc_view v;
+	memset(&v, 0, sizeof v);
+	v.nd = nd;
+	if (is_grandmaster(nd->scenario)) {
+		v.state = "MASTER";
+	} else if (nd->scenario == DEMO_PTP_FAULTY) {
+		v.state = "FAULTY"; /* no master: the clock is its own grandmaster */
+	} else {
+		v.state = "SLAVE";
+		v.gm = nd->gm >= 0 ? &c->nodes[nd->gm] : NULL;
+	}
+	double t = now - c->epoch;
+	ptp_state_at(nd, t, &v.ptp);
+	/* the last Sync arrived at this second's sync phase (PHC time in ns) */
+	double last = floor(now - nd->sync_phase_s) + nd->sync_phase_s;
+	double whole = floor(last);
+	v.ingress_ns = (int64_t)whole * NS_PER_S + (int64_t)((last - whole) * 1e9);
+
+	/* pmc sends the next request before it reads the previous answer, so
+	 * "sending:" lines and answers interleave (fixture
+	 * pmc-batch-multi-get-slave.txt). */
+	text_printf(out, "sending: GET %s\n", pmc_requests[0]);
+	for (int k = 1; k < PMC_REQUESTS; k++) {
+		text_printf(out, "sending: GET %s\n", pmc_requests[k]);
+		pmc_block(out, &v, k - 1);
+	}
+	pmc_block(out, &v, PMC_REQUESTS - 1);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ ps */
+
+static const char *const base_processes[] = {
+	"systemd", "kthreadd", "rcu_gp", "rcu_par_gp", "slub_flushwq", "netns", "kworker/0:0H", "mm_percpu_wq",
+	"rcu_tasks_kthre", "ksoftirqd/0", "rcu_preempt", "migration/0", "cpuhp/0", "kdevtmpfs", "khungtaskd",
+	"oom_reaper", "kcompactd0", "khugepaged", "kswapd0", "systemd-journal", "systemd-udevd", "systemd-logind",
+	"dbus-daemon", "rsyslogd", "cron", "agetty",
+};
+
+static int render_daemons(const demo_node *nd, text *out)
+{
+	for (size_t k = 0; k < sizeof base_processes / sizeof base_processes[0]; k++) {
+		text_printf(out, "%s\n", base_processes[k]);
+	}
+	if (runs_chronyd(nd->scenario)) {
+		text_puts(out, "chronyd\n");
+	}
+	if (runs_ptp4l(nd->scenario)) {
+		text_puts(out, "ptp4l\n");
+	}
+	if (is_grandmaster(nd->scenario)) {
+		text_puts(out, "phc2sys\n"); /* feeds the PHC from the NTP-disciplined system clock */
+	}
+	if (is_gpu(nd)) {
+		/* comm is cut at 15 characters: nvidia-persistenced */
+		text_puts(out, "nvidia-persiste\nmunged\nslurmd\n");
+	}
+	/* the SSH session, the probe shell and ps itself */
+	text_puts(out, "sshd\nsshd\nsh\nps\n");
+	return 0;
+}
+
+/* ------------------------------------------------------------- ethtool */
+
+static int render_ethtool(const demo_node *nd, const char *iface, text *out, text *err)
+{
+	if (iface == NULL || iface[0] == '\0' || strcmp(iface, "-") == 0) {
+		iface = nd->iface; /* the probe looks up the default route, which is this one */
+	}
+	if (strcmp(iface, nd->iface) != 0) {
+		text_printf(err, "netlink error: no device matches name (offset %d)\nnetlink error: No such device\n",
+			    ETHTOOL_NAME_OFFSET);
+		return 1;
+	}
+	text_printf(out, "Time stamping parameters for %s:\nCapabilities:\n", nd->iface);
+	if (nd->nic == NIC_SOFT) {
+		text_puts(out, "\tsoftware-transmit\n"
+			       "\tsoftware-receive\n"
+			       "\tsoftware-system-clock\n"
+			       "PTP Hardware Clock: none\n"
+			       "Hardware Transmit Timestamp Modes: none\n"
+			       "Hardware Receive Filter Modes: none\n");
+		return 0;
+	}
+	text_puts(out, "\thardware-transmit\n"
+		       "\tsoftware-transmit\n"
+		       "\thardware-receive\n"
+		       "\tsoftware-receive\n"
+		       "\tsoftware-system-clock\n"
+		       "\thardware-raw-clock\n"
+		       "PTP Hardware Clock: 0\n"
+		       "Hardware Transmit Timestamp Modes:\n"
+		       "\toff\n"
+		       "\ton\n"
+		       "Hardware Receive Filter Modes:\n"
+		       "\tnone\n"
+		       "\tall\n");
+	return 0;
+}
+
+/* ------------------------------------------------------------ the API */
+
+static int render(const demo_cluster *c, size_t i, demo_tool tool, double now, const char *iface, text *out,
+		  text *err)
+{
+	const demo_node *nd = &c->nodes[i];
+	switch (tool) {
+	case DEMO_TOOL_TIME:
+		return render_time(c, nd, now, out);
+	case DEMO_TOOL_CHRONY:
+		return render_chrony(c, nd, now, out, err);
+	case DEMO_TOOL_PMC:
+		return render_pmc(c, nd, now, out);
+	case DEMO_TOOL_DAEMONS:
+		return render_daemons(nd, out);
+	case DEMO_TOOL_ETHTOOL:
+		return render_ethtool(nd, iface, out, err);
+	case DEMO_TOOL_COUNT:
+		break;
+	}
+	text_puts(err, "sh: unknown tool\n");
+	return 127;
+}
+
+int demo_cluster_render_tool(const demo_cluster *c, size_t i, demo_tool tool, double now, const char *iface,
+			     char *out, size_t out_len, size_t *out_n, char *err, size_t err_len, size_t *err_n)
+{
+	text o, e;
+	text_init(&o, out, out_len);
+	text_init(&e, err, err_len);
+	int rc = render(c, i, tool, now, iface, &o, &e);
+	*out_n = o.len;
+	*err_n = e.len;
+	return o.overflow || e.overflow ? -1 : rc;
+}
+
+static const char *const section_names[DEMO_TOOL_COUNT] = {
+	[DEMO_TOOL_TIME] = "time",
+	[DEMO_TOOL_CHRONY] = "chrony",
+	[DEMO_TOOL_PMC] = "pmc",
+	[DEMO_TOOL_DAEMONS] = "daemons",
+	[DEMO_TOOL_ETHTOOL] = "ethtool",
+};
+
+int demo_cluster_render_response(const demo_cluster *c, size_t i, double now, const char *nonce, unsigned flags,
+				 const char *iface, bool banner, char *buf, size_t len)
+{
+	text t;
+	text_init(&t, buf, len);
+	if (!probe_nonce_valid(nonce)) {
+		return -1;
+	}
+	if (banner) {
+		text_puts(&t, "@@synctop ready\n");
+	}
+	text_printf(&t, "@@synctop %s begin\n", nonce);
+	for (int tool = 0; tool < DEMO_TOOL_COUNT; tool++) {
+		if (tool == DEMO_TOOL_ETHTOOL && !(flags & PROBE_FLAG_ETHTOOL)) {
+			continue;
+		}
+		/* stdout goes straight into the answer; stderr is replayed after it */
+		char err_buf[512];
+		text err;
+		text_init(&err, err_buf, sizeof err_buf);
+		text_printf(&t, "@@synctop %s section %s\n", nonce, section_names[tool]);
+		int rc = render(c, i, (demo_tool)tool, now, iface, &t, &err);
+		text_printf(&t, "\n@@synctop %s stderr\n", nonce);
+		if (err.overflow) {
+			return -1;
+		}
+		text_put(&t, err.buf, err.len);
+		text_printf(&t, "\n@@synctop %s rc %d\n", nonce, rc);
+	}
+	text_printf(&t, "@@synctop %s end\n", nonce);
+	return t.overflow ? -1 : (int)t.len;
+}
