@@ -110,11 +110,27 @@ static void set_node_error(sched_node *sn, const char *msg)
 	health_apply(sn->model, sn->s->cfg.thresholds);
 }
 
+/* The poll in flight is lost (hung, flooding): once mode is done with the
+ * node; live mode drops the shell and starts a fresh one. */
+static void abandon_poll(sched_node *sn)
+{
+	sn->len = 0;
+	if (sn->s->cfg.once) {
+		finish_once(sn);
+		return;
+	}
+	sn->state = SN_CONNECTING;
+	transport_restart_shell(sn->t);
+}
+
 /* ------------------------------------------------------- transport events */
 
 static void on_ready(void *owner)
 {
 	sched_node *sn = owner;
+	if (sn->state == SN_DONE) {
+		return; /* once mode finished this node while the shell was starting */
+	}
 	sn->state = SN_READY;
 	sn->len = 0;
 	sn->discarding = false;
@@ -191,9 +207,7 @@ static void on_data(void *owner, const char *data, size_t len)
 		ev_timer_stop(sn->s->loop, &sn->deadline);
 		set_node_error(sn, msg);
 		notify(sn);
-		sn->state = SN_CONNECTING;
-		transport_restart_shell(sn->t);
-		finish_once(sn);
+		abandon_poll(sn);
 		return;
 	}
 	if (sn->len + len > sn->cap) {
@@ -329,10 +343,7 @@ static void on_deadline(struct ev_loop *loop, ev_timer *w, int revents)
 		 sn->s->cfg.poll_timeout_s);
 	set_node_error(sn, msg);
 	notify(sn);
-	sn->len = 0;
-	sn->state = SN_CONNECTING;
-	transport_restart_shell(sn->t);
-	finish_once(sn);
+	abandon_poll(sn);
 }
 
 static void on_backoff(struct ev_loop *loop, ev_timer *w, int revents)
@@ -383,18 +394,34 @@ void scheduler_mark_unpollable(sched_node *sn, const char *why)
 	set_node_error(sn, why);
 }
 
+static bool pollable(const sched_node *sn)
+{
+	return sn->state != SN_UNPOLLABLE && sn->t;
+}
+
 void scheduler_start(scheduler *s)
 {
 	s->started = true;
 	s->pending = 0;
+	/* Count first: a transport may fail (and finish its node) synchronously
+	 * inside transport_start, and must not find pending at 0 early. */
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->cfg.once && pollable(s->nodes[i])) {
+			s->pending++;
+		}
+	}
+	if (s->cfg.once && s->pending == 0) {
+		if (s->cfg.on_all_done) {
+			s->cfg.on_all_done(s->cfg.ctx);
+		}
+		return;
+	}
 	for (size_t i = 0; i < s->n; i++) {
 		sched_node *sn = s->nodes[i];
-		if (sn->state == SN_UNPOLLABLE || !sn->t) {
+		if (!pollable(sn)) {
 			continue;
 		}
-		if (s->cfg.once) {
-			s->pending++;
-		} else {
+		if (!s->cfg.once) {
 			/* Spread the first polls over one interval; later polls keep
 			 * their phase with a little jitter against lock-step. */
 			ev_timer_set(&sn->poll_timer, jitter(s->cfg.interval_s, 0.05), s->cfg.interval_s);
@@ -402,9 +429,6 @@ void scheduler_start(scheduler *s)
 		}
 		sn->state = SN_CONNECTING;
 		transport_start(sn->t);
-	}
-	if (s->cfg.once && s->pending == 0 && s->cfg.on_all_done) {
-		s->cfg.on_all_done(s->cfg.ctx);
 	}
 }
 

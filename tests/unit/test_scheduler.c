@@ -1,0 +1,274 @@
+/* test_scheduler.c - the poll state machine against a scripted transport:
+ * first poll on connect, deadlines restart the shell, floods are cut off,
+ * failures back off exponentially, refused host keys are never retried. */
+#include <config.h>
+
+#include <ev.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "probe.h"
+#include "scheduler.h"
+#include "thresholds.h"
+#include "transport.h"
+
+/* A transport whose behaviour each test scripts. */
+typedef struct {
+	transport base;
+	struct ev_loop *loop;
+	int starts, restarts, stops, sends;
+	char last_request[128];
+	bool running;
+	enum { ANSWER, SILENT, FLOOD, FAIL_CONNECT, FAIL_HOSTKEY } mode;
+	double start_times[16];
+} fake_transport;
+
+static void fake_answer(fake_transport *f)
+{
+	char nonce[PROBE_NONCE_LEN + 1];
+	char resp[1024];
+	memcpy(nonce, f->last_request, PROBE_NONCE_LEN);
+	nonce[PROBE_NONCE_LEN] = '\0';
+	int n = snprintf(resp, sizeof resp,
+			 "@@synctop ready\n@@synctop %s begin\n"
+			 "@@synctop %s section time\n1796208285.806246273\n\n@@synctop %s stderr\n\n@@synctop %s rc 0\n"
+			 "@@synctop %s end\n",
+			 nonce, nonce, nonce, nonce, nonce);
+	f->base.events->data(f->base.owner, resp, (size_t)n);
+}
+
+static void fake_start(transport *t)
+{
+	fake_transport *f = (fake_transport *)t;
+	if (f->starts < 16) {
+		f->start_times[f->starts] = ev_now(f->loop);
+	}
+	f->starts++;
+	if (f->mode == FAIL_CONNECT) {
+		f->base.events->failed(f->base.owner, TRANSPORT_ERR_CONNECT, "connection refused");
+		return;
+	}
+	if (f->mode == FAIL_HOSTKEY) {
+		f->base.events->failed(f->base.owner, TRANSPORT_ERR_HOSTKEY, "host key has CHANGED");
+		return;
+	}
+	f->running = true;
+	f->base.events->ready(f->base.owner);
+}
+
+static int fake_send(transport *t, const char *buf, size_t len)
+{
+	fake_transport *f = (fake_transport *)t;
+	f->sends++;
+	snprintf(f->last_request, sizeof f->last_request, "%.*s", (int)len, buf);
+	if (f->mode == ANSWER) {
+		fake_answer(f);
+	} else if (f->mode == FLOOD) {
+		static char junk[64 * 1024];
+		memset(junk, 'x', sizeof junk);
+		for (int i = 0; i < 8 && f->running; i++) {
+			f->base.events->data(f->base.owner, junk, sizeof junk);
+		}
+	}
+	return 0;
+}
+
+static void fake_restart(transport *t)
+{
+	fake_transport *f = (fake_transport *)t;
+	f->restarts++;
+	f->running = true;
+	f->base.events->ready(f->base.owner);
+}
+
+static void fake_stop(transport *t)
+{
+	fake_transport *f = (fake_transport *)t;
+	f->stops++;
+	f->running = false;
+}
+
+static void fake_destroy(transport *t)
+{
+	free(t);
+}
+
+static const transport_ops fake_ops = {fake_start, fake_send, fake_restart, fake_stop, fake_destroy};
+
+typedef struct {
+	struct ev_loop *loop;
+	scheduler *s;
+	node *n;
+	fake_transport *f;
+	thresholds th;
+	int all_done;
+} fixture;
+
+static void on_all_done(void *ctx)
+{
+	fixture *fx = ctx;
+	fx->all_done++;
+	ev_break(fx->loop, EVBREAK_ALL);
+}
+
+static fixture *setup(bool once, int mode, double timeout)
+{
+	fixture *fx = calloc(1, sizeof *fx);
+	scheduler_config cfg;
+	assert_non_null(fx);
+	fx->loop = ev_loop_new(EVFLAG_AUTO);
+	thresholds_init_defaults(&fx->th);
+	scheduler_config_init(&cfg);
+	cfg.once = once;
+	cfg.interval_s = 0.05;
+	cfg.poll_timeout_s = timeout;
+	cfg.backoff_min_s = 0.01;
+	cfg.backoff_max_s = 0.08;
+	cfg.thresholds = &fx->th;
+	cfg.on_all_done = on_all_done;
+	cfg.ctx = fx;
+	fx->s = scheduler_new(fx->loop, &cfg);
+	fx->n = calloc(1, sizeof *fx->n);
+	assert_non_null(fx->n);
+	node_init(fx->n, "n1");
+	sched_node *sn = scheduler_add(fx->s, fx->n);
+	fx->f = calloc(1, sizeof *fx->f);
+	assert_non_null(fx->f);
+	fx->f->base.ops = &fake_ops;
+	fx->f->base.events = scheduler_transport_events();
+	fx->f->base.owner = sn;
+	fx->f->loop = fx->loop;
+	fx->f->mode = mode;
+	scheduler_attach(sn, &fx->f->base);
+	return fx;
+}
+
+static void teardown_fx(fixture *fx)
+{
+	scheduler_free(fx->s); /* destroys the transport */
+	ev_loop_destroy(fx->loop);
+	free(fx->n);
+	free(fx);
+}
+
+static void on_stop(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)w;
+	(void)revents;
+	ev_break(loop, EVBREAK_ALL);
+}
+
+static void run_for(fixture *fx, double seconds)
+{
+	ev_timer stop;
+	ev_timer_init(&stop, on_stop, seconds, 0);
+	ev_timer_start(fx->loop, &stop);
+	ev_run(fx->loop, 0);
+	ev_timer_stop(fx->loop, &stop);
+}
+
+static void test_once_polls_on_connect(void **state)
+{
+	(void)state;
+	fixture *fx = setup(true, ANSWER, 1.0);
+	scheduler_start(fx->s);
+	run_for(fx, 1.0);
+	assert_int_equal(fx->all_done, 1);
+	assert_int_equal(fx->f->sends, 1);
+	assert_true(fx->n->reachable);
+	assert_true(fx->n->has_observation);
+	assert_true(fabs(fx->n->obs.node_time - 1796208285.806246273) < 1e-6);
+	assert_int_equal(fx->f->stops, 1); /* once mode closes the node when done */
+	teardown_fx(fx);
+}
+
+static void test_live_polls_every_interval(void **state)
+{
+	(void)state;
+	fixture *fx = setup(false, ANSWER, 1.0);
+	scheduler_start(fx->s);
+	run_for(fx, 0.5);
+	/* 0.05 s interval over 0.5 s: about 10 polls; allow for a slow machine */
+	assert_in_range(fx->f->sends, 4, 12);
+	assert_int_equal(fx->f->starts, 1); /* one connection for all polls */
+	assert_int_equal(history_count(&fx->n->history), (size_t)fx->f->sends);
+	teardown_fx(fx);
+}
+
+static void test_deadline_restarts_shell(void **state)
+{
+	(void)state;
+	fixture *fx = setup(false, SILENT, 0.1);
+	scheduler_start(fx->s);
+	run_for(fx, 0.45);
+	assert_true(fx->f->restarts >= 2);
+	assert_false(fx->n->reachable);
+	assert_non_null(strstr(fx->n->error, "no answer to the probe within 0.1 s"));
+	assert_int_equal(fx->n->status, NODE_STATUS_UNKNOWN);
+	teardown_fx(fx);
+}
+
+static void test_flood_is_cut_off(void **state)
+{
+	(void)state;
+	fixture *fx = setup(true, FLOOD, 1.0);
+	scheduler_start(fx->s);
+	run_for(fx, 0.5);
+	assert_int_equal(fx->all_done, 1);
+	assert_non_null(strstr(fx->n->error, "more than 256 KiB"));
+	assert_false(fx->n->reachable);
+	teardown_fx(fx);
+}
+
+static void test_backoff_grows_and_is_capped(void **state)
+{
+	(void)state;
+	fixture *fx = setup(false, FAIL_CONNECT, 1.0);
+	scheduler_start(fx->s);
+	run_for(fx, 0.6);
+	fake_transport *f = fx->f;
+	/* 0.01, 0.02, 0.04, 0.08, 0.08 ... (+-25%) */
+	assert_true(f->starts >= 5);
+	double g1 = f->start_times[1] - f->start_times[0];
+	double g3 = f->start_times[3] - f->start_times[2];
+	assert_in_range((long)(g1 * 1e4), 60, 200);     /* 0.01 s +-25%, loop granularity */
+	assert_in_range((long)(g3 * 1e4), 250, 600);    /* 0.04 s +-25% */
+	for (int i = 5; i < f->starts && i < 16; i++) {
+		double gap = f->start_times[i] - f->start_times[i - 1];
+		assert_true(gap <= 0.08 * 1.25 + 0.02); /* capped at backoff_max */
+	}
+	assert_non_null(strstr(fx->n->error, "connect: connection refused"));
+	teardown_fx(fx);
+}
+
+static void test_refused_host_key_is_not_retried(void **state)
+{
+	(void)state;
+	fixture *fx = setup(false, FAIL_HOSTKEY, 1.0);
+	scheduler_start(fx->s);
+	run_for(fx, 0.3);
+	assert_int_equal(fx->f->starts, 1);
+	assert_non_null(strstr(fx->n->error, "host key: host key has CHANGED"));
+	teardown_fx(fx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_once_polls_on_connect),
+		cmocka_unit_test(test_live_polls_every_interval),
+		cmocka_unit_test(test_deadline_restarts_shell),
+		cmocka_unit_test(test_flood_is_cut_off),
+		cmocka_unit_test(test_backoff_grows_and_is_capped),
+		cmocka_unit_test(test_refused_host_key_is_not_retried),
+	};
+	return cmocka_run_group_tests_name("scheduler", tests, NULL, NULL);
+}
