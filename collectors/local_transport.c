@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bytebuf.h"
 #include "xalloc.h"
 
 #define LOCAL_MAX_ARGS 8
@@ -27,8 +28,7 @@ typedef struct {
 	ev_io out_watcher;
 	ev_io in_watcher;
 	ev_child child_watcher;
-	char *outbuf;
-	size_t out_len, out_cap;
+	bytebuf out;  /* bytes for the child's stdin not yet written */
 } local_conn;
 
 static void close_fd(int *fd)
@@ -53,7 +53,7 @@ static void teardown(local_conn *c)
 		waitpid(c->pid, NULL, 0);
 		c->pid = -1;
 	}
-	c->out_len = 0;
+	bytebuf_clear(&c->out);
 }
 
 static void fail(local_conn *c, transport_error kind, const char *msg)
@@ -101,8 +101,8 @@ static void on_output(struct ev_loop *loop, ev_io *w, int revents)
 
 static void flush_input(local_conn *c)
 {
-	while (c->out_len > 0) {
-		ssize_t n = write(c->in_fd, c->outbuf, c->out_len);
+	while (c->out.len > 0) {
+		ssize_t n = write(c->in_fd, c->out.data, c->out.len);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR) {
 				ev_io_start(c->loop, &c->in_watcher);
@@ -111,8 +111,7 @@ static void flush_input(local_conn *c)
 			fail(c, TRANSPORT_ERR_LOST, "writing to the local probe shell failed");
 			return;
 		}
-		memmove(c->outbuf, c->outbuf + n, c->out_len - (size_t)n);
-		c->out_len -= (size_t)n;
+		bytebuf_consume(&c->out, (size_t)n);
 	}
 	ev_io_stop(c->loop, &c->in_watcher);
 }
@@ -182,12 +181,7 @@ static int op_send(transport *t, const char *buf, size_t len)
 	if (c->in_fd < 0) {
 		return -1;
 	}
-	if (c->out_len + len > c->out_cap) {
-		c->out_cap = c->out_len + len + 256;
-		c->outbuf = xrealloc(c->outbuf, c->out_cap);
-	}
-	memcpy(c->outbuf + c->out_len, buf, len);
-	c->out_len += len;
+	bytebuf_append(&c->out, buf, len);
 	flush_input(c);
 	return 0;
 }
@@ -211,7 +205,7 @@ static void op_destroy(transport *t)
 	for (int i = 0; c->argv[i]; i++) {
 		free(c->argv[i]);
 	}
-	free(c->outbuf);
+	bytebuf_free(&c->out);
 	free(c);
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bytebuf.h"
 #include "health.h"
 #include "probe.h"
 #include "probe_decode.h"
@@ -34,8 +35,7 @@ struct sched_node {
 	ev_timer deadline;
 	ev_timer backoff;
 	char nonce[PROBE_NONCE_LEN + 1];
-	char *buf;
-	size_t len, cap;
+	bytebuf answer;            /* response bytes until the end marker */
 	bool discarding;           /* over the cap: drop until the shell restarts */
 	double sent_at;
 	int failures;              /* consecutive, for the backoff */
@@ -114,7 +114,7 @@ static void set_node_error(sched_node *sn, const char *msg)
  * node; live mode drops the shell and starts a fresh one. */
 static void abandon_poll(sched_node *sn)
 {
-	sn->len = 0;
+	bytebuf_clear(&sn->answer);
 	if (sn->s->cfg.once) {
 		finish_once(sn);
 		return;
@@ -132,7 +132,7 @@ static void on_ready(void *owner)
 		return; /* once mode finished this node while the shell was starting */
 	}
 	sn->state = SN_READY;
-	sn->len = 0;
+	bytebuf_clear(&sn->answer);
 	sn->discarding = false;
 	/* Poll straight away on a fresh connection: the operator is waiting. */
 	send_poll(sn);
@@ -148,10 +148,10 @@ static void complete_poll(sched_node *sn)
 	ev_timer_stop(s->loop, &sn->deadline);
 	sn->state = SN_READY;
 	observation_init(obs);
-	if (probe_decode(sn->buf, sn->len, sn->nonce, obs, err, sizeof err) != 0) {
+	if (probe_decode(sn->answer.data, sn->answer.len, sn->nonce, obs, err, sizeof err) != 0) {
 		set_node_error(sn, err);
 		free(obs);
-		sn->len = 0;
+		bytebuf_clear(&sn->answer);
 		notify(sn);
 		finish_once(sn);
 		return;
@@ -169,7 +169,7 @@ static void complete_poll(sched_node *sn)
 	n->reachable = true;
 	n->error[0] = '\0';
 	sn->failures = 0;
-	sn->len = 0;
+	bytebuf_clear(&sn->answer);
 
 	history_sample sample = {.t = n->obs.taken_at};
 	sample.value[HISTORY_OFFSET_S] = (float)n->obs.chrony.tracking.system_time_offset_s;
@@ -199,7 +199,7 @@ static void on_data(void *owner, const char *data, size_t len)
 	if (sn->state != SN_WAITING || sn->discarding) {
 		return; /* the ready banner, or leftovers of an abandoned poll */
 	}
-	if (sn->len + len > SCHEDULER_MAX_OUTPUT) {
+	if (sn->answer.len + len > SCHEDULER_MAX_OUTPUT) {
 		char msg[160];
 		snprintf(msg, sizeof msg, "the node sent more than %d KiB in one poll; output discarded",
 			 SCHEDULER_MAX_OUTPUT / 1024);
@@ -210,13 +210,8 @@ static void on_data(void *owner, const char *data, size_t len)
 		abandon_poll(sn);
 		return;
 	}
-	if (sn->len + len > sn->cap) {
-		sn->cap = sn->len + len > 2 * sn->cap ? sn->len + len : 2 * sn->cap;
-		sn->buf = xrealloc(sn->buf, sn->cap);
-	}
-	memcpy(sn->buf + sn->len, data, len);
-	sn->len += len;
-	if (probe_find_end(sn->buf, sn->len, sn->nonce) != 0) {
+	bytebuf_append(&sn->answer, data, len);
+	if (probe_find_end(sn->answer.data, sn->answer.len, sn->nonce) != 0) {
 		complete_poll(sn);
 	}
 }
@@ -244,7 +239,7 @@ static void on_failed(void *owner, transport_error kind, const char *message)
 	ev_timer_stop(s->loop, &sn->deadline);
 	snprintf(msg, sizeof msg, "%s: %s", error_kind_text(kind), message);
 	set_node_error(sn, msg);
-	sn->len = 0;
+	bytebuf_clear(&sn->answer);
 	notify(sn);
 
 	if (kind == TRANSPORT_ERR_HOSTKEY || kind == TRANSPORT_ERR_AUTH) {
@@ -315,7 +310,7 @@ static void send_poll(sched_node *sn)
 		set_node_error(sn, "cannot format the probe request");
 		return;
 	}
-	sn->len = 0;
+	bytebuf_clear(&sn->answer);
 	sn->state = SN_WAITING;
 	sn->sent_at = ev_now(s->loop);
 	ev_timer_set(&sn->deadline, s->cfg.poll_timeout_s, 0);
@@ -498,7 +493,7 @@ void scheduler_free(scheduler *s)
 		if (sn->t) {
 			transport_destroy(sn->t);
 		}
-		free(sn->buf);
+		bytebuf_free(&sn->answer);
 		free(sn);
 	}
 	free(s->nodes);

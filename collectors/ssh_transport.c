@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bytebuf.h"
 #include "resolver.h"
 #include "xalloc.h"
 
@@ -89,8 +90,7 @@ typedef struct ssh_conn {
 	bool in_drive;             /* re-entrancy guard for callbacks */
 
 	char auth_notes[384];      /* what each auth attempt said, for the error */
-	char *outbuf;              /* request bytes not yet written */
-	size_t out_len, out_cap;
+	bytebuf out;               /* request bytes not yet written */
 
 	struct ssh_conn *wait_next; /* handshake slot queue */
 } ssh_conn;
@@ -601,16 +601,15 @@ static step_result step_running(ssh_conn *c)
 {
 	char buf[16384];
 
-	while (c->out_len > 0) {
-		ssize_t n = libssh2_channel_write(c->channel, c->outbuf, c->out_len);
+	while (c->out.len > 0) {
+		ssize_t n = libssh2_channel_write(c->channel, c->out.data, c->out.len);
 		if (n == LIBSSH2_ERROR_EAGAIN) {
 			break;
 		}
 		if (n < 0) {
 			return fail(c, TRANSPORT_ERR_LOST, "writing to %s failed: %s", c->opt.host, last_error(c));
 		}
-		memmove(c->outbuf, c->outbuf + n, c->out_len - (size_t)n);
-		c->out_len -= (size_t)n;
+		bytebuf_consume(&c->out, (size_t)n);
 	}
 	/* The probe sends its own stderr inside the response; what reaches the
 	 * channel's stderr is login-shell noise.  Drain it so the window stays open.
@@ -649,7 +648,7 @@ static step_result step_channel_closing(ssh_conn *c)
 		return STEP_AGAIN;
 	}
 	c->channel = NULL;
-	c->out_len = 0;
+	bytebuf_clear(&c->out);
 	c->state = SSH_CHANNEL_OPEN;
 	return STEP_NEXT;
 }
@@ -707,7 +706,7 @@ static void drive(ssh_conn *c)
 		}
 		if (c->state == SSH_RUNNING) {
 			events |= EV_READ; /* responses and EOF can come at any time */
-			if (c->out_len) {
+			if (c->out.len) {
 				events |= EV_WRITE;
 			}
 		}
@@ -773,7 +772,7 @@ static void teardown(ssh_conn *c)
 		close(c->fd);
 		c->fd = -1;
 	}
-	c->out_len = 0;
+	bytebuf_clear(&c->out);
 	c->state = SSH_IDLE;
 	release_slot(c);
 }
@@ -798,12 +797,7 @@ static int op_send(transport *t, const char *buf, size_t len)
 	if (c->state != SSH_RUNNING) {
 		return -1;
 	}
-	if (c->out_len + len > c->out_cap) {
-		c->out_cap = c->out_len + len + 256;
-		c->outbuf = xrealloc(c->outbuf, c->out_cap);
-	}
-	memcpy(c->outbuf + c->out_len, buf, len);
-	c->out_len += len;
+	bytebuf_append(&c->out, buf, len);
 	drive(c);
 	return 0;
 }
@@ -828,7 +822,7 @@ static void op_destroy(transport *t)
 {
 	ssh_conn *c = (ssh_conn *)t;
 	teardown(c);
-	free(c->outbuf);
+	bytebuf_free(&c->out);
 	free(c->command);
 	free(c);
 }
