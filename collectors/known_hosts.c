@@ -33,6 +33,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "base64.h"
+
 /* Messages are cut to their buffer on purpose: a path can be longer. */
 __attribute__((format(printf, 3, 4)))
 static void say(char *buf, size_t cap, const char *fmt, ...)
@@ -253,96 +255,6 @@ static void hmac_sha1(const unsigned char key[SHA1_LEN], const void *msg, size_t
 	md_final(&c, out);
 }
 
-/* ---- base64 ------------------------------------------------------------ */
-
-static const char b64_alphabet[] =
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static int b64_value(unsigned char ch)
-{
-	if (ch >= 'A' && ch <= 'Z') {
-		return ch - 'A';
-	}
-	if (ch >= 'a' && ch <= 'z') {
-		return ch - 'a' + 26;
-	}
-	if (ch >= '0' && ch <= '9') {
-		return ch - '0' + 52;
-	}
-	if (ch == '+') {
-		return 62;
-	}
-	if (ch == '/') {
-		return 63;
-	}
-	return -1;
-}
-
-/* Strict decoder: alphabet characters, then at most two '=' that complete
- * the last quantum (or none).  False on anything else or when out is too
- * small. */
-static bool b64_decode(const char *s, size_t n, unsigned char *out, size_t cap, size_t *out_len)
-{
-	size_t pad = 0;
-	while (pad < 2 && n > 0 && s[n - 1] == '=') {
-		n--;
-		pad++;
-	}
-	if (n % 4 == 1 || (pad > 0 && (n + pad) % 4 != 0)) {
-		return false;
-	}
-	size_t o = 0;
-	uint32_t acc = 0;
-	unsigned bits = 0;
-	for (size_t i = 0; i < n; i++) {
-		int v = b64_value((unsigned char)s[i]);
-		if (v < 0) {
-			return false;
-		}
-		acc = (acc << 6) | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (o == cap) {
-				return false;
-			}
-			out[o++] = (unsigned char)(acc >> bits);
-			acc &= (1u << bits) - 1;
-		}
-	}
-	*out_len = o;
-	return true;
-}
-
-/* Encode with or without '=' padding.  Returns the length written (NUL
- * added), or 0 when it does not fit. */
-static size_t b64_encode(const unsigned char *in, size_t n, bool pad, char *out, size_t cap)
-{
-	size_t o = 0;
-	for (size_t i = 0; i < n; i += 3) {
-		uint32_t v = (uint32_t)in[i] << 16;
-		size_t left = n - i;
-		if (left > 1) {
-			v |= (uint32_t)in[i + 1] << 8;
-		}
-		if (left > 2) {
-			v |= in[i + 2];
-		}
-		size_t chars = left >= 3 ? 4 : left + 1;
-		size_t emit = pad ? 4 : chars;
-		if (o + emit + 1 > cap) {
-			return 0;
-		}
-		for (size_t j = 0; j < emit; j++) {
-			out[o++] = j < chars ? b64_alphabet[(v >> (18 - 6 * j)) & 63] : '=';
-		}
-	}
-	if (o + 1 > cap) {
-		return 0;
-	}
-	out[o] = '\0';
-	return o;
-}
 
 int known_hosts_fingerprint(const unsigned char *blob, size_t blob_len, char *out, size_t out_size)
 {
@@ -358,7 +270,7 @@ int known_hosts_fingerprint(const unsigned char *blob, size_t blob_len, char *ou
 	md_update(&c, blob, blob_len);
 	md_final(&c, digest);
 	memcpy(out, "SHA256:", 7);
-	b64_encode(digest, sizeof digest, false, out + 7, out_size - 7);
+	base64_encode(digest, sizeof digest, false, out + 7, out_size - 7);
 	return 0;
 }
 
@@ -672,9 +584,9 @@ static bool hashed_match(const char *field, size_t len, const char *name, size_t
 	const char *bar = memchr(salt, '|', (size_t)(end - salt));
 	unsigned char salt_raw[SHA1_LEN], hash_raw[SHA1_LEN], mac[SHA1_LEN];
 	size_t salt_len, hash_len;
-	if (!bar || !b64_decode(salt, (size_t)(bar - salt), salt_raw, sizeof salt_raw, &salt_len) ||
+	if (!bar || !base64_decode(salt, (size_t)(bar - salt), salt_raw, sizeof salt_raw, &salt_len) ||
 		salt_len != SHA1_LEN ||
-		!b64_decode(bar + 1, (size_t)(end - bar - 1), hash_raw, sizeof hash_raw, &hash_len) ||
+		!base64_decode(bar + 1, (size_t)(end - bar - 1), hash_raw, sizeof hash_raw, &hash_len) ||
 		hash_len != SHA1_LEN) {
 		return false;
 	}
@@ -696,7 +608,7 @@ static bool entry_key(const kh_entry *e, unsigned char *buf, size_t cap, size_t 
 {
 	const char *t;
 	size_t tn;
-	return b64_decode(e->key, e->key_len, buf, cap, len) && blob_type(buf, *len, &t, &tn) &&
+	return base64_decode(e->key, e->key_len, buf, cap, len) && blob_type(buf, *len, &t, &tn) &&
 		same_word(t, tn, e->type, e->type_len);
 }
 
@@ -1416,7 +1328,7 @@ static void record_new_key(known_hosts *kh, const char *host, int port,
 	}
 	size_t used = (size_t)n;
 	/* one byte kept back for the newline */
-	size_t enc = b64_encode(blob, blob_len, true, line + used, line_cap - used - 1);
+	size_t enc = base64_encode(blob, blob_len, true, line + used, line_cap - used - 1);
 	if (enc == 0) {
 		say(why, sizeof why, "key too large");
 		goto fail;

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base64.h"
 #include "xalloc.h"
 
 #define KEY_FILE_READ_MAX 65536 /* key files are a few KiB; only their head matters */
@@ -89,52 +90,6 @@ static bool read_string(reader *r, const unsigned char **s, uint32_t *len)
 	return true;
 }
 
-static int b64_value(unsigned char ch)
-{
-	if (ch >= 'A' && ch <= 'Z') {
-		return ch - 'A';
-	}
-	if (ch >= 'a' && ch <= 'z') {
-		return ch - 'a' + 26;
-	}
-	if (ch >= '0' && ch <= '9') {
-		return ch - '0' + 52;
-	}
-	if (ch == '+') {
-		return 62;
-	}
-	if (ch == '/') {
-		return 63;
-	}
-	return -1;
-}
-
-/* Decodes base64, skipping blanks and line breaks, up to the first other
- * character (the '=' padding, the END line) or cap output bytes. */
-static size_t b64_decode(const char *text, size_t len, unsigned char *out, size_t cap)
-{
-	size_t n = 0;
-	unsigned acc = 0;
-	int bits = 0;
-
-	for (size_t i = 0; i < len && n < cap; i++) {
-		unsigned char ch = (unsigned char)text[i];
-		if (ch == '\n' || ch == '\r' || ch == ' ' || ch == '\t') {
-			continue;
-		}
-		int v = b64_value(ch);
-		if (v < 0) {
-			break;
-		}
-		acc = ((acc << 6) | (unsigned)v) & 0x3fff;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			out[n++] = (unsigned char)(acc >> bits);
-		}
-	}
-	return n;
-}
 
 static bool label_is(const char *label, size_t len, const char *want)
 {
@@ -180,7 +135,7 @@ static bool openssh_open(const char *text, size_t len, unsigned char *buf, size_
 	if (!pem_begin(text, len, &label, &label_len, &body) || !label_is(label, label_len, "OPENSSH PRIVATE KEY")) {
 		return false;
 	}
-	size_t n = b64_decode(text + body, len - body, buf, cap);
+	size_t n = base64_decode_lenient(text + body, len - body, buf, cap);
 	if (n < sizeof magic || memcmp(buf, magic, sizeof magic) != 0) {
 		return false;
 	}
@@ -293,7 +248,7 @@ size_t private_agent_pub_line_blob(const char *text, size_t len, unsigned char *
 	while (i < len && text[i] > ' ' && text[i] < 0x7f) {
 		i++;
 	}
-	size_t n = b64_decode(text + b64_at, i - b64_at, buf, sizeof buf);
+	size_t n = base64_decode_lenient(text + b64_at, i - b64_at, buf, sizeof buf);
 	if (n == 0 || n > BLOB_MAX || n > cap) {
 		return 0;
 	}
