@@ -11,6 +11,8 @@
 
 #include "bytebuf.h"
 #include "health.h"
+#include "log.h"
+#include "sanitize.h"
 #include "probe.h"
 #include "probe_decode.h"
 #include "xalloc.h"
@@ -103,6 +105,16 @@ static void finish_once(sched_node *sn)
 	}
 }
 
+/* Record a connection event in the node's log (for the drill-down) and in the
+ * debug log.  Messages may hold remote text: made one printable line first. */
+static void event(sched_node *sn, const char *msg)
+{
+	char clean[NODE_EVENT_LEN];
+	sanitize_text(msg, strlen(msg), clean, sizeof clean, SANITIZE_SINGLE_LINE | SANITIZE_ASCII);
+	node_log_event(sn->model, wall_now(), "%s", clean);
+	log_printf("%s: %s", sn->model->host, clean);
+}
+
 static void set_node_error(sched_node *sn, const char *msg)
 {
 	snprintf(sn->model->error, sizeof sn->model->error, "%s", msg);
@@ -134,6 +146,7 @@ static void on_ready(void *owner)
 	sn->state = SN_READY;
 	bytebuf_clear(&sn->answer);
 	sn->discarding = false;
+	event(sn, "remote shell started");
 	/* Poll straight away on a fresh connection: the operator is waiting. */
 	send_poll(sn);
 }
@@ -158,6 +171,8 @@ static void complete_poll(sched_node *sn)
 	}
 	obs->taken_at = wall_now();
 	obs->rtt_s = ev_now(s->loop) - sn->sent_at;
+	n->polls_completed++;
+	log_printf("%s: poll complete rtt_s=%.6f bytes=%zu", n->host, obs->rtt_s, sn->answer.len);
 	if (obs->nic.state == OBS_NOT_COLLECTED && n->has_observation) {
 		obs->nic = n->obs.nic; /* NIC capabilities are probed every few minutes */
 	} else if (obs->nic.state != OBS_NOT_COLLECTED) {
@@ -205,6 +220,8 @@ static void on_data(void *owner, const char *data, size_t len)
 			 SCHEDULER_MAX_OUTPUT / 1024);
 		sn->discarding = true;
 		ev_timer_stop(sn->s->loop, &sn->deadline);
+		sn->model->polls_failed++;
+		event(sn, msg);
 		set_node_error(sn, msg);
 		notify(sn);
 		abandon_poll(sn);
@@ -239,11 +256,14 @@ static void on_failed(void *owner, transport_error kind, const char *message)
 	ev_timer_stop(s->loop, &sn->deadline);
 	snprintf(msg, sizeof msg, "%s: %s", error_kind_text(kind), message);
 	set_node_error(sn, msg);
+	sn->model->polls_failed++;
 	bytebuf_clear(&sn->answer);
 	notify(sn);
 
 	if (kind == TRANSPORT_ERR_HOSTKEY || kind == TRANSPORT_ERR_AUTH) {
 		/* Retrying cannot fix these and would hammer the node's sshd. */
+		event(sn, msg);
+		event(sn, "not retried: fix the cause, then restart synctop");
 		sn->state = SN_REFUSED;
 		if (s->cfg.once) {
 			sn->state = SN_BACKOFF; /* let finish_once account for it */
@@ -252,6 +272,7 @@ static void on_failed(void *owner, transport_error kind, const char *message)
 		return;
 	}
 	if (s->cfg.once) {
+		event(sn, msg);
 		finish_once(sn);
 		return;
 	}
@@ -261,7 +282,11 @@ static void on_failed(void *owner, transport_error kind, const char *message)
 	}
 	sn->failures++;
 	sn->state = SN_BACKOFF;
-	ev_timer_set(&sn->backoff, jitter(delay, 0.25), 0);
+	delay = jitter(delay, 0.25);
+	char note[NODE_ERROR_LEN + 48];
+	snprintf(note, sizeof note, "%s; reconnecting in %.1f s", msg, delay);
+	event(sn, note);
+	ev_timer_set(&sn->backoff, delay, 0);
 	ev_timer_start(s->loop, &sn->backoff);
 }
 
@@ -336,6 +361,8 @@ static void on_deadline(struct ev_loop *loop, ev_timer *w, int revents)
 	char msg[160];
 	snprintf(msg, sizeof msg, "no answer to the probe within %.1f s; restarting the remote shell",
 		 sn->s->cfg.poll_timeout_s);
+	sn->model->polls_failed++;
+	event(sn, msg);
 	set_node_error(sn, msg);
 	notify(sn);
 	abandon_poll(sn);
@@ -345,6 +372,7 @@ static void on_backoff(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	sched_node *sn = w->data;
 	sn->state = SN_CONNECTING;
+	event(sn, "reconnecting");
 	transport_start(sn->t);
 }
 
@@ -423,6 +451,7 @@ void scheduler_start(scheduler *s)
 			ev_timer_start(s->loop, &sn->poll_timer);
 		}
 		sn->state = SN_CONNECTING;
+		event(sn, "connecting");
 		transport_start(sn->t);
 	}
 }

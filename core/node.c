@@ -3,6 +3,8 @@
 
 #include "node.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 const char *severity_name(severity sev)
@@ -42,4 +44,29 @@ void node_init(node *n, const char *host)
 	history_init(&n->history);
 	n->findings.count = 0;
 	n->status = NODE_STATUS_UNKNOWN;
+	n->events.head = n->events.count = 0;
+	n->polls_completed = n->polls_failed = 0;
+}
+
+void node_log_event(node *n, double t, const char *fmt, ...)
+{
+	node_event *e = &n->events.items[n->events.head];
+	va_list ap;
+	e->t = t;
+	va_start(ap, fmt);
+	vsnprintf(e->text, sizeof e->text, fmt, ap);
+	va_end(ap);
+	n->events.head = (n->events.head + 1) % NODE_EVENTS;
+	if (n->events.count < NODE_EVENTS) {
+		n->events.count++;
+	}
+}
+
+const node_event *node_event_at(const node *n, unsigned i)
+{
+	if (i >= n->events.count) {
+		return NULL;
+	}
+	unsigned oldest = (n->events.head + NODE_EVENTS - n->events.count) % NODE_EVENTS;
+	return &n->events.items[(oldest + i) % NODE_EVENTS];
 }

@@ -25,6 +25,21 @@ const char *node_status_name(node_status status);
 #define NODE_NAME_LEN 256
 #define NODE_ERROR_LEN 640
 
+/* The connection log the drill-down shows: connects, errors, reconnects. */
+#define NODE_EVENTS 16
+#define NODE_EVENT_LEN 200
+
+typedef struct {
+	double t;                   /* client unix time */
+	char text[NODE_EVENT_LEN];
+} node_event;
+
+typedef struct {
+	unsigned head;              /* next slot to write */
+	unsigned count;             /* <= NODE_EVENTS */
+	node_event items[NODE_EVENTS];
+} node_event_log;
+
 typedef struct {
 	char host[NODE_NAME_LEN];   /* inventory name, without user@ */
 	bool reachable;             /* last poll completed */
@@ -34,8 +49,19 @@ typedef struct {
 	history history;
 	finding_list findings;
 	node_status status;
+	node_event_log events;
+	unsigned long polls_completed; /* answers decoded */
+	unsigned long polls_failed;    /* deadlines, floods, lost connections */
 } node;
 
 void node_init(node *n, const char *host);
+
+/* Append to the node's connection log (oldest entries are dropped). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+void node_log_event(node *n, double t, const char *fmt, ...);
+/* i = 0 is the oldest kept event; NULL past the end. */
+const node_event *node_event_at(const node *n, unsigned i);
 
 #endif

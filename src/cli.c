@@ -34,6 +34,7 @@ enum {
 	OPT_STRICT,
 	OPT_CONNECT_TIMEOUT,
 	OPT_VERSION,
+	OPT_LOG,
 };
 
 static const struct option long_options[] = {
@@ -58,6 +59,7 @@ static const struct option long_options[] = {
 	{"max-handshakes", required_argument, NULL, OPT_MAX_HANDSHAKES},
 	{"iface", required_argument, NULL, OPT_IFACE},
 	{"pmc-sudo", no_argument, NULL, OPT_PMC_SUDO},
+	{"log", required_argument, NULL, OPT_LOG},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -98,6 +100,7 @@ static void usage(FILE *f)
 	      "      --iface IFACE      interface for ethtool -T (default: ptp4l's, else the default route's)\n"
 	      "      --pmc-sudo         run pmc through sudo -n (ptp4l socket is root-only)\n"
 	      "\n"
+	      "      --log FILE         append a timestamped debug log (connections, polls, errors)\n"
 	      "  -h, --help             this help\n"
 	      "      --version          version and library versions\n",
 	      f);
@@ -280,6 +283,9 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 			break;
 		case OPT_PMC_SUDO:
 			opt->pmc_sudo = true;
+			break;
+		case OPT_LOG:
+			opt->log_file = optarg;
 			break;
 		case 'h':
 			usage(stdout);

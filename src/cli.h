@@ -50,6 +50,7 @@ typedef struct {
 	double timeout_s;        /* --once/--check overall, and per poll */
 	const char *iface;
 	bool pmc_sudo;
+	const char *log_file;    /* --log: debug log, NULL = none */
 } cli_options;
 
 #define CLI_CONTINUE (-1)

@@ -22,6 +22,7 @@
 #include "health.h"
 #include "inventory.h"
 #include "local_transport.h"
+#include "log.h"
 #include "private_agent.h"
 #include "probe.h"
 #include "report_check.h"
@@ -213,6 +214,12 @@ int main(int argc, char **argv)
 		cli_free(&a.opt);
 		return status;
 	}
+	if (a.opt.log_file && log_open(a.opt.log_file) != 0) {
+		fprintf(stderr, "synctop: --log %s: %s\n", a.opt.log_file, strerror(errno));
+		cli_free(&a.opt);
+		return 64;
+	}
+	log_printf("synctop %s starting", PACKAGE_VERSION);
 	a.loop = EV_DEFAULT;
 	/* Before the inventory: known_hosts asks libssh2 which key types it
 	 * supports. */
@@ -253,5 +260,7 @@ int main(int argc, char **argv)
 	inventory_free(&a.inv);
 	cli_free(&a.opt);
 	ev_loop_destroy(a.loop);
+	log_printf("synctop exiting with status %d", status);
+	log_close();
 	return status;
 }

@@ -43,4 +43,9 @@ ok $? "--help lists --check"
 "$bin" --version >"$tmp/out" 2>&1 && grep -q "libssh2" "$tmp/out" && grep -q "jansson" "$tmp/out" \
 	&& grep -q "libev" "$tmp/out" && grep -q "ncurses" "$tmp/out"
 ok $? "--version names the libraries"
+"$bin" --demo --once --json --log "$tmp/debug.log" >/dev/null 2>&1 &&
+	grep -q "synctop .* starting" "$tmp/debug.log" && grep -q "gpu001: poll complete rtt_s=" "$tmp/debug.log" &&
+	grep -q "gpu037: connect: .*timed out" "$tmp/debug.log"
+ok $? "--log records connections, completed polls and failures"
+expect_usage "unwritable log" "--log" --demo --log /nonexistent/dir/log
 done_testing

@@ -200,6 +200,7 @@ static void test_live_polls_every_interval(void **state)
 	assert_in_range(fx->f->sends, 4, 12);
 	assert_int_equal(fx->f->starts, 1); /* one connection for all polls */
 	assert_int_equal(history_count(&fx->n->history), (size_t)fx->f->sends);
+	assert_int_equal(fx->n->polls_completed, (unsigned long)fx->f->sends);
 	teardown_fx(fx);
 }
 
@@ -213,6 +214,12 @@ static void test_deadline_restarts_shell(void **state)
 	assert_false(fx->n->reachable);
 	assert_non_null(strstr(fx->n->error, "no answer to the probe within 0.1 s"));
 	assert_int_equal(fx->n->status, NODE_STATUS_UNKNOWN);
+	/* the connection log tells the story, oldest first */
+	assert_string_equal(node_event_at(fx->n, 0)->text, "connecting");
+	assert_string_equal(node_event_at(fx->n, 1)->text, "remote shell started");
+	assert_non_null(strstr(node_event_at(fx->n, 2)->text, "no answer to the probe"));
+	assert_true(fx->n->polls_failed >= 2);
+	assert_int_equal(fx->n->polls_completed, 0);
 	teardown_fx(fx);
 }
 
@@ -257,7 +264,27 @@ static void test_refused_host_key_is_not_retried(void **state)
 	run_for(fx, 0.3);
 	assert_int_equal(fx->f->starts, 1);
 	assert_non_null(strstr(fx->n->error, "host key: host key has CHANGED"));
+	const node_event *last = node_event_at(fx->n, fx->n->events.count - 1);
+	assert_non_null(last);
+	assert_non_null(strstr(last->text, "not retried"));
 	teardown_fx(fx);
+}
+
+static void test_event_log_keeps_the_newest(void **state)
+{
+	(void)state;
+	node *n = calloc(1, sizeof *n);
+	assert_non_null(n);
+	node_init(n, "n");
+	assert_null(node_event_at(n, 0));
+	for (int i = 0; i < NODE_EVENTS + 5; i++) {
+		node_log_event(n, i, "event %d", i);
+	}
+	assert_int_equal(n->events.count, NODE_EVENTS);
+	assert_string_equal(node_event_at(n, 0)->text, "event 5");
+	assert_string_equal(node_event_at(n, NODE_EVENTS - 1)->text, "event 20");
+	assert_null(node_event_at(n, NODE_EVENTS));
+	free(n);
 }
 
 int main(void)
@@ -269,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_flood_is_cut_off),
 		cmocka_unit_test(test_backoff_grows_and_is_capped),
 		cmocka_unit_test(test_refused_host_key_is_not_retried),
+		cmocka_unit_test(test_event_log_keeps_the_newest),
 	};
 	return cmocka_run_group_tests_name("scheduler", tests, NULL, NULL);
 }
