@@ -34,6 +34,9 @@ enum {
 	OPT_STRICT,
 	OPT_CONNECT_TIMEOUT,
 	OPT_VERSION,
+	OPT_THEME,
+	OPT_NO_COLOR,
+	OPT_NO_MOUSE,
 	OPT_LOG,
 };
 
@@ -59,6 +62,9 @@ static const struct option long_options[] = {
 	{"max-handshakes", required_argument, NULL, OPT_MAX_HANDSHAKES},
 	{"iface", required_argument, NULL, OPT_IFACE},
 	{"pmc-sudo", no_argument, NULL, OPT_PMC_SUDO},
+	{"theme", required_argument, NULL, OPT_THEME},
+	{"no-color", no_argument, NULL, OPT_NO_COLOR},
+	{"no-mouse", no_argument, NULL, OPT_NO_MOUSE},
 	{"log", required_argument, NULL, OPT_LOG},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, OPT_VERSION},
@@ -99,6 +105,11 @@ static void usage(FILE *f)
 	      "      --timeout SEC      --once/--check: overall deadline; live: per-poll deadline (default 10)\n"
 	      "      --iface IFACE      interface for ethtool -T (default: ptp4l's, else the default route's)\n"
 	      "      --pmc-sudo         run pmc through sudo -n (ptp4l socket is root-only)\n"
+	      "\n"
+	      "Live view (on a terminal; plain text when stdout is not one):\n"
+	      "      --theme NAME|FILE  colour theme: default, light, high-contrast, mono, or a .json file\n"
+	      "      --no-color         no colours (as does NO_COLOR in the environment)\n"
+	      "      --no-mouse         leave the mouse to the terminal\n"
 	      "\n"
 	      "      --log FILE         append a timestamped debug log (connections, polls, errors)\n"
 	      "  -h, --help             this help\n"
@@ -283,6 +294,19 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 			break;
 		case OPT_PMC_SUDO:
 			opt->pmc_sudo = true;
+			break;
+		case OPT_THEME:
+			if (!*optarg) {
+				fputs("synctop: --theme: expected a theme name or a .json file\n", stderr);
+				return 64;
+			}
+			opt->theme = optarg;
+			break;
+		case OPT_NO_COLOR:
+			opt->no_color = true;
+			break;
+		case OPT_NO_MOUSE:
+			opt->no_mouse = true;
 			break;
 		case OPT_LOG:
 			opt->log_file = optarg;

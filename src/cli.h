@@ -50,6 +50,11 @@ typedef struct {
 	double timeout_s;        /* --once/--check overall, and per poll */
 	const char *iface;
 	bool pmc_sudo;
+
+	/* live view (TUI) */
+	const char *theme;       /* --theme NAME|FILE; NULL = default */
+	bool no_color;           /* --no-color */
+	bool no_mouse;           /* --no-mouse */
 	const char *log_file;    /* --log: debug log, NULL = none */
 } cli_options;
 

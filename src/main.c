@@ -32,6 +32,7 @@
 #include "scheduler.h"
 #include "ssh_transport.h"
 #include "thresholds.h"
+#include "tui.h"
 #include "xalloc.h"
 
 typedef struct {
@@ -47,6 +48,7 @@ typedef struct {
 	ev_timer print_timer;      /* live plain-text table */
 	ev_signal sigint, sigterm, sighup;
 	bool interrupted;
+	tui *tui;                  /* live view on a terminal, else NULL */
 } app;
 
 static double wall_now(void)
@@ -60,6 +62,13 @@ static void on_all_done(void *ctx)
 {
 	app *a = ctx;
 	ev_break(a->loop, EVBREAK_ALL);
+}
+
+/* The model changed: the TUI draws it at its next frame. */
+static void on_update(void *ctx, node *n)
+{
+	app *a = ctx;
+	tui_mark_dirty(a->tui);
 }
 
 static void on_overall_deadline(struct ev_loop *loop, ev_timer *w, int revents)
@@ -109,6 +118,7 @@ static int start_engine(app *a)
 	}
 	cfg.thresholds = &a->th;
 	cfg.on_all_done = on_all_done;
+	cfg.on_update = on_update;
 	cfg.ctx = a;
 	a->sched = scheduler_new(a->loop, &cfg);
 
@@ -146,22 +156,49 @@ static void watch_signals(app *a)
 	ev_signal_start(a->loop, &a->sighup);
 }
 
+static void start_print_timer(app *a)
+{
+	ev_timer_init(&a->print_timer, on_print_timer, a->opt.interval_s, a->opt.interval_s);
+	a->print_timer.data = a;
+	ev_timer_start(a->loop, &a->print_timer);
+}
+
 static int run(app *a)
 {
 	int status = EXIT_SUCCESS;
+	/* The TUI needs a terminal to draw on and one to read keys from. */
+	bool use_tui = a->opt.mode == MODE_LIVE && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
 
-	watch_signals(a);
+	if (use_tui) {
+		/* before the engine: a theme error still reaches stderr */
+		tui_options topt = {a->opt.theme, a->opt.no_color, a->opt.no_mouse};
+		a->tui = tui_new(&topt);
+	} else {
+		watch_signals(a); /* the TUI watches its own */
+	}
 	if (a->opt.mode != MODE_LIVE) {
 		ev_timer_init(&a->overall_deadline, on_overall_deadline, a->opt.timeout_s, 0);
 		a->overall_deadline.data = a;
 		ev_timer_start(a->loop, &a->overall_deadline);
-	} else {
-		ev_timer_init(&a->print_timer, on_print_timer, a->opt.interval_s, a->opt.interval_s);
-		a->print_timer.data = a;
-		ev_timer_start(a->loop, &a->print_timer);
+	} else if (!use_tui) {
+		start_print_timer(a);
 	}
 	if (start_engine(a) != 0) {
 		return 70;
+	}
+	if (use_tui) {
+		status = tui_run(a->tui, a->loop, a->nodes, a->n_nodes, a->sched);
+		if (status != TUI_NO_TERMINAL) {
+			return status;
+		}
+		const char *term = getenv("TERM");
+		fprintf(stderr, "synctop: cannot drive this terminal (TERM=%s); printing plain text\n",
+			term ? term : "unset");
+		tui_free(a->tui);
+		a->tui = NULL;
+		status = EXIT_SUCCESS;
+		watch_signals(a);
+		start_print_timer(a);
 	}
 	if (a->opt.mode == MODE_LIVE || scheduler_pending(a->sched) > 0) {
 		ev_run(a->loop, 0);
@@ -250,6 +287,7 @@ int main(int argc, char **argv)
 	}
 
 	status = run(&a);
+	tui_free(a.tui);
 
 	scheduler_free(a.sched);
 	demo_cluster_free(a.demo); /* after the transports that read it */

@@ -1,0 +1,614 @@
+/* columns.c - grid cells, sort keys and the width-driven column choice. */
+#include <config.h>
+
+#include "columns.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster.h"
+#include "sparkline.h"
+#include "textwidth.h"
+#include "units.h"
+
+static const column_info infos[COL_COUNT] = {
+	[COL_NODE] = {"NODE", "node", 10, 32, false, true, false},
+	[COL_STATUS] = {"STAT", "status", 6, 6, false, true, true},
+	[COL_SOURCE] = {"SOURCE", "source", 10, 24, false, true, false},
+	[COL_STRATUM] = {"ST", "stratum", 3, 3, true, true, false},
+	[COL_OFFSET] = {"OFFSET", "offset", 11, 11, true, true, true},
+	[COL_SPARK] = {"TREND", "trend", 8, 120, false, false, false},
+	[COL_FREQ] = {"FREQ ppm", "frequency", 9, 9, true, true, true},
+	[COL_SKEW] = {"SKEW", "skew", 7, 7, true, true, true},
+	[COL_LEAP] = {"LEAP", "leap", 6, 6, false, true, true},
+	[COL_PORT] = {"PORT", "port", 7, 12, false, true, false},
+	[COL_PTP_OFFSET] = {"PTP OFFSET", "ptp-offset", 11, 11, true, true, true},
+	[COL_DELAY] = {"PATH DELAY", "path-delay", 10, 10, true, true, true},
+	[COL_HWTS] = {"TS", "timestamping", 4, 4, false, true, false},
+	[COL_RTT] = {"RTT", "rtt", 7, 7, true, true, true},
+	[COL_AGE] = {"AGE", "age", 5, 5, true, true, true},
+};
+
+const column_info *columns_info(column_id id)
+{
+	return &infos[id < COL_COUNT ? id : COL_NODE];
+}
+
+/* ------------------------------------------------------------ the model */
+
+static int n_ports(const ptp_obs *p)
+{
+	return p->n_ports < 0 ? 0 : p->n_ports > PTP_MAX_PORTS ? PTP_MAX_PORTS : p->n_ports;
+}
+
+/* The port that says most about the node: the one it syncs through. */
+static const ptp_port *primary_port(const ptp_obs *p)
+{
+	static const ptp_port_state preference[] = {
+		PTP_PORT_SLAVE, PTP_PORT_UNCALIBRATED, PTP_PORT_FAULTY, PTP_PORT_LISTENING,
+		PTP_PORT_MASTER, PTP_PORT_GRAND_MASTER, PTP_PORT_PRE_MASTER, PTP_PORT_PASSIVE,
+	};
+	if (p->state != OBS_OK || n_ports(p) == 0) {
+		return NULL;
+	}
+	for (size_t k = 0; k < sizeof preference / sizeof preference[0]; k++) {
+		for (int i = 0; i < n_ports(p); i++) {
+			if (p->ports[i].state == preference[k]) {
+				return &p->ports[i];
+			}
+		}
+	}
+	return &p->ports[0];
+}
+
+/* PTP steers the node when a port follows a master. */
+static bool ptp_follows(const node *nd)
+{
+	const ptp_port *port = primary_port(&nd->obs.ptp);
+	return nd->has_observation && port &&
+	       (port->state == PTP_PORT_SLAVE || port->state == PTP_PORT_UNCALIBRATED);
+}
+
+static bool chrony_ok(const node *nd)
+{
+	return nd->has_observation && nd->obs.chrony.state == OBS_OK;
+}
+
+static bool ptp_ok(const node *nd)
+{
+	return nd->has_observation && nd->obs.ptp.state == OBS_OK;
+}
+
+void columns_source(const node *nd, char *out, size_t out_len)
+{
+	const chrony_tracking *t = &nd->obs.chrony.tracking;
+
+	if (out_len == 0) {
+		return;
+	}
+	out[0] = '\0';
+	if (ptp_follows(nd) || (!chrony_ok(nd) && ptp_ok(nd))) {
+		const char *gm = cluster_gm_identity(&nd->obs.ptp);
+		snprintf(out, out_len, "%.*s", (int)strnlen(gm, PTP_ID_LEN), gm);
+	} else if (chrony_ok(nd)) {
+		if (t->reference_name[0]) {
+			snprintf(out, out_len, "%.*s", (int)strnlen(t->reference_name, sizeof t->reference_name),
+				 t->reference_name);
+		} else if (t->has_reference_id) {
+			snprintf(out, out_len, "%08X", (unsigned)t->reference_id);
+		}
+	}
+}
+
+double columns_abs_offset(const node *nd)
+{
+	if (chrony_ok(nd) && isfinite(nd->obs.chrony.tracking.system_time_offset_s)) {
+		return fabs(nd->obs.chrony.tracking.system_time_offset_s);
+	}
+	if (ptp_follows(nd) && nd->obs.ptp.offset_from_master_ns != PTP_NS_UNKNOWN) {
+		return fabs((double)nd->obs.ptp.offset_from_master_ns) / 1e9;
+	}
+	return NAN;
+}
+
+int columns_status_rank(node_status status)
+{
+	switch (status) {
+	case NODE_STATUS_CRIT: return 0;
+	case NODE_STATUS_UNKNOWN: return 1;
+	case NODE_STATUS_WARN: return 2;
+	case NODE_STATUS_OK: return 3;
+	}
+	return 1;
+}
+
+static const char *hw_timestamping(const node *nd)
+{
+	const nic_obs *nic = &nd->obs.nic;
+	if (nic->state == OBS_OK) {
+		if ((nic->caps & NIC_CAP_HW_TX) && (nic->caps & NIC_CAP_HW_RX)) {
+			return "HW";
+		}
+		if (nic->caps & (NIC_CAP_SW_TX | NIC_CAP_SW_RX)) {
+			return "SW";
+		}
+		return "none";
+	}
+	/* ptp4l says what it uses even when ethtool was not asked. */
+	const ptp_port *port = primary_port(&nd->obs.ptp);
+	if (port && strncmp(port->timestamping, "HARDWARE", sizeof port->timestamping) == 0) {
+		return "HW";
+	}
+	if (port && strncmp(port->timestamping, "SOFTWARE", sizeof port->timestamping) == 0) {
+		return "SW";
+	}
+	return "?";
+}
+
+static const char *leap_short(const node *nd)
+{
+	if (chrony_ok(nd)) {
+		switch (nd->obs.chrony.tracking.leap) {
+		case CHRONY_LEAP_NORMAL: return "normal";
+		case CHRONY_LEAP_INSERT: return "insert";
+		case CHRONY_LEAP_DELETE: return "delete";
+		case CHRONY_LEAP_UNSYNC: return "unsync";
+		case CHRONY_LEAP_UNKNOWN: return "?";
+		}
+		return "?";
+	}
+	if (ptp_ok(nd)) {
+		const ptp_obs *p = &nd->obs.ptp;
+		if (p->leap61 == INT_UNKNOWN || p->leap59 == INT_UNKNOWN) {
+			return "?";
+		}
+		return p->leap61 ? "insert" : p->leap59 ? "delete" : "normal";
+	}
+	return "-";
+}
+
+/* ------------------------------------------------------------- findings */
+
+/* Which cell a finding is about; codes not listed only colour the status. */
+static const struct {
+	const char *code;
+	column_id col;
+} finding_cells[] = {
+	{"chrony.offset", COL_OFFSET},
+	{"chrony.error_bound", COL_OFFSET},
+	{"chrony.frequency", COL_FREQ},
+	{"chrony.drift", COL_FREQ},
+	{"chrony.skew", COL_SKEW},
+	{"chrony.leap", COL_LEAP},
+	{"chrony.no_selected_source", COL_SOURCE},
+	{"chrony.reach", COL_SOURCE},
+	{"chrony.local_reference", COL_SOURCE},
+	{"ptp.offset", COL_PTP_OFFSET},
+	{"ptp.path_delay", COL_DELAY},
+	{"ptp.port_state", COL_PORT},
+	{"ptp.gm_absent", COL_SOURCE},
+	{"nic.no_hw_timestamping", COL_HWTS},
+	{"time.no_service", COL_SOURCE},
+};
+
+cell_tone columns_finding_tone(const node *nd, column_id id)
+{
+	severity worst = SEVERITY_OK;
+	int count = nd->findings.count < 0 ? 0
+		    : nd->findings.count > MAX_FINDINGS ? MAX_FINDINGS : nd->findings.count;
+	for (int i = 0; i < count; i++) {
+		const finding *f = &nd->findings.items[i];
+		if (!f->code) {
+			continue;
+		}
+		for (size_t k = 0; k < sizeof finding_cells / sizeof finding_cells[0]; k++) {
+			if (finding_cells[k].col == id && strcmp(finding_cells[k].code, f->code) == 0 &&
+			    f->sev > worst) {
+				worst = f->sev;
+			}
+		}
+	}
+	return worst == SEVERITY_CRIT ? TONE_CRIT : worst == SEVERITY_WARN ? TONE_WARN : TONE_PLAIN;
+}
+
+/* ---------------------------------------------------------------- cells */
+
+static void format_ppm(double v, bool sign, char *out, size_t len)
+{
+	if (!isfinite(v)) {
+		snprintf(out, len, "?");
+	} else {
+		snprintf(out, len, sign ? "%+.3f" : "%.3f", v);
+	}
+}
+
+static void format_age(double age, char *out, size_t len)
+{
+	if (age < 0) {
+		age = 0; /* the clock stepped back: it is fresh, not from the future */
+	}
+	if (age < 60) {
+		snprintf(out, len, "%ds", (int)age);
+	} else if (age < 3600) {
+		snprintf(out, len, "%dm", (int)(age / 60));
+	} else if (age < 86400) {
+		snprintf(out, len, "%dh", (int)(age / 3600));
+	} else if (age < 86400.0 * 9999) {
+		snprintf(out, len, "%dd", (int)(age / 86400));
+	} else {
+		snprintf(out, len, "old");
+	}
+}
+
+static void format_seconds_cell(double s, char *out, size_t len)
+{
+	if (!isfinite(s)) {
+		snprintf(out, len, "?");
+	} else {
+		units_format_seconds(s, out, len);
+	}
+}
+
+static void format_ns_cell(int64_t ns, char *out, size_t len)
+{
+	if (ns == PTP_NS_UNKNOWN) {
+		snprintf(out, len, "?");
+	} else {
+		units_format_ns(ns, out, len);
+	}
+}
+
+void columns_cell(const node *nd, column_id id, int width, double now, bool utf8, column_cell *out)
+{
+	const observation *o = &nd->obs;
+	char raw[128];
+	bool na = false; /* the value does not apply to this node */
+
+	out->text[0] = '\0';
+	out->tone = TONE_PLAIN;
+	switch (id) {
+	case COL_NODE:
+		tw_clean(nd->host, sizeof nd->host, utf8, out->text, sizeof out->text);
+		return;
+	case COL_STATUS: {
+		static const char *const badge[] = {
+			[NODE_STATUS_OK] = "  OK  ", [NODE_STATUS_WARN] = " WARN ",
+			[NODE_STATUS_CRIT] = " CRIT ", [NODE_STATUS_UNKNOWN] = " UNKN ",
+		};
+		snprintf(out->text, sizeof out->text, "%s", badge[cluster_node_status(nd)]);
+		out->tone = TONE_BADGE;
+		return;
+	}
+	case COL_SOURCE:
+		columns_source(nd, raw, sizeof raw);
+		if (raw[0]) {
+			tw_clean(raw, sizeof raw, utf8, out->text, sizeof out->text);
+		} else {
+			na = !(chrony_ok(nd) || ptp_ok(nd));
+			snprintf(out->text, sizeof out->text, na ? "-" : "?");
+		}
+		break;
+	case COL_STRATUM: {
+		int v = INT_UNKNOWN;
+		if (ptp_follows(nd) || (!chrony_ok(nd) && ptp_ok(nd))) {
+			v = o->ptp.steps_removed;
+		} else if (chrony_ok(nd)) {
+			v = o->chrony.tracking.stratum;
+		} else {
+			na = true;
+		}
+		if (na) {
+			snprintf(out->text, sizeof out->text, "-");
+		} else if (v == INT_UNKNOWN) {
+			snprintf(out->text, sizeof out->text, "?");
+		} else {
+			snprintf(out->text, sizeof out->text, "%d", v);
+		}
+		break;
+	}
+	case COL_OFFSET:
+		if ((na = !chrony_ok(nd))) {
+			snprintf(out->text, sizeof out->text, "-");
+		} else {
+			format_seconds_cell(o->chrony.tracking.system_time_offset_s, out->text, sizeof out->text);
+		}
+		break;
+	case COL_SPARK:
+		sparkline_history(&nd->history, HISTORY_OFFSET_S, HISTORY_PTP_OFFSET_NS,
+				  width > 0 ? (size_t)width : 0, utf8, out->text, sizeof out->text);
+		if (out->tone == TONE_PLAIN && !nd->reachable) {
+			out->tone = TONE_DIM;
+		}
+		return;
+	case COL_FREQ:
+		if ((na = !chrony_ok(nd))) {
+			snprintf(out->text, sizeof out->text, "-");
+		} else {
+			format_ppm(o->chrony.tracking.frequency_ppm, true, out->text, sizeof out->text);
+		}
+		break;
+	case COL_SKEW:
+		if ((na = !chrony_ok(nd))) {
+			snprintf(out->text, sizeof out->text, "-");
+		} else {
+			format_ppm(o->chrony.tracking.skew_ppm, false, out->text, sizeof out->text);
+		}
+		break;
+	case COL_LEAP:
+		snprintf(out->text, sizeof out->text, "%s", leap_short(nd));
+		na = strcmp(out->text, "-") == 0;
+		break;
+	case COL_PORT: {
+		const ptp_port *port = nd->has_observation ? primary_port(&o->ptp) : NULL;
+		if (port) {
+			snprintf(out->text, sizeof out->text, "%s", ptp_port_state_name(port->state));
+		} else {
+			na = true;
+			snprintf(out->text, sizeof out->text, "-");
+		}
+		break;
+	}
+	case COL_PTP_OFFSET:
+		if ((na = !ptp_follows(nd))) {
+			snprintf(out->text, sizeof out->text, "-");
+		} else {
+			format_ns_cell(o->ptp.offset_from_master_ns, out->text, sizeof out->text);
+		}
+		break;
+	case COL_DELAY:
+		if ((na = !ptp_follows(nd))) {
+			snprintf(out->text, sizeof out->text, "-");
+		} else {
+			format_ns_cell(o->ptp.mean_path_delay_ns, out->text, sizeof out->text);
+			if (out->text[0] == '+') {
+				/* a delay has no sign to show */
+				memmove(out->text, out->text + 1, strlen(out->text));
+			}
+		}
+		break;
+	case COL_HWTS:
+		if ((na = !nd->has_observation)) {
+			snprintf(out->text, sizeof out->text, "-");
+		} else {
+			snprintf(out->text, sizeof out->text, "%s", hw_timestamping(nd));
+		}
+		break;
+	case COL_RTT:
+		if ((na = !nd->has_observation)) {
+			snprintf(out->text, sizeof out->text, "-");
+		} else if (!isfinite(o->rtt_s)) {
+			snprintf(out->text, sizeof out->text, "?");
+		} else if (o->rtt_s < 0.01) {
+			snprintf(out->text, sizeof out->text, "%.1f ms", o->rtt_s * 1e3);
+		} else if (o->rtt_s < 10) {
+			snprintf(out->text, sizeof out->text, "%.0f ms", o->rtt_s * 1e3);
+		} else {
+			snprintf(out->text, sizeof out->text, "%.0f s", o->rtt_s);
+		}
+		break;
+	case COL_AGE:
+		if ((na = !nd->has_observation || !isfinite(o->taken_at))) {
+			snprintf(out->text, sizeof out->text, "-");
+		} else {
+			format_age(now - o->taken_at, out->text, sizeof out->text);
+		}
+		break;
+	case COL_COUNT:
+		return;
+	}
+	tw_ascii_micro(out->text, utf8);
+	if (na || (nd->has_observation && !nd->reachable) || !nd->has_observation) {
+		/* Stale values are never drawn as if fresh. */
+		out->tone = TONE_DIM;
+	} else {
+		out->tone = columns_finding_tone(nd, id);
+	}
+}
+
+unsigned columns_data_mask(const node *nd)
+{
+	unsigned m = 1u << COL_NODE | 1u << COL_STATUS;
+	if (!nd->has_observation) {
+		return m;
+	}
+	m |= 1u << COL_RTT | 1u << COL_AGE;
+	if (chrony_ok(nd)) {
+		m |= 1u << COL_SOURCE | 1u << COL_STRATUM | 1u << COL_OFFSET | 1u << COL_SPARK |
+		     1u << COL_FREQ | 1u << COL_SKEW | 1u << COL_LEAP;
+	}
+	if (ptp_ok(nd)) {
+		m |= 1u << COL_SOURCE | 1u << COL_STRATUM | 1u << COL_PORT | 1u << COL_LEAP |
+		     1u << COL_SPARK;
+		if (ptp_follows(nd)) {
+			m |= 1u << COL_PTP_OFFSET | 1u << COL_DELAY;
+		}
+	}
+	if (nd->obs.nic.state == OBS_OK || primary_port(&nd->obs.ptp)) {
+		m |= 1u << COL_HWTS;
+	}
+	return m;
+}
+
+/* ---------------------------------------------------------------- layout */
+
+static const column_id priority[COL_COUNT] = {
+	COL_NODE, COL_STATUS, COL_OFFSET, COL_PTP_OFFSET, COL_PORT, COL_SOURCE, COL_AGE, COL_FREQ,
+	COL_SPARK, COL_HWTS, COL_STRATUM, COL_DELAY, COL_SKEW, COL_LEAP, COL_RTT,
+};
+
+void columns_layout(int width, unsigned data_mask, int node_width, column_layout *out)
+{
+	int w[COL_COUNT] = {0};
+	bool on[COL_COUNT] = {false};
+	int used = 0;
+	int node_min;
+
+	/* The name says which node it is: up to 20 columns of it come before
+	 * any other column; short names need no wide column. */
+	if (node_width < 4) {
+		node_width = 4;
+	}
+	if (node_width > infos[COL_NODE].max_width) {
+		node_width = infos[COL_NODE].max_width;
+	}
+	node_min = node_width < 20 ? node_width : 20;
+	if (node_min > width - 1 - infos[COL_STATUS].min_width) {
+		/* a narrow screen: the status still shows */
+		node_min = width - 1 - infos[COL_STATUS].min_width;
+		node_min = node_min < 4 ? 4 : node_min;
+	}
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (int k = 0; k < COL_COUNT; k++) {
+			column_id id = priority[k];
+			bool has = (data_mask >> id) & 1u;
+			if (on[id] || has != (pass == 0)) {
+				continue;
+			}
+			int need = (id == COL_NODE ? node_min : infos[id].min_width) + (used > 0 ? 1 : 0);
+			if (used + need <= width || id == COL_NODE) {
+				on[id] = true;
+				w[id] = need - (used > 0 ? 1 : 0);
+				used += need;
+			}
+		}
+	}
+
+	/* Spare room, in order: readable names first, then the trend. */
+	static const struct {
+		column_id id;
+		int upto; /* 0 = the column's max */
+	} grow[] = {
+		{COL_NODE, 20}, {COL_PORT, 0}, {COL_SOURCE, 18}, {COL_SPARK, 30},
+		{COL_NODE, 0}, {COL_SOURCE, 0}, {COL_SPARK, 0},
+	};
+	for (size_t g = 0; g < sizeof grow / sizeof grow[0]; g++) {
+		column_id id = grow[g].id;
+		int limit = grow[g].upto ? grow[g].upto : infos[id].max_width;
+		if (id == COL_NODE && limit > node_width) {
+			limit = node_width;
+		}
+		if (!on[id] || w[id] >= limit || used >= width) {
+			continue;
+		}
+		int add = limit - w[id];
+		if (add > width - used) {
+			add = width - used;
+		}
+		w[id] += add;
+		used += add;
+	}
+
+	out->n = 0;
+	int x = 0;
+	for (int id = 0; id < COL_COUNT; id++) {
+		if (!on[id]) {
+			continue;
+		}
+		out->id[out->n] = (column_id)id;
+		out->x[out->n] = x;
+		out->width[out->n] = w[id];
+		x += w[id] + 1;
+		out->n++;
+	}
+}
+
+/* ------------------------------------------------------------ sort keys */
+
+static double leap_badness(const node *nd)
+{
+	const char *s = leap_short(nd);
+	if (strcmp(s, "unsync") == 0) {
+		return 2;
+	}
+	if (strcmp(s, "insert") == 0 || strcmp(s, "delete") == 0) {
+		return 1;
+	}
+	if (strcmp(s, "normal") == 0) {
+		return 0;
+	}
+	return NAN;
+}
+
+void columns_sort_key(const node *nd, column_id id, double now, sort_key *out)
+{
+	const observation *o = &nd->obs;
+	column_cell c;
+
+	out->numeric = true;
+	out->num = NAN;
+	out->str[0] = '\0';
+	switch (id) {
+	case COL_NODE:
+		out->numeric = false;
+		snprintf(out->str, sizeof out->str, "%.*s", (int)strnlen(nd->host, sizeof nd->host), nd->host);
+		break;
+	case COL_STATUS:
+		out->num = columns_status_rank(cluster_node_status(nd));
+		break;
+	case COL_SOURCE:
+		out->numeric = false;
+		columns_source(nd, out->str, sizeof out->str);
+		break;
+	case COL_OFFSET:
+	case COL_SPARK:
+		if (chrony_ok(nd)) {
+			out->num = fabs(o->chrony.tracking.system_time_offset_s);
+		}
+		break;
+	case COL_FREQ:
+		if (chrony_ok(nd)) {
+			out->num = fabs(o->chrony.tracking.frequency_ppm);
+		}
+		break;
+	case COL_SKEW:
+		if (chrony_ok(nd)) {
+			out->num = o->chrony.tracking.skew_ppm;
+		}
+		break;
+	case COL_LEAP:
+		out->num = leap_badness(nd);
+		break;
+	case COL_PTP_OFFSET:
+		if (ptp_follows(nd) && o->ptp.offset_from_master_ns != PTP_NS_UNKNOWN) {
+			out->num = fabs((double)o->ptp.offset_from_master_ns);
+		}
+		break;
+	case COL_DELAY:
+		if (ptp_follows(nd) && o->ptp.mean_path_delay_ns != PTP_NS_UNKNOWN) {
+			out->num = (double)o->ptp.mean_path_delay_ns;
+		}
+		break;
+	case COL_RTT:
+		if (nd->has_observation) {
+			out->num = o->rtt_s;
+		}
+		break;
+	case COL_AGE:
+		if (nd->has_observation && isfinite(o->taken_at)) {
+			out->num = now - o->taken_at;
+		}
+		break;
+	case COL_STRATUM:
+	case COL_PORT:
+	case COL_HWTS:
+		columns_cell(nd, id, 0, now, false, &c);
+		if (strcmp(c.text, "-") == 0 || strcmp(c.text, "?") == 0) {
+			break; /* unknown: last */
+		}
+		if (id == COL_STRATUM) {
+			out->num = (double)strtol(c.text, NULL, 10);
+		} else {
+			out->numeric = false;
+			snprintf(out->str, sizeof out->str, "%.*s", (int)(sizeof out->str - 1), c.text);
+		}
+		break;
+	case COL_COUNT:
+		break;
+	}
+	if (out->numeric && !isfinite(out->num)) {
+		out->num = NAN;
+	}
+}

@@ -1,0 +1,108 @@
+/* columns.h - the grid's columns: what each shows for a node, how it sorts,
+ * and which of them fit in a given width.
+ *
+ * Pure: reads the model, writes text.  Cells hold our own formatting of
+ * numbers plus remote text already cleaned by tw_clean(), so the grid can
+ * print them as they are. */
+#ifndef SYNCTOP_COLUMNS_H
+#define SYNCTOP_COLUMNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "node.h"
+
+typedef enum {
+	COL_NODE = 0,
+	COL_STATUS,
+	COL_SOURCE,     /* chrony reference or PTP grandmaster */
+	COL_STRATUM,    /* chrony stratum or PTP stepsRemoved */
+	COL_OFFSET,     /* chrony system time offset */
+	COL_SPARK,      /* offset trend */
+	COL_FREQ,
+	COL_SKEW,
+	COL_LEAP,
+	COL_PORT,       /* PTP port state */
+	COL_PTP_OFFSET, /* offsetFromMaster */
+	COL_DELAY,      /* meanPathDelay */
+	COL_HWTS,       /* HW / SW / none / ? */
+	COL_RTT,
+	COL_AGE,        /* of the last completed poll */
+	COL_COUNT
+} column_id;
+
+typedef struct {
+	const char *title;     /* column heading */
+	const char *key;       /* its name in the sort indicator and in help */
+	int min_width, max_width;
+	bool right;            /* numbers align right */
+	bool sortable;
+	bool descending;       /* first sort direction: biggest (worst) first */
+} column_info;
+
+const column_info *columns_info(column_id id);
+
+/* How a cell should look; the grid maps tones to theme roles. */
+typedef enum {
+	TONE_PLAIN = 0,
+	TONE_WARN,     /* a finding about this value is a warning */
+	TONE_CRIT,
+	TONE_DIM,      /* stale (node unreachable) or not applicable */
+	TONE_BADGE,    /* the status column: drawn as the node's status badge */
+} cell_tone;
+
+#define CELL_TEXT_LEN 512
+
+typedef struct {
+	char text[CELL_TEXT_LEN];
+	cell_tone tone;
+} column_cell;
+
+/* One cell.  width matters for the sparkline (one bar per column) only.
+ * now is the client's wall clock (for the age).  Unknown values print "?",
+ * values that do not apply to the node "-". */
+void columns_cell(const node *nd, column_id id, int width, double now, bool utf8, column_cell *out);
+
+/* The tone the node's findings give a column's value: TONE_CRIT, TONE_WARN
+ * or TONE_PLAIN (e.g. a chrony.offset warning makes the offset warn). */
+cell_tone columns_finding_tone(const node *nd, column_id id);
+
+/* The node's sync source as the SOURCE column shows it, raw (not cleaned:
+ * for matching, not for printing).  "" when there is none. */
+void columns_source(const node *nd, char *out, size_t out_len);
+
+/* Bit (1u << column) set for each column this node has data for. */
+unsigned columns_data_mask(const node *nd);
+
+typedef struct {
+	int n;                  /* columns shown, left to right */
+	column_id id[COL_COUNT];
+	int x[COL_COUNT];
+	int width[COL_COUNT];
+} column_layout;
+
+/* Chooses columns for a screen `width` wide.  Columns go in by priority
+ * (node, status, offset, PTP offset, port, source, age, ...), first those
+ * some node has data for (data_mask), then the rest while room is left;
+ * spare room widens node (up to node_width, the longest host name), port,
+ * source and the sparkline.  Shown in their natural order. */
+void columns_layout(int width, unsigned data_mask, int node_width, column_layout *out);
+
+/* Sort keys.  A numeric key sorts on num (NAN = unknown, always last), a
+ * text key on str. */
+typedef struct {
+	bool numeric;
+	double num;
+	char str[80];
+} sort_key;
+
+void columns_sort_key(const node *nd, column_id id, double now, sort_key *out);
+
+/* Worst-first rank of a status: crit 0, unknown 1, warn 2, ok 3. */
+int columns_status_rank(node_status status);
+
+/* |offset| the default order breaks ties with: chrony's, else PTP's (in
+ * seconds); NAN when neither is known. */
+double columns_abs_offset(const node *nd);
+
+#endif

@@ -1,0 +1,805 @@
+/* detail_doc.c - the drill-down report for one node. */
+#include <config.h>
+
+#include "detail_doc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cluster.h"
+#include "columns.h"
+#include "plot.h"
+#include "table.h"
+#include "textwidth.h"
+#include "units.h"
+#include "xalloc.h"
+
+#define KEY_WIDTH 22
+#define PLOT_HEIGHT 10
+
+typedef struct {
+	doc *d;
+	const node *nd;
+	double now;
+	int width;
+	bool utf8;
+	theme_role value; /* ROLE_DIM when the data is stale */
+} ctx;
+
+/* --------------------------------------------------------------- values */
+
+static void fmt_seconds(double s, char *buf, size_t len, bool utf8)
+{
+	units_format_seconds(s, buf, len);
+	tw_ascii_micro(buf, utf8);
+}
+
+/* A magnitude (delay, dispersion, RMS, interval): no sign. */
+static void fmt_seconds_unsigned(double s, char *buf, size_t len, bool utf8)
+{
+	fmt_seconds(s, buf, len, utf8);
+	if (buf[0] == '+') {
+		memmove(buf, buf + 1, strlen(buf));
+	}
+}
+
+static void fmt_ns(int64_t ns, char *buf, size_t len, bool utf8)
+{
+	units_format_ns(ns, buf, len);
+	tw_ascii_micro(buf, utf8);
+}
+
+static void fmt_int(int v, char *buf, size_t len)
+{
+	if (v == INT_UNKNOWN) {
+		snprintf(buf, len, "unknown");
+	} else {
+		snprintf(buf, len, "%d", v);
+	}
+}
+
+static void fmt_bool(int v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", v == INT_UNKNOWN ? "unknown" : v ? "yes" : "no");
+}
+
+static void fmt_ppm(double v, char *buf, size_t len)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, len, "unknown");
+	} else {
+		snprintf(buf, len, "%+.3f ppm", v);
+	}
+}
+
+static void fmt_ago(double seconds, char *buf, size_t len)
+{
+	if (!isfinite(seconds)) {
+		snprintf(buf, len, "unknown");
+	} else if (seconds < 0) {
+		snprintf(buf, len, "just now");
+	} else if (seconds < 120) {
+		snprintf(buf, len, "%.0f s ago", seconds);
+	} else if (seconds < 7200) {
+		snprintf(buf, len, "%.0f min ago", seconds / 60);
+	} else if (seconds < 2 * 86400) {
+		snprintf(buf, len, "%.1f h ago", seconds / 3600);
+	} else {
+		snprintf(buf, len, "%.1f days ago", seconds / 86400);
+	}
+}
+
+static void fmt_utc(double t, char *buf, size_t len)
+{
+	time_t tt;
+	struct tm tm;
+	if (!isfinite(t) || t < 0 || t > 4e12) {
+		snprintf(buf, len, "unknown");
+		return;
+	}
+	tt = (time_t)t;
+	if (!gmtime_r(&tt, &tm) || strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0) {
+		snprintf(buf, len, "unknown");
+	}
+}
+
+static theme_role tone_role(cell_tone tone, theme_role plain)
+{
+	switch (tone) {
+	case TONE_CRIT: return ROLE_STATUS_CRIT;
+	case TONE_WARN: return ROLE_STATUS_WARN;
+	default: return plain;
+	}
+}
+
+/* --------------------------------------------------------------- layout */
+
+static void blank(ctx *c)
+{
+	doc_newline(c->d);
+}
+
+static void section(ctx *c, const char *title)
+{
+	blank(c);
+	doc_newline(c->d);
+	doc_add(c->d, ROLE_TITLE, title);
+}
+
+/* "  Key ....... : value" with the value in role. */
+static void kv_role(ctx *c, const char *key, theme_role role, const char *value)
+{
+	doc_newline(c->d);
+	doc_pad(c->d, ROLE_DEFAULT, 2);
+	doc_add(c->d, ROLE_DEFAULT, key);
+	doc_pad(c->d, ROLE_DEFAULT, KEY_WIDTH - tw_width(key));
+	doc_add(c->d, ROLE_DEFAULT, ": ");
+	doc_wrapped(c->d, role, KEY_WIDTH + 4, value, c->width);
+}
+
+static void kv(ctx *c, const char *key, const char *value)
+{
+	kv_role(c, key, c->value, value);
+}
+
+/* Remote text as a value. */
+static void kv_remote(ctx *c, const char *key, const char *field, size_t cap)
+{
+	char clean[512];
+	tw_clean(field, cap, c->utf8, clean, sizeof clean);
+	kv(c, key, clean[0] ? clean : "unknown");
+}
+
+/* A part that did not answer: its state and why. */
+static void part_state(ctx *c, obs_state state, const char *error, size_t cap)
+{
+	char clean[OBS_ERROR_LEN * 3 + 1];
+	tw_clean(error, cap, c->utf8, clean, sizeof clean);
+	doc_newline(c->d);
+	doc_pad(c->d, ROLE_DEFAULT, 2);
+	doc_add(c->d, state == OBS_NOT_COLLECTED ? ROLE_DIM : ROLE_STATUS_WARN, obs_state_name(state));
+	if (clean[0]) {
+		doc_add(c->d, ROLE_DEFAULT, ": ");
+		doc_wrapped(c->d, c->value, 4, clean, c->width);
+	}
+}
+
+/* ------------------------------------------------------------- sections */
+
+static void title_line(ctx *c)
+{
+	const node *nd = c->nd;
+	char host[NODE_NAME_LEN * 3 + 1], buf[64];
+	static const theme_role badge[] = {
+		[NODE_STATUS_OK] = ROLE_BADGE_OK, [NODE_STATUS_WARN] = ROLE_BADGE_WARN,
+		[NODE_STATUS_CRIT] = ROLE_BADGE_CRIT, [NODE_STATUS_UNKNOWN] = ROLE_BADGE_UNKNOWN,
+	};
+	node_status st = cluster_node_status(nd);
+
+	tw_clean(nd->host, sizeof nd->host, c->utf8, host, sizeof host);
+	doc_newline(c->d);
+	doc_add(c->d, ROLE_TITLE, host);
+	doc_add(c->d, ROLE_DEFAULT, "  ");
+	doc_addf(c->d, badge[st], " %s ", node_status_name(st));
+	if (!nd->has_observation) {
+		doc_add(c->d, ROLE_DIM, "  no completed poll yet");
+		return;
+	}
+	fmt_ago(c->now - nd->obs.taken_at, buf, sizeof buf);
+	doc_addf(c->d, ROLE_DEFAULT, "  polled %s", buf);
+	if (isfinite(nd->obs.rtt_s)) {
+		doc_addf(c->d, ROLE_DEFAULT, ", round trip %.1f ms", nd->obs.rtt_s * 1e3);
+	}
+	if (isfinite(nd->obs.node_time) && isfinite(nd->obs.taken_at) && isfinite(nd->obs.rtt_s)) {
+		char off[UNITS_BUF_LEN], rtt[UNITS_BUF_LEN];
+		/* The node read its clock somewhere inside the round trip: the
+		 * difference is only good to within it (a wild clock shows). */
+		fmt_seconds(nd->obs.node_time - nd->obs.taken_at, off, sizeof off, c->utf8);
+		fmt_seconds(nd->obs.rtt_s, rtt, sizeof rtt, c->utf8);
+		doc_addf(c->d, ROLE_DEFAULT, ", its clock minus ours %s (within %s)", off, rtt + (rtt[0] == '+'));
+	}
+	if (!nd->reachable) {
+		doc_newline(c->d);
+		doc_add(c->d, ROLE_STATUS_CRIT, "UNREACHABLE");
+		doc_add(c->d, ROLE_DIM, ": the values below are from the last completed poll, not current");
+	}
+}
+
+static void diagnosis(ctx *c)
+{
+	const node *nd = c->nd;
+	int count = nd->findings.count < 0 ? 0
+		    : nd->findings.count > MAX_FINDINGS ? MAX_FINDINGS : nd->findings.count;
+	char clean[FINDING_HINT_LEN * 3 + 1];
+
+	section(c, "Diagnosis");
+	if (count == 0) {
+		doc_newline(c->d);
+		doc_pad(c->d, ROLE_DEFAULT, 2);
+		if (cluster_node_status(nd) == NODE_STATUS_OK) {
+			doc_add(c->d, ROLE_STATUS_OK, "No problems found.");
+		} else {
+			doc_add(c->d, ROLE_STATUS_UNKNOWN, nd->has_observation
+							   ? "No verdict: the node stopped answering"
+							   : "No verdict: the node has not answered a poll");
+			doc_add(c->d, ROLE_DEFAULT, nd->error[0] ? " (see Error below)." : ".");
+		}
+		return;
+	}
+	for (int i = 0; i < count; i++) {
+		const finding *f = &nd->findings.items[i];
+		theme_role badge = f->sev == SEVERITY_CRIT ? ROLE_BADGE_CRIT
+				   : f->sev == SEVERITY_WARN ? ROLE_BADGE_WARN : ROLE_BADGE_OK;
+		doc_newline(c->d);
+		doc_pad(c->d, ROLE_DEFAULT, 2);
+		doc_addf(c->d, badge, " %-4s ", severity_name(f->sev));
+		doc_add(c->d, ROLE_DEFAULT, " ");
+		tw_clean(f->message, sizeof f->message, c->utf8, clean, sizeof clean);
+		tw_ascii_micro(clean, c->utf8);
+		doc_wrapped(c->d, ROLE_DEFAULT, 9, clean, c->width);
+		if (f->code) {
+			/* the code wraps like a word of the message */
+			char code[80];
+			snprintf(code, sizeof code, " [%.60s]", f->code);
+			if (doc_line_width(c->d) + tw_width(code) > c->width) {
+				doc_newline(c->d);
+				doc_pad(c->d, ROLE_DEFAULT, 8);
+			}
+			doc_add(c->d, ROLE_DIM, code);
+		}
+		tw_clean(f->hint, sizeof f->hint, c->utf8, clean, sizeof clean);
+		if (clean[0]) {
+			doc_newline(c->d);
+			doc_pad(c->d, ROLE_DEFAULT, 9);
+			doc_add(c->d, ROLE_TITLE, "fix: ");
+			doc_wrapped(c->d, ROLE_DEFAULT, 14, clean, c->width);
+		}
+	}
+}
+
+static void error_section(ctx *c)
+{
+	char clean[NODE_ERROR_LEN * 3 + 1];
+	if (!c->nd->error[0]) {
+		return;
+	}
+	section(c, "Error");
+	tw_clean(c->nd->error, sizeof c->nd->error, c->utf8, clean, sizeof clean);
+	doc_newline(c->d);
+	doc_pad(c->d, ROLE_DEFAULT, 2);
+	doc_wrapped(c->d, ROLE_STATUS_CRIT, 2, clean, c->width);
+}
+
+static void chrony_tracking_section(ctx *c)
+{
+	const chrony_obs *ch = &c->nd->obs.chrony;
+	const chrony_tracking *t = &ch->tracking;
+	char buf[256], name[200];
+
+	section(c, "chrony tracking");
+	if (ch->state != OBS_OK) {
+		part_state(c, ch->state, ch->error, sizeof ch->error);
+		return;
+	}
+	tw_clean(t->reference_name, sizeof t->reference_name, c->utf8, name, sizeof name);
+	if (t->has_reference_id) {
+		snprintf(buf, sizeof buf, "%08X (%s)", (unsigned)t->reference_id, name[0] ? name : "no name");
+	} else {
+		snprintf(buf, sizeof buf, "%s", name[0] ? name : "unknown");
+	}
+	kv_role(c, "Reference", tone_role(columns_finding_tone(c->nd, COL_SOURCE), c->value), buf);
+	fmt_int(t->stratum, buf, sizeof buf);
+	kv(c, "Stratum", buf);
+	fmt_utc(t->ref_time, buf, sizeof buf);
+	kv(c, "Ref time", buf);
+	fmt_seconds(t->system_time_offset_s, buf, sizeof buf, c->utf8);
+	kv_role(c, "System time", tone_role(columns_finding_tone(c->nd, COL_OFFSET), c->value), buf);
+	fmt_seconds(t->last_offset_s, buf, sizeof buf, c->utf8);
+	kv(c, "Last offset", buf);
+	fmt_seconds_unsigned(t->rms_offset_s, buf, sizeof buf, c->utf8);
+	kv(c, "RMS offset", buf);
+	fmt_ppm(t->frequency_ppm, buf, sizeof buf);
+	kv_role(c, "Frequency", tone_role(columns_finding_tone(c->nd, COL_FREQ), c->value), buf);
+	fmt_ppm(t->residual_frequency_ppm, buf, sizeof buf);
+	kv(c, "Residual freq", buf);
+	if (isfinite(t->skew_ppm)) {
+		snprintf(buf, sizeof buf, "%.3f ppm", t->skew_ppm);
+	} else {
+		snprintf(buf, sizeof buf, "unknown");
+	}
+	kv_role(c, "Skew", tone_role(columns_finding_tone(c->nd, COL_SKEW), c->value), buf);
+	fmt_seconds_unsigned(t->root_delay_s, buf, sizeof buf, c->utf8);
+	kv(c, "Root delay", buf);
+	fmt_seconds_unsigned(t->root_dispersion_s, buf, sizeof buf, c->utf8);
+	kv(c, "Root dispersion", buf);
+	fmt_seconds_unsigned(t->update_interval_s, buf, sizeof buf, c->utf8);
+	kv(c, "Update interval", buf);
+	kv_role(c, "Leap status", tone_role(columns_finding_tone(c->nd, COL_LEAP), c->value),
+		chrony_leap_name(t->leap));
+}
+
+static char source_mode_char(chrony_source_mode m)
+{
+	switch (m) {
+	case CHRONY_MODE_SERVER: return '^';
+	case CHRONY_MODE_PEER: return '=';
+	case CHRONY_MODE_REFCLOCK: return '#';
+	case CHRONY_MODE_UNKNOWN: break;
+	}
+	return '?';
+}
+
+static char source_state_char(chrony_source_state s)
+{
+	switch (s) {
+	case CHRONY_STATE_SELECTED: return '*';
+	case CHRONY_STATE_COMBINED: return '+';
+	case CHRONY_STATE_NOT_COMBINED: return '-';
+	case CHRONY_STATE_FALSETICKER: return 'x';
+	case CHRONY_STATE_JITTERY: return '~';
+	case CHRONY_STATE_UNUSABLE: return '?';
+	case CHRONY_STATE_UNKNOWN: break;
+	}
+	return ' ';
+}
+
+static theme_role source_role(const ctx *c, chrony_source_state s)
+{
+	if (c->value == ROLE_DIM) {
+		return ROLE_DIM;
+	}
+	switch (s) {
+	case CHRONY_STATE_SELECTED: return ROLE_STATUS_OK;
+	case CHRONY_STATE_FALSETICKER: return ROLE_STATUS_CRIT;
+	case CHRONY_STATE_JITTERY:
+	case CHRONY_STATE_UNUSABLE: return ROLE_STATUS_WARN;
+	default: return ROLE_DEFAULT;
+	}
+}
+
+static void chrony_sources_section(ctx *c)
+{
+	const chrony_obs *ch = &c->nd->obs.chrony;
+	static const table_column cols[] = {
+		{"MS", false}, {"Name", false}, {"Stratum", true}, {"Poll", true}, {"Reach", true},
+		{"LastRx", true}, {"Offset", true}, {"Measured", true}, {"Error", true},
+	};
+	table t;
+	char name[200], a[UNITS_BUF_LEN], b[UNITS_BUF_LEN], e[UNITS_BUF_LEN];
+	int n = ch->n_sources < 0 ? 0 : ch->n_sources > CHRONY_MAX_SOURCES ? CHRONY_MAX_SOURCES
+									    : ch->n_sources;
+
+	if (ch->state != OBS_OK) {
+		return;
+	}
+	section(c, "chrony sources");
+	if (n == 0) {
+		doc_newline(c->d);
+		doc_add(c->d, ROLE_DIM, "  none");
+		return;
+	}
+	table_init(&t, (int)(sizeof cols / sizeof cols[0]), cols);
+	for (int i = 0; i < n; i++) {
+		const chrony_source *s = &ch->sources[i];
+		theme_role role = source_role(c, s->state);
+		table_row(&t);
+		table_cellf(&t, role, "%c%c", source_mode_char(s->mode), source_state_char(s->state));
+		tw_clean(s->name, sizeof s->name, c->utf8, name, sizeof name);
+		table_cell(&t, role, name);
+		if (s->stratum == INT_UNKNOWN) {
+			table_cell(&t, c->value, "?");
+		} else {
+			table_cellf(&t, c->value, "%d", s->stratum);
+		}
+		if (s->poll == INT_UNKNOWN) {
+			table_cell(&t, c->value, "?");
+		} else {
+			table_cellf(&t, c->value, "%d", s->poll);
+		}
+		table_cellf(&t, c->value, "%03o", s->reach & 0377u);
+		if (s->last_rx_s < 0) {
+			table_cell(&t, c->value, "never");
+		} else {
+			table_cellf(&t, c->value, "%lld s", (long long)s->last_rx_s);
+		}
+		fmt_seconds(s->adjusted_offset_s, a, sizeof a, c->utf8);
+		fmt_seconds(s->measured_offset_s, b, sizeof b, c->utf8);
+		fmt_seconds(s->error_s, e, sizeof e, c->utf8);
+		table_cell(&t, c->value, a);
+		table_cell(&t, c->value, b);
+		table_cellf(&t, c->value, "%s", e[0] == '+' ? e + 1 : e);
+	}
+	table_emit(&t, c->d, 2, c->width, c->utf8);
+	table_free(&t);
+	if (ch->n_sources_total > n) {
+		doc_newline(c->d);
+		doc_addf(c->d, ROLE_DIM, "  (%d more sources not kept)", ch->n_sources_total - n);
+	}
+	doc_newline(c->d);
+	doc_pad(c->d, ROLE_DEFAULT, 2);
+	doc_wrapped(c->d, ROLE_DIM, 2, "M: ^ server, = peer, # reference clock.  S: * selected, + combined, "
+				      "- not combined, x falseticker, ~ too variable, ? unusable", c->width);
+}
+
+static void chrony_sourcestats_section(ctx *c)
+{
+	const chrony_obs *ch = &c->nd->obs.chrony;
+	static const table_column cols[] = {
+		{"Name", false}, {"NP", true}, {"NR", true}, {"Span", true}, {"Frequency", true},
+		{"Freq skew", true}, {"Offset", true}, {"Std dev", true},
+	};
+	table t;
+	char name[200], off[UNITS_BUF_LEN], sd[UNITS_BUF_LEN];
+	int n = ch->n_sourcestats < 0 ? 0
+		: ch->n_sourcestats > CHRONY_MAX_SOURCES ? CHRONY_MAX_SOURCES : ch->n_sourcestats;
+
+	if (ch->state != OBS_OK || n == 0) {
+		return;
+	}
+	section(c, "chrony sourcestats");
+	table_init(&t, (int)(sizeof cols / sizeof cols[0]), cols);
+	for (int i = 0; i < n; i++) {
+		const chrony_sourcestat *s = &ch->sourcestats[i];
+		table_row(&t);
+		tw_clean(s->name, sizeof s->name, c->utf8, name, sizeof name);
+		table_cell(&t, c->value, name);
+		table_cellf(&t, c->value, "%d", s->samples);
+		table_cellf(&t, c->value, "%d", s->runs);
+		table_cellf(&t, c->value, "%d s", s->span_s);
+		if (isfinite(s->frequency_ppm)) {
+			table_cellf(&t, c->value, "%+.3f ppm", s->frequency_ppm);
+		} else {
+			table_cell(&t, c->value, "?");
+		}
+		if (isfinite(s->skew_ppm)) {
+			table_cellf(&t, c->value, "%.3f ppm", s->skew_ppm);
+		} else {
+			table_cell(&t, c->value, "?");
+		}
+		fmt_seconds(s->offset_s, off, sizeof off, c->utf8);
+		fmt_seconds(s->std_dev_s, sd, sizeof sd, c->utf8);
+		table_cell(&t, c->value, off);
+		table_cell(&t, c->value, sd[0] == '+' ? sd + 1 : sd);
+	}
+	table_emit(&t, c->d, 2, c->width, c->utf8);
+	table_free(&t);
+}
+
+static void ptp_section(ctx *c)
+{
+	const ptp_obs *p = &c->nd->obs.ptp;
+	char buf[160], a[40], b[40];
+	int n_ports = p->n_ports < 0 ? 0 : p->n_ports > PTP_MAX_PORTS ? PTP_MAX_PORTS : p->n_ports;
+
+	section(c, "PTP (ptp4l via pmc)");
+	if (p->state != OBS_OK) {
+		part_state(c, p->state, p->error, sizeof p->error);
+		return;
+	}
+	kv_remote(c, "Clock identity", p->clock_identity, sizeof p->clock_identity);
+	fmt_int(p->domain_number, buf, sizeof buf);
+	kv(c, "Domain", buf);
+	fmt_bool(p->slave_only, buf, sizeof buf);
+	kv(c, "Slave only", buf);
+	fmt_int(p->priority1, a, sizeof a);
+	fmt_int(p->priority2, b, sizeof b);
+	snprintf(buf, sizeof buf, "%s / %s", a, b);
+	kv(c, "Priority 1 / 2", buf);
+	fmt_int(p->clock_class, buf, sizeof buf);
+	kv(c, "Clock class", buf);
+
+	fmt_bool(p->gm_present, buf, sizeof buf);
+	kv_role(c, "GM present", tone_role(columns_finding_tone(c->nd, COL_SOURCE), c->value), buf);
+	kv_remote(c, "Grandmaster", cluster_gm_identity(p), PTP_ID_LEN);
+	fmt_int(p->gm_priority1, a, sizeof a);
+	fmt_int(p->gm_priority2, b, sizeof b);
+	snprintf(buf, sizeof buf, "%s / %s, class ", a, b);
+	fmt_int(p->gm_clock_class, a, sizeof a);
+	strncat(buf, a, sizeof buf - strlen(buf) - 1);
+	kv(c, "GM priority 1 / 2", buf);
+	kv_remote(c, "Parent port", p->parent_port_identity, sizeof p->parent_port_identity);
+	fmt_int(p->steps_removed, buf, sizeof buf);
+	kv(c, "Steps removed", buf);
+	fmt_ns(p->offset_from_master_ns, buf, sizeof buf, c->utf8);
+	kv_role(c, "Offset from master", tone_role(columns_finding_tone(c->nd, COL_PTP_OFFSET), c->value),
+		buf);
+	fmt_ns(p->master_offset_ns, buf, sizeof buf, c->utf8);
+	kv(c, "Master offset", buf);
+	fmt_ns(p->mean_path_delay_ns, buf, sizeof buf, c->utf8);
+	kv_role(c, "Mean path delay", tone_role(columns_finding_tone(c->nd, COL_DELAY), c->value),
+		buf + (buf[0] == '+'));
+
+	fmt_int(p->current_utc_offset, a, sizeof a);
+	fmt_bool(p->current_utc_offset_valid, b, sizeof b);
+	snprintf(buf, sizeof buf, "%s%s (valid: %s)", a, p->current_utc_offset == INT_UNKNOWN ? "" : " s", b);
+	kv(c, "UTC offset", buf);
+	fmt_bool(p->leap61, a, sizeof a);
+	fmt_bool(p->leap59, b, sizeof b);
+	snprintf(buf, sizeof buf, "leap61 %s, leap59 %s", a, b);
+	kv(c, "Leap", buf);
+	fmt_bool(p->ptp_timescale, buf, sizeof buf);
+	kv(c, "PTP timescale", buf);
+	fmt_bool(p->time_traceable, a, sizeof a);
+	fmt_bool(p->frequency_traceable, b, sizeof b);
+	snprintf(buf, sizeof buf, "time %s, frequency %s", a, b);
+	kv(c, "Traceable", buf);
+	if (p->time_source == INT_UNKNOWN) {
+		kv(c, "Time source", "unknown");
+	} else {
+		snprintf(buf, sizeof buf, "0x%02X", (unsigned)p->time_source & 0xffu);
+		kv(c, "Time source", buf);
+	}
+	if (p->foreign_responses > 0) {
+		snprintf(buf, sizeof buf, "%d (from other clocks on the path; ignored)", p->foreign_responses);
+		kv(c, "Foreign answers", buf);
+	}
+
+	if (n_ports == 0) {
+		return;
+	}
+	static const table_column cols[] = {
+		{"Port", true}, {"Identity", false}, {"State", false}, {"Peer delay", true},
+		{"Sync int", true}, {"Delay mech", false}, {"Interface", false}, {"Timestamping", false},
+	};
+	table t;
+	table_init(&t, (int)(sizeof cols / sizeof cols[0]), cols);
+	for (int i = 0; i < n_ports; i++) {
+		const ptp_port *port = &p->ports[i];
+		char clean[PTP_ID_LEN * 3 + 1];
+		theme_role state_role = c->value;
+		if (c->value != ROLE_DIM) {
+			if (port->state == PTP_PORT_FAULTY) {
+				state_role = ROLE_STATUS_CRIT;
+			} else if (port->state == PTP_PORT_SLAVE || port->state == PTP_PORT_MASTER ||
+				   port->state == PTP_PORT_GRAND_MASTER) {
+				state_role = ROLE_STATUS_OK;
+			} else {
+				state_role = ROLE_STATUS_WARN;
+			}
+		}
+		table_row(&t);
+		fmt_int(port->port_number, buf, sizeof buf);
+		table_cell(&t, c->value, buf);
+		tw_clean(port->port_identity, sizeof port->port_identity, c->utf8, clean, sizeof clean);
+		table_cell(&t, c->value, clean);
+		table_cell(&t, state_role, ptp_port_state_name(port->state));
+		fmt_ns(port->peer_mean_path_delay_ns, buf, sizeof buf, c->utf8);
+		table_cell(&t, c->value, buf + (buf[0] == '+'));
+		if (port->log_sync_interval == INT_UNKNOWN) {
+			table_cell(&t, c->value, "unknown");
+		} else {
+			table_cellf(&t, c->value, "2^%d s", port->log_sync_interval);
+		}
+		table_cell(&t, c->value, port->delay_mechanism == 1 ? "E2E"
+					 : port->delay_mechanism == 2 ? "P2P" : "unknown");
+		tw_clean(port->interface, sizeof port->interface, c->utf8, clean, sizeof clean);
+		table_cell(&t, c->value, clean[0] ? clean : "unknown");
+		tw_clean(port->timestamping, sizeof port->timestamping, c->utf8, clean, sizeof clean);
+		table_cell(&t, c->value, clean[0] ? clean : "unknown");
+	}
+	blank(c);
+	table_emit(&t, c->d, 2, c->width, c->utf8);
+	table_free(&t);
+}
+
+static void nic_section(ctx *c)
+{
+	const nic_obs *nic = &c->nd->obs.nic;
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} caps[] = {
+		{NIC_CAP_HW_TX, "hardware-transmit"}, {NIC_CAP_HW_RX, "hardware-receive"},
+		{NIC_CAP_HW_RAW_CLOCK, "hardware-raw-clock"}, {NIC_CAP_SW_TX, "software-transmit"},
+		{NIC_CAP_SW_RX, "software-receive"}, {NIC_CAP_SW_SYSTEM_CLOCK, "software-system-clock"},
+	};
+	char buf[256];
+
+	section(c, "NIC timestamping (ethtool -T)");
+	if (nic->state != OBS_OK) {
+		part_state(c, nic->state, nic->error, sizeof nic->error);
+		return;
+	}
+	kv_remote(c, "Interface", nic->interface, sizeof nic->interface);
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+		if (nic->caps & caps[i].bit) {
+			if (buf[0]) {
+				strncat(buf, ", ", sizeof buf - strlen(buf) - 1);
+			}
+			strncat(buf, caps[i].name, sizeof buf - strlen(buf) - 1);
+		}
+	}
+	kv_role(c, "Capabilities", tone_role(columns_finding_tone(c->nd, COL_HWTS), c->value),
+		buf[0] ? buf : "none");
+	if (nic->phc_index >= 0) {
+		snprintf(buf, sizeof buf, "/dev/ptp%d", nic->phc_index);
+	} else {
+		snprintf(buf, sizeof buf, "%s", nic->phc_index == NIC_PHC_NONE ? "none" : "unknown");
+	}
+	kv(c, "PTP hardware clock", buf);
+	kv_remote(c, "Transmit modes", nic->tx_modes, sizeof nic->tx_modes);
+	kv_remote(c, "Receive filters", nic->rx_filters, sizeof nic->rx_filters);
+}
+
+static void daemons_section(ctx *c)
+{
+	const daemons_obs *dm = &c->nd->obs.daemons;
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} names[] = {
+		{DAEMON_CHRONYD, "chronyd"}, {DAEMON_NTPD, "ntpd"}, {DAEMON_TIMESYNCD, "systemd-timesyncd"},
+		{DAEMON_PTP4L, "ptp4l"}, {DAEMON_PHC2SYS, "phc2sys"},
+	};
+	char buf[160] = "";
+
+	if (dm->state == OBS_NOT_COLLECTED) {
+		return;
+	}
+	section(c, "Time daemons running");
+	if (dm->state != OBS_OK) {
+		part_state(c, dm->state, dm->error, sizeof dm->error);
+		return;
+	}
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if (dm->running & names[i].bit) {
+			if (buf[0]) {
+				strncat(buf, ", ", sizeof buf - strlen(buf) - 1);
+			}
+			strncat(buf, names[i].name, sizeof buf - strlen(buf) - 1);
+		}
+	}
+	doc_newline(c->d);
+	doc_pad(c->d, ROLE_DEFAULT, 2);
+	doc_add(c->d, c->value, buf[0] ? buf : "none of chronyd, ntpd, systemd-timesyncd, ptp4l, phc2sys");
+}
+
+#ifdef NODE_EVENTS
+/* What the connection went through: the newest events last, like a log. */
+static void connection_section(ctx *c)
+{
+	const node *nd = c->nd;
+	char buf[160], clean[NODE_EVENT_LEN * 3 + 1];
+
+	section(c, "Connection");
+	snprintf(buf, sizeof buf, "%lu completed, %lu failed", nd->polls_completed, nd->polls_failed);
+	kv_role(c, "Polls", nd->polls_failed > 0 ? ROLE_STATUS_WARN : ROLE_DEFAULT, buf);
+	for (unsigned i = 0; i < nd->events.count && i < NODE_EVENTS; i++) {
+		const node_event *e = node_event_at(nd, i);
+		if (!e) {
+			break;
+		}
+		char when[32] = "?";
+		time_t tt = (time_t)e->t;
+		struct tm tm;
+		if (isfinite(e->t) && localtime_r(&tt, &tm)) {
+			strftime(when, sizeof when, "%H:%M:%S", &tm);
+		}
+		tw_clean(e->text, sizeof e->text, c->utf8, clean, sizeof clean);
+		doc_newline(c->d);
+		doc_pad(c->d, ROLE_DEFAULT, 2);
+		doc_add(c->d, ROLE_DIM, when);
+		doc_add(c->d, ROLE_DEFAULT, "  ");
+		doc_wrapped(c->d, ROLE_DEFAULT, 12, clean, c->width);
+	}
+}
+#endif
+
+/* ---------------------------------------------------------------- plots */
+
+static void format_offset(double v, char *buf, size_t len)
+{
+	units_format_seconds(v, buf, len);
+}
+
+static void format_ppm_label(double v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%+.3f ppm", v);
+}
+
+static void format_ns_label(double v, char *buf, size_t len)
+{
+	units_format_ns((int64_t)llround(v), buf, len);
+}
+
+/* a delay: no sign */
+static void format_delay_label(double v, char *buf, size_t len)
+{
+	char tmp[UNITS_BUF_LEN];
+	units_format_ns((int64_t)llround(v), tmp, sizeof tmp);
+	snprintf(buf, len, "%s", tmp + (tmp[0] == '+'));
+}
+
+static void plot_one(ctx *c, const char *title, history_series series,
+		     void (*format_y)(double, char *, size_t))
+{
+	const history *h = &c->nd->history;
+	size_t n = history_count(h);
+	double *t, *v;
+	size_t finite = 0;
+	plot_grid g;
+
+	if (n == 0) {
+		return;
+	}
+	t = xmalloc(n * sizeof *t);
+	v = xmalloc(n * sizeof *v);
+	for (size_t i = 0; i < n; i++) {
+		const history_sample *s = history_at(h, i);
+		t[i] = s->t;
+		v[i] = s->value[series];
+		finite += isfinite(v[i]) ? 1 : 0;
+	}
+	plot_series ps = {t, v, n, c->now, format_y};
+	int width = c->width - 2 < 200 ? c->width - 2 : 200;
+	if (finite > 0 && plot_render(&ps, width, PLOT_HEIGHT, c->utf8, &g) == 0) {
+		blank(c);
+		doc_newline(c->d);
+		doc_pad(c->d, ROLE_DEFAULT, 2);
+		doc_add(c->d, ROLE_DEFAULT, title);
+		doc_addf(c->d, ROLE_DIM, "  (%zu samples)", finite);
+		for (int r = 0; r < g.height; r++) {
+			doc_newline(c->d);
+			doc_pad(c->d, ROLE_DEFAULT, 2);
+			for (int col = 0; col < g.width; col++) {
+				const plot_cell *cell = &g.cells[(size_t)r * (size_t)g.width + (size_t)col];
+				theme_role role = cell->kind == PLOT_LINE ? ROLE_PLOT_LINE
+						  : cell->kind == PLOT_AXIS ? ROLE_PLOT_AXIS : ROLE_DEFAULT;
+				doc_add(c->d, c->value == ROLE_DIM ? ROLE_DIM : role, cell->glyph);
+			}
+		}
+		plot_free(&g);
+	}
+	free(t);
+	free(v);
+}
+
+static bool has_finite(const history *h, history_series series)
+{
+	for (size_t i = 0; i < history_count(h); i++) {
+		if (isfinite(history_at(h, i)->value[series])) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static void history_section(ctx *c)
+{
+	const history *h = &c->nd->history;
+	if (!has_finite(h, HISTORY_OFFSET_S) && !has_finite(h, HISTORY_FREQUENCY_PPM) &&
+	    !has_finite(h, HISTORY_PTP_OFFSET_NS) && !has_finite(h, HISTORY_PATH_DELAY_NS)) {
+		return;
+	}
+	section(c, "History");
+	plot_one(c, "Offset, chrony System time (node - reference)", HISTORY_OFFSET_S, format_offset);
+	plot_one(c, "Frequency, chrony", HISTORY_FREQUENCY_PPM, format_ppm_label);
+	plot_one(c, "PTP offset from master (node - master)", HISTORY_PTP_OFFSET_NS, format_ns_label);
+	plot_one(c, "PTP mean path delay", HISTORY_PATH_DELAY_NS, format_delay_label);
+}
+
+void detail_doc_build(doc *d, const node *nd, double now, int width, bool utf8)
+{
+	ctx c = {d, nd, now, width < 40 ? 40 : width, utf8,
+		 nd->has_observation && !nd->reachable ? ROLE_DIM : ROLE_DEFAULT};
+
+	title_line(&c);
+	diagnosis(&c);
+	error_section(&c);
+	if (nd->has_observation) {
+		chrony_tracking_section(&c);
+		chrony_sources_section(&c);
+		chrony_sourcestats_section(&c);
+		ptp_section(&c);
+		nic_section(&c);
+		daemons_section(&c);
+	}
+#ifdef NODE_EVENTS
+	connection_section(&c);
+#endif
+	history_section(&c);
+}

@@ -1,0 +1,21 @@
+/* detail_doc.h - what the drill-down says about one node, as a doc:
+ * diagnosis first (each finding, then how to fix it), then chrony tracking,
+ * sources and sourcestats, the PTP data sets and ports, NIC timestamping,
+ * the running daemons, the node's error, its connection log (when the
+ * model keeps one), and history plots.
+ *
+ * Pure: the model in, styled lines out.  Everything that came from the
+ * node is cleaned with tw_clean() on the way in. */
+#ifndef SYNCTOP_DETAIL_DOC_H
+#define SYNCTOP_DETAIL_DOC_H
+
+#include <stdbool.h>
+
+#include "doc.h"
+#include "node.h"
+
+/* Appends the report to d, laid out for `width` columns.  now is the
+ * client's wall clock (for ages and the plots' time axis). */
+void detail_doc_build(doc *d, const node *nd, double now, int width, bool utf8);
+
+#endif

@@ -1,0 +1,206 @@
+/* help.c - the help overlay. */
+#include <config.h>
+
+#include "help.h"
+
+#include <curses.h>
+#include <stdio.h>
+
+#include "columns.h"
+#include "draw.h"
+#include "textwidth.h"
+
+typedef struct {
+	const char *keys, *what;
+} key_help;
+
+static const key_help grid_keys[] = {
+	{"Up Down  k j", "move the selection"},
+	{"PgUp PgDn", "a page up / down (also Ctrl-B, Ctrl-F, Space)"},
+	{"Home End  g G", "first / last node"},
+	{"Enter  Right  l", "open the drill-down for the selected node"},
+	{"n  N", "next / previous node with a problem (status not ok)"},
+	{"/", "filter: text in host, status or source; a regex when it has regex "
+	      "characters; a leading ! keeps the nodes that do not match"},
+	{"Esc", "clear the filter"},
+	{"s >   S <", "sort by the next / previous column"},
+	{"r", "reverse the sort (default: worst status, then largest |offset|)"},
+	{"q  Ctrl-C", "quit"},
+};
+
+static const key_help detail_keys[] = {
+	{"Up Down  k j", "scroll a line"},
+	{"PgUp PgDn  b Space", "scroll a page"},
+	{"Home End  g G", "top / bottom"},
+	{"n  N", "next / previous node with a problem, without going back"},
+	{"Esc  q  Left  h", "back to the grid"},
+};
+
+static const key_help global_keys[] = {
+	{"R", "poll every node now"},
+	{"p", "pause / resume polling"},
+	{"+  -", "longer / shorter poll interval (0.5 s .. 10 min)"},
+	{"t  T", "next / previous colour theme"},
+	{"Ctrl-L", "redraw the whole screen"},
+	{"?  F1", "this help (any other key closes it)"},
+};
+
+static void keys(doc *d, const char *title, const key_help *k, size_t n, int width)
+{
+	doc_newline(d);
+	doc_newline(d);
+	doc_add(d, ROLE_TITLE, title);
+	for (size_t i = 0; i < n; i++) {
+		doc_newline(d);
+		doc_add(d, ROLE_DEFAULT, "  ");
+		doc_add(d, ROLE_FOOTER_KEY, k[i].keys);
+		doc_pad(d, ROLE_DEFAULT, 22 - tw_width(k[i].keys));
+		doc_wrapped(d, ROLE_DEFAULT, 24, k[i].what, width);
+	}
+}
+
+void help_build(doc *d, bool utf8)
+{
+	const int width = 72;
+	static const struct {
+		column_id id;
+		const char *what;
+	} cols[] = {
+		{COL_NODE, "host name as given"},
+		{COL_STATUS, "worst finding: OK, WARN, CRIT; UNKN = no answer"},
+		{COL_SOURCE, "PTP grandmaster when a port follows one, else chrony's reference"},
+		{COL_STRATUM, "PTP steps removed, or chrony stratum"},
+		{COL_OFFSET, "chrony System time offset, node minus reference"},
+		{COL_SPARK, "offset over the last samples (PTP offset on PTP-only nodes)"},
+		{COL_FREQ, "chrony frequency error of the local clock, ppm"},
+		{COL_SKEW, "chrony skew (frequency error bound), ppm"},
+		{COL_LEAP, "leap status"},
+		{COL_PORT, "PTP port state (the port the node syncs through)"},
+		{COL_PTP_OFFSET, "PTP offsetFromMaster, node minus master"},
+		{COL_DELAY, "PTP meanPathDelay"},
+		{COL_HWTS, "NIC timestamping: HW, SW, none, ? unknown"},
+		{COL_RTT, "time the last poll took, round trip"},
+		{COL_AGE, "since the last completed poll"},
+	};
+
+	(void)utf8;
+	doc_newline(d);
+	doc_add(d, ROLE_TITLE, "synctop: clock sync across the cluster");
+	keys(d, "Grid", grid_keys, sizeof grid_keys / sizeof grid_keys[0], width);
+	keys(d, "Drill-down", detail_keys, sizeof detail_keys / sizeof detail_keys[0], width);
+	keys(d, "Everywhere", global_keys, sizeof global_keys / sizeof global_keys[0], width);
+
+	doc_newline(d);
+	doc_newline(d);
+	doc_add(d, ROLE_TITLE, "Mouse");
+	doc_newline(d);
+	doc_pad(d, ROLE_DEFAULT, 2);
+	doc_wrapped(d, ROLE_DEFAULT, 2, "click selects, double-click opens, the wheel scrolls, a click "
+					"on a column heading sorts by it (again: reverse).  --no-mouse turns "
+					"it off.", width);
+
+	doc_newline(d);
+	doc_newline(d);
+	doc_add(d, ROLE_TITLE, "Columns");
+	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+		doc_newline(d);
+		doc_add(d, ROLE_DEFAULT, "  ");
+		doc_add(d, ROLE_COLUMN_HEADER, columns_info(cols[i].id)->title);
+		doc_pad(d, ROLE_DEFAULT, 12 - tw_width(columns_info(cols[i].id)->title));
+		doc_wrapped(d, ROLE_DEFAULT, 14, cols[i].what, width);
+	}
+	doc_newline(d);
+	doc_newline(d);
+	doc_add(d, ROLE_TITLE, "Cells");
+	doc_newline(d);
+	doc_add(d, ROLE_DEFAULT, "  -  does not apply to the node     ?  unknown");
+	doc_newline(d);
+	doc_add(d, ROLE_DEFAULT, "  ");
+	doc_add(d, ROLE_STATUS_WARN, "warn");
+	doc_add(d, ROLE_DEFAULT, " / ");
+	doc_add(d, ROLE_STATUS_CRIT, "crit");
+	doc_add(d, ROLE_DEFAULT, "  a finding is about this value     ");
+	doc_add(d, ROLE_DIM, "dim");
+	doc_add(d, ROLE_DEFAULT, "  stale: the node stopped answering");
+}
+
+void help_draw(tui *t, int lines, int cols)
+{
+	doc d;
+	int w = cols - 4 < 80 ? cols - 4 : 80;
+	int border = draw_attr(ROLE_BORDER, false);
+
+	if (w < 20 || lines < 6) {
+		return;
+	}
+	doc_init(&d);
+	help_build(&d, t->utf8);
+	int h = (int)d.n + 2;
+	if (h > lines - 2) {
+		h = lines - 2;
+	}
+	int y0 = (lines - h) / 2, x0 = (cols - w) / 2;
+	t->help_lines = (long)d.n;
+	t->help_page = h - 2;
+	if (t->help_top > t->help_lines - t->help_page) {
+		t->help_top = t->help_lines - t->help_page;
+	}
+	if (t->help_top < 0) {
+		t->help_top = 0;
+	}
+
+	attrset(border);
+	mvaddch(y0, x0, ACS_ULCORNER);
+	mvhline(y0, x0 + 1, ACS_HLINE, w - 2);
+	mvaddch(y0, x0 + w - 1, ACS_URCORNER);
+	mvaddch(y0 + h - 1, x0, ACS_LLCORNER);
+	mvhline(y0 + h - 1, x0 + 1, ACS_HLINE, w - 2);
+	mvaddch(y0 + h - 1, x0 + w - 1, ACS_LRCORNER);
+	mvvline(y0 + 1, x0, ACS_VLINE, h - 2);
+	mvvline(y0 + 1, x0 + w - 1, ACS_VLINE, h - 2);
+	draw_text(y0, x0 + 2, w - 4, draw_attr(ROLE_TITLE, false), " Help ", t->utf8);
+	if (t->help_lines > t->help_page) {
+		char pos[48];
+		snprintf(pos, sizeof pos, " %ld/%ld ", t->help_top + t->help_page, t->help_lines);
+		int pw = tw_width(pos);
+		draw_text(y0 + h - 1, x0 + w - 2 - pw, pw, border, pos, t->utf8);
+	}
+	for (int i = 0; i < t->help_page; i++) {
+		long l = t->help_top + i;
+		draw_fill(y0 + 1 + i, x0 + 1, 1, draw_attr(ROLE_DEFAULT, false));
+		if (l < (long)d.n) {
+			draw_doc_line(y0 + 1 + i, x0 + 2, w - 3, &d.lines[l], t->utf8);
+		} else {
+			draw_fill(y0 + 1 + i, x0 + 2, w - 3, draw_attr(ROLE_DEFAULT, false));
+		}
+	}
+	doc_free(&d);
+}
+
+bool help_key(tui *t, int key)
+{
+	switch (key) {
+	case TK(KEY_UP):
+	case 'k':
+		t->help_top--;
+		break;
+	case TK(KEY_DOWN):
+	case 'j':
+		t->help_top++;
+		break;
+	case TK(KEY_PPAGE):
+		t->help_top -= t->help_page;
+		break;
+	case TK(KEY_NPAGE):
+	case ' ':
+		t->help_top += t->help_page;
+		break;
+	default:
+		t->help = false;
+		break;
+	}
+	if (t->help_top < 0) {
+		t->help_top = 0;
+	}
+	return true;
+}

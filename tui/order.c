@@ -1,0 +1,114 @@
+/* order.c - filter, then sort with precomputed keys. */
+#include <config.h>
+
+#include "order.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster.h"
+#include "xalloc.h"
+
+typedef struct {
+	column_id column;
+	int direction; /* +1 the column's natural direction, -1 reversed */
+} order_spec;
+
+typedef struct {
+	size_t index;
+	int rank;
+	double abs_offset;
+	const char *host;
+	sort_key key;
+	const order_spec *spec;
+} entry;
+
+/* NAN after everything else, in either direction. */
+static int cmp_num(double a, double b, int sign)
+{
+	if (isnan(a) || isnan(b)) {
+		return isnan(a) - isnan(b);
+	}
+	return a < b ? -sign : a > b ? sign : 0;
+}
+
+static int cmp_default(const entry *x, const entry *y, int direction)
+{
+	int d = (x->rank - y->rank) * direction;
+	if (d) {
+		return d;
+	}
+	d = cmp_num(x->abs_offset, y->abs_offset, -direction);
+	if (d) {
+		return d;
+	}
+	return strverscmp(x->host, y->host);
+}
+
+static int cmp_entries(const void *a, const void *b)
+{
+	const entry *x = a, *y = b;
+	const order_spec *s = x->spec;
+	int d = 0;
+
+	if (s->column == COL_STATUS) {
+		d = cmp_default(x, y, s->direction);
+	} else if (x->key.numeric || y->key.numeric) {
+		/* a text key against a number: the text one is unknown */
+		double xn = x->key.numeric ? x->key.num : NAN, yn = y->key.numeric ? y->key.num : NAN;
+		d = cmp_num(xn, yn, columns_info(s->column)->descending ? -s->direction : s->direction);
+	} else {
+		bool xe = x->key.str[0] == '\0', ye = y->key.str[0] == '\0';
+		if (xe || ye) {
+			d = xe - ye;
+		} else {
+			d = strverscmp(x->key.str, y->key.str) * s->direction;
+		}
+	}
+	if (!d && s->column != COL_STATUS) {
+		d = cmp_default(x, y, 1);
+	}
+	if (!d) {
+		d = x->index < y->index ? -1 : x->index > y->index ? 1 : 0;
+	}
+	return d;
+}
+
+size_t order_build(const node *nodes, size_t n, const node_filter *f, column_id column, bool reverse,
+		   double now, size_t *out)
+{
+	order_spec spec = {column, reverse ? -1 : 1};
+	entry *e;
+	size_t count = 0;
+
+	if (n == 0) {
+		return 0;
+	}
+	e = xmalloc(n * sizeof *e);
+	for (size_t i = 0; i < n; i++) {
+		const node *nd = &nodes[i];
+		if (f && !filter_match(f, nd)) {
+			continue;
+		}
+		entry *en = &e[count++];
+		en->index = i;
+		en->rank = columns_status_rank(cluster_node_status(nd));
+		en->abs_offset = columns_abs_offset(nd);
+		en->host = nd->host;
+		en->spec = &spec;
+		if (column == COL_STATUS) {
+			en->key.numeric = true;
+			en->key.num = NAN;
+			en->key.str[0] = '\0';
+		} else {
+			columns_sort_key(nd, column, now, &en->key);
+		}
+	}
+	qsort(e, count, sizeof *e, cmp_entries);
+	for (size_t i = 0; i < count; i++) {
+		out[i] = e[i].index;
+	}
+	free(e);
+	return count;
+}

@@ -1,0 +1,23 @@
+/* order.h - the grid's rows: the nodes the filter keeps, sorted.
+ *
+ * The default order is the one an operator wants first: worst status
+ * (crit, unknown, warn, ok), then the largest |offset|.  Any other column
+ * sorts on its own value (worst/biggest first for numbers, A-Z for text),
+ * unknown values last in either direction, ties in the default order. */
+#ifndef SYNCTOP_ORDER_H
+#define SYNCTOP_ORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "columns.h"
+#include "filter.h"
+#include "node.h"
+
+/* Writes the indexes (into nodes) of the rows to out, which has room for
+ * n; returns how many.  f may be NULL (no filter).  reverse flips the
+ * column's direction (unknowns stay last).  now is for the age column. */
+size_t order_build(const node *nodes, size_t n, const node_filter *f, column_id column, bool reverse,
+		   double now, size_t *out);
+
+#endif

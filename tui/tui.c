@@ -1,0 +1,629 @@
+/* tui.c - the dashboard's life cycle: curses set-up and tear-down, the
+ * libev watchers (keys, signals, the coalesced redraw), key dispatch to
+ * the screens, and the keys every screen shares. */
+#include <config.h>
+
+#include "tui.h"
+
+#include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bars.h"
+#include "cluster.h"
+#include "detail.h"
+#include "draw.h"
+#include "grid.h"
+#include "help.h"
+#include "order.h"
+#include "tui_state.h"
+#include "xalloc.h"
+
+#define FRAME_INTERVAL 0.1   /* at most ten frames a second */
+#define MESSAGE_SECONDS 4.0
+#define DOUBLE_CLICK_S 0.5
+
+/* Poll intervals + and - step through. */
+static const double intervals[] = {0.5, 1, 2, 3, 5, 10, 15, 30, 60, 120, 300, 600};
+#define N_INTERVALS (sizeof intervals / sizeof intervals[0])
+
+/* ------------------------------------------------------------- helpers */
+
+double tui_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void tui_message(tui *t, theme_role role, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t->message, sizeof t->message, fmt, ap);
+	va_end(ap);
+	t->message_role = role;
+	t->message_until = tui_now() + MESSAGE_SECONDS;
+	t->dirty = true;
+}
+
+long tui_selected_row(const tui *t)
+{
+	if (t->selected == NO_NODE) {
+		return -1;
+	}
+	if (t->selected_row < t->n_rows && t->rows[t->selected_row] == t->selected) {
+		return (long)t->selected_row;
+	}
+	for (size_t r = 0; r < t->n_rows; r++) {
+		if (t->rows[r] == t->selected) {
+			return (long)r;
+		}
+	}
+	return -1;
+}
+
+/* Moves the selection without saying anything about the user's intent. */
+static void place_selection(tui *t, long r)
+{
+	if (t->n_rows == 0) {
+		t->selected = NO_NODE;
+		t->selected_row = 0;
+		return;
+	}
+	if (r < 0) {
+		r = 0;
+	}
+	if ((size_t)r >= t->n_rows) {
+		r = (long)t->n_rows - 1;
+	}
+	t->selected_row = (size_t)r;
+	t->selected = t->rows[r];
+	t->dirty = true;
+}
+
+void tui_select_row(tui *t, long r)
+{
+	place_selection(t, r);
+	/* On the first row the view stays at the top of the list (the worst
+	 * nodes) whichever node comes first; elsewhere it follows the node. */
+	t->pinned_top = t->selected_row == 0;
+}
+
+void tui_refresh_rows(tui *t)
+{
+	long was = tui_selected_row(t);
+	size_t keep_row = was >= 0 ? (size_t)was : t->selected_row;
+
+	t->n_rows = order_build(t->nodes, t->n_nodes, &t->filter, t->sort, t->reverse, tui_now(), t->rows);
+	long now_at = tui_selected_row(t);
+	if (t->pinned_top) {
+		place_selection(t, 0);
+	} else if (now_at >= 0) {
+		t->selected_row = (size_t)now_at;
+	} else {
+		/* the node left the view: stay at the same place in the list */
+		place_selection(t, (long)keep_row);
+	}
+	t->dirty = true;
+}
+
+long tui_problem_row(const tui *t, long from, int dir)
+{
+	long n = (long)t->n_rows;
+	if (n == 0) {
+		return -1;
+	}
+	if (from < 0 || from >= n) {
+		from = dir > 0 ? -1 : n;
+	}
+	for (long k = 1; k <= n; k++) {
+		long r = ((from + dir * k) % n + n) % n;
+		if (cluster_node_status(&t->nodes[t->rows[r]]) != NODE_STATUS_OK) {
+			return r;
+		}
+	}
+	return -1;
+}
+
+void tui_open_detail(tui *t)
+{
+	if (t->selected == NO_NODE) {
+		return;
+	}
+	t->screen = SCREEN_DETAIL;
+	t->detail = t->selected;
+	t->detail_top = 0;
+}
+
+/* --------------------------------------------------------------- themes */
+
+static bool colors_disabled(const tui *t)
+{
+	const char *no_color = getenv("NO_COLOR");
+	return t->opt.no_color || (no_color && *no_color);
+}
+
+static void cycle_theme(tui *t, int dir)
+{
+	char (*names)[THEME_NAME_LEN] = xcalloc(MAX_THEMES, THEME_NAME_LEN);
+	char err[THEME_ERROR_LEN], later[THEME_ERROR_LEN];
+	size_t n = theme_list(names, MAX_THEMES);
+	long at = -1;
+	theme next;
+
+	if (!t->color) {
+		tui_message(t, ROLE_MESSAGE, "colours are off (%s): the mono theme stays",
+			    colors_disabled(t) ? "--no-color or NO_COLOR" : "the terminal has none");
+		free(names);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(names[i], t->theme.name) == 0) {
+			at = (long)i;
+		}
+	}
+	/* try each in turn: a broken file is skipped, and said so */
+	bool skipped = false;
+	for (size_t tries = 0; tries < n; tries++) {
+		at = ((at + dir) % (long)n + (long)n) % (long)n;
+		/* the first error is the one reported */
+		if (theme_load(names[at], &next, skipped ? later : err, THEME_ERROR_LEN) == 0) {
+			t->theme = next;
+			draw_use_theme(&t->theme, t->color);
+			if (skipped) {
+				tui_message(t, ROLE_STATUS_CRIT, "theme %s; skipped %s", t->theme.name, err);
+			} else {
+				tui_message(t, ROLE_MESSAGE, "theme %s", t->theme.name);
+			}
+			free(names);
+			return;
+		}
+		skipped = true;
+	}
+	tui_message(t, ROLE_STATUS_CRIT, "%s", err);
+	free(names);
+}
+
+/* ------------------------------------------------------------------ keys */
+
+static void change_interval(tui *t, int dir)
+{
+	double cur = scheduler_interval(t->sched), next = cur;
+	if (dir > 0) {
+		for (size_t i = 0; i < N_INTERVALS; i++) {
+			if (intervals[i] > cur + 1e-9) {
+				next = intervals[i];
+				break;
+			}
+		}
+	} else {
+		for (size_t i = N_INTERVALS; i-- > 0;) {
+			if (intervals[i] < cur - 1e-9) {
+				next = intervals[i];
+				break;
+			}
+		}
+	}
+	if (next == cur) {
+		tui_message(t, ROLE_MESSAGE, "poll interval stays %g s (%s)", cur, dir > 0 ? "longest" : "shortest");
+		return;
+	}
+	scheduler_set_interval(t->sched, next);
+	tui_message(t, ROLE_MESSAGE, "poll every %g s", next);
+}
+
+static bool global_key(tui *t, int key)
+{
+	switch (key) {
+	case 'R':
+		scheduler_poll_now(t->sched);
+		tui_message(t, ROLE_MESSAGE, "polling every node now");
+		return true;
+	case 'p':
+		scheduler_set_paused(t->sched, !scheduler_paused(t->sched));
+		tui_message(t, ROLE_MESSAGE, scheduler_paused(t->sched) ? "polling paused (p resumes)"
+									: "polling resumed");
+		return true;
+	case '+':
+	case '=':
+		change_interval(t, 1);
+		return true;
+	case '-':
+		change_interval(t, -1);
+		return true;
+	case 't':
+		cycle_theme(t, 1);
+		return true;
+	case 'T':
+		cycle_theme(t, -1);
+		return true;
+	case '?':
+	case TK(KEY_F(1)):
+		t->help = true;
+		t->help_top = 0;
+		return true;
+	case TK_CTRL('l'):
+		clearok(curscr, TRUE);
+		t->force = true;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void handle_key(tui *t, int key)
+{
+	t->dirty = true;
+	if (key == TK(KEY_RESIZE)) {
+		t->force = true;
+		return;
+	}
+	if (t->help) {
+		help_key(t, key);
+		return;
+	}
+	if (bars_filter_key(t, key)) {
+		return;
+	}
+	if (global_key(t, key)) {
+		return;
+	}
+	if (t->screen == SCREEN_DETAIL) {
+		detail_key(t, key);
+	} else {
+		grid_key(t, key);
+	}
+}
+
+static void handle_mouse(tui *t)
+{
+	MEVENT ev;
+	if (getmouse(&ev) != OK) {
+		return;
+	}
+	t->dirty = true;
+	int wheel = 0;
+	if (ev.bstate & BUTTON4_PRESSED) {
+		wheel = -1;
+	}
+#ifdef BUTTON5_PRESSED
+	if (ev.bstate & BUTTON5_PRESSED) {
+		wheel = 1;
+	}
+#endif
+	bool click = (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) != 0;
+	if (t->help) {
+		if (click) {
+			t->help = false;
+		} else if (wheel) {
+			t->help_top += 3L * wheel;
+			t->help_top = t->help_top < 0 ? 0 : t->help_top;
+		}
+		return;
+	}
+	if (t->screen == SCREEN_DETAIL) {
+		if (wheel) {
+			detail_mouse(t, wheel);
+		}
+		return;
+	}
+	bool in_list = ev.y >= t->list_y && ev.y < t->list_y + t->page;
+	bool double_click = in_list && (ev.bstate & BUTTON1_DOUBLE_CLICKED) != 0;
+	if (click && !in_list) {
+		grid_mouse(t, ev.y, ev.x, true, false, 0); /* a heading: sort */
+		return;
+	}
+	if (click) {
+		/* Detected here: curses' own double-click detection needs a
+		 * blocking read, which the event loop does not do. */
+		double now = tui_now();
+		size_t before = t->selected;
+		grid_mouse(t, ev.y, ev.x, true, false, 0);
+		if (t->selected != NO_NODE && t->selected == before && t->click_node == before &&
+		    now - t->click_at < DOUBLE_CLICK_S) {
+			double_click = true;
+		}
+		t->click_node = t->selected;
+		t->click_at = now;
+	}
+	if (double_click) {
+		t->click_at = 0;
+		grid_mouse(t, ev.y, ev.x, false, true, 0);
+		return;
+	}
+	if (wheel) {
+		grid_mouse(t, ev.y, ev.x, false, false, wheel);
+	}
+}
+
+/* --------------------------------------------------------------- frames */
+
+static void frame(tui *t)
+{
+	int lines, cols;
+
+	getmaxyx(stdscr, lines, cols);
+	erase();
+	tui_refresh_rows(t);
+	if (lines < 6 || cols < 30) {
+		draw_text(0, 0, cols, draw_attr(ROLE_DEFAULT, false), "synctop: the terminal is too small", t->utf8);
+	} else {
+		bars_draw_header(t, cols);
+		if (t->screen == SCREEN_DETAIL) {
+			detail_draw(t, BARS_HEADER_LINES, lines - 1, cols);
+		}
+		if (t->screen == SCREEN_GRID) {
+			grid_draw(t, BARS_HEADER_LINES, lines - 1, cols);
+		}
+		bars_draw_footer(t, lines - 1, cols);
+		if (t->help) {
+			help_draw(t, lines, cols);
+		}
+	}
+	wnoutrefresh(stdscr);
+	doupdate();
+}
+
+static void on_prepare(struct ev_loop *loop, ev_prepare *w, int revents)
+{
+	tui *t = w->data;
+	if (!t->dirty && !t->force) {
+		return;
+	}
+	double now = ev_time();
+	double wait = t->last_frame + FRAME_INTERVAL - now;
+	if (!t->force && wait > 0) {
+		/* too soon: one timer wakes the loop when the frame is due */
+		if (!ev_is_active(&t->frame_timer)) {
+			ev_timer_set(&t->frame_timer, wait, 0);
+			ev_timer_start(loop, &t->frame_timer);
+		}
+		return;
+	}
+	ev_timer_stop(loop, &t->frame_timer);
+	frame(t);
+	t->last_frame = now;
+	t->dirty = false;
+	t->force = false;
+}
+
+static void on_frame_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	/* nothing: waking up lets on_prepare draw */
+}
+
+static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	tui *t = w->data;
+	t->dirty = true; /* ages and the clock move on */
+}
+
+static void on_input(struct ev_loop *loop, ev_io *w, int revents)
+{
+	tui *t = w->data;
+	int avail = 0;
+	wint_t wc;
+	int rc;
+
+	/* Readable with nothing to read: the terminal is gone. */
+	if (ioctl(STDIN_FILENO, FIONREAD, &avail) == 0 && avail == 0) {
+		t->quit = true;
+		t->status = 130;
+	}
+	while (!t->quit && (rc = wget_wch(stdscr, &wc)) != ERR) {
+		if (rc == KEY_CODE_YES && wc == KEY_MOUSE) {
+			handle_mouse(t);
+		} else {
+			handle_key(t, rc == KEY_CODE_YES ? TK((int)wc) : (int)wc);
+		}
+	}
+	if (t->quit) {
+		ev_break(loop, EVBREAK_ALL);
+	}
+}
+
+static void on_winch(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	tui *t = w->data;
+	struct winsize ws;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0) {
+		resizeterm(ws.ws_row, ws.ws_col);
+	}
+	t->force = true;
+}
+
+static void on_quit_signal(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	tui *t = w->data;
+	t->quit = true;
+	t->status = 130;
+	ev_break(loop, EVBREAK_ALL);
+}
+
+/* ------------------------------------------------------- crash handling */
+
+static const int crash_signals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
+#define N_CRASH (sizeof crash_signals / sizeof crash_signals[0])
+static struct sigaction crash_old[N_CRASH];
+
+/* Give the shell its terminal back, then let the crash happen as it
+ * would have (the previous handler, e.g. a sanitizer's, or the default). */
+static void on_crash(int sig, siginfo_t *si, void *ctx)
+{
+	reset_shell_mode();
+	for (size_t i = 0; i < N_CRASH; i++) {
+		if (crash_signals[i] == sig) {
+			sigaction(sig, &crash_old[i], NULL);
+		}
+	}
+	/* A real fault recurs on return, now with the old handler and the
+	 * original context; a sent or raised signal has to be raised again. */
+	if (sig == SIGABRT || si == NULL || si->si_code <= 0) {
+		raise(sig);
+	}
+}
+
+static void crash_install(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_crash;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < N_CRASH; i++) {
+		sigaction(crash_signals[i], &sa, &crash_old[i]);
+	}
+}
+
+static void crash_uninstall(void)
+{
+	for (size_t i = 0; i < N_CRASH; i++) {
+		sigaction(crash_signals[i], &crash_old[i], NULL);
+	}
+}
+
+static void restore_terminal(void)
+{
+	endwin();
+}
+
+/* ------------------------------------------------------------ life cycle */
+
+tui *tui_new(const tui_options *opt)
+{
+	tui *t = xcalloc(1, sizeof *t);
+	char err[THEME_ERROR_LEN];
+
+	t->opt = *opt;
+	t->selected = NO_NODE;
+	t->pinned_top = true;
+	t->sort = COL_STATUS;
+	t->click_node = NO_NODE;
+	filter_init(&t->filter);
+	if (colors_disabled(t)) {
+		theme_builtin_mono(&t->theme);
+	} else if (theme_load(opt->theme ? opt->theme : "default", &t->theme, err, sizeof err) != 0) {
+		fprintf(stderr, "synctop: %s; using the default theme\n", err);
+		snprintf(t->message, sizeof t->message, "theme: %s", err);
+		t->message_role = ROLE_STATUS_CRIT;
+	}
+	return t;
+}
+
+void tui_free(tui *t)
+{
+	if (!t) {
+		return;
+	}
+	filter_free(&t->filter);
+	free(t->rows);
+	free(t);
+}
+
+void tui_mark_dirty(tui *t)
+{
+	if (t) {
+		t->dirty = true;
+		t->last_update = tui_now();
+	}
+}
+
+int tui_run(tui *t, struct ev_loop *loop, node *nodes, size_t n, scheduler *sched)
+{
+	SCREEN *screen;
+
+	/* LC_CTYPE only: the parsers read numbers with strtod, which
+	 * LC_NUMERIC would change. */
+	setlocale(LC_CTYPE, "");
+	t->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+
+	screen = newterm(NULL, stdout, stdin);
+	if (!screen) {
+		return TUI_NO_TERMINAL;
+	}
+	set_term(screen);
+	xalloc_set_fatal_hook(restore_terminal);
+	crash_install();
+
+	t->loop = loop;
+	t->nodes = nodes;
+	t->n_nodes = n;
+	t->sched = sched;
+	t->rows = xcalloc(n ? n : 1, sizeof *t->rows);
+	if (t->message[0]) {
+		t->message_until = tui_now() + 3 * MESSAGE_SECONDS;
+	}
+
+	cbreak(); /* not raw(): Ctrl-C stays SIGINT, handled below */
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	leaveok(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+
+	t->color = !colors_disabled(t) && has_colors() && start_color() == OK && COLORS >= 8;
+	if (!t->color) {
+		theme_builtin_mono(&t->theme);
+	}
+	draw_use_theme(&t->theme, t->color);
+
+	if (!t->opt.no_mouse) {
+		mmask_t want = BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED;
+#ifdef BUTTON5_PRESSED
+		want |= BUTTON5_PRESSED;
+#endif
+		t->mouse = mousemask(want, NULL) != 0;
+		mouseinterval(0); /* report presses at once; see handle_mouse */
+	}
+
+	ev_io_init(&t->input, on_input, STDIN_FILENO, EV_READ);
+	ev_signal_init(&t->sigwinch, on_winch, SIGWINCH);
+	ev_signal_init(&t->sigint, on_quit_signal, SIGINT);
+	ev_signal_init(&t->sigterm, on_quit_signal, SIGTERM);
+	ev_signal_init(&t->sighup, on_quit_signal, SIGHUP);
+	ev_prepare_init(&t->prepare, on_prepare);
+	ev_init(&t->frame_timer, on_frame_timer);
+	ev_timer_init(&t->tick, on_tick, 1.0, 1.0);
+	t->input.data = t->sigwinch.data = t->sigint.data = t->sigterm.data = t->sighup.data = t;
+	t->prepare.data = t->frame_timer.data = t->tick.data = t;
+	ev_io_start(loop, &t->input);
+	ev_signal_start(loop, &t->sigwinch);
+	ev_signal_start(loop, &t->sigint);
+	ev_signal_start(loop, &t->sigterm);
+	ev_signal_start(loop, &t->sighup);
+	ev_prepare_start(loop, &t->prepare);
+	ev_timer_start(loop, &t->tick);
+
+	t->force = true;
+	t->quit = false;
+	ev_run(loop, 0);
+
+	ev_io_stop(loop, &t->input);
+	ev_signal_stop(loop, &t->sigwinch);
+	ev_signal_stop(loop, &t->sigint);
+	ev_signal_stop(loop, &t->sigterm);
+	ev_signal_stop(loop, &t->sighup);
+	ev_prepare_stop(loop, &t->prepare);
+	ev_timer_stop(loop, &t->frame_timer);
+	ev_timer_stop(loop, &t->tick);
+
+	if (t->mouse) {
+		mousemask(0, NULL);
+	}
+	endwin();
+	delscreen(screen);
+	crash_uninstall();
+	xalloc_set_fatal_hook(NULL);
+	return t->quit ? t->status : 0;
+}

@@ -1,0 +1,44 @@
+/* tui.h - the live ncurses dashboard: the node grid, the per-node
+ * drill-down and the help screen, driven by the same libev loop as the
+ * collectors.
+ *
+ * Life cycle: tui_new() before the engine starts (it loads the theme, and
+ * its error goes to stderr while stderr is still visible), then give the
+ * scheduler an on_update callback that calls tui_mark_dirty(), then
+ * tui_run() until the user quits, then tui_free().  The TUI draws at most
+ * ten frames a second and only when something changed; it never polls or
+ * evaluates anything itself, it asks the scheduler. */
+#ifndef SYNCTOP_TUI_H
+#define SYNCTOP_TUI_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "node.h"
+#include "scheduler.h"
+
+typedef struct {
+	const char *theme;  /* name or file; NULL = "default" */
+	bool no_color;      /* --no-color (NO_COLOR in the environment does the same) */
+	bool no_mouse;      /* --no-mouse */
+} tui_options;
+
+typedef struct tui tui;
+
+/* Loads the theme (a broken one: message on stderr, the default is used). */
+tui *tui_new(const tui_options *opt);
+void tui_free(tui *t);
+
+/* Something in the model changed (the scheduler's on_update).  Cheap: only
+ * marks the screen for the next frame.  t may be NULL. */
+void tui_mark_dirty(tui *t);
+
+/* Runs the dashboard on the terminal until q, Ctrl-C, SIGTERM or SIGHUP;
+ * the terminal is restored on every way out.  Returns the exit status
+ * (0 after q, 130 after a signal), or TUI_NO_TERMINAL without touching the
+ * screen when curses cannot start (unknown TERM): print plain text then. */
+#define TUI_NO_TERMINAL (-1)
+int tui_run(tui *t, struct ev_loop *loop, node *nodes, size_t n, scheduler *sched);
+
+#endif
