@@ -1,0 +1,190 @@
+#!/bin/bash
+# tui_tmux.sh - the dashboard driven as a person would: a private tmux server,
+# a fixed-size pane, send-keys, capture-pane, assertions on what is shown.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/tap.sh"
+bin=${SYNCTOP_BIN:?}
+command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
+
+tmp=$(mktemp -d /tmp/synctop-tui.XXXXXX)
+sock=$tmp/tmux.0.sock
+runs=0
+tm() { tmux -S "$sock" "$@"; }
+cleanup() {
+	for s in "$tmp"/tmux.*.sock; do
+		[ -S "$s" ] && tmux -S "$s" kill-server >/dev/null 2>&1
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Start synctop in a fresh tmux pane of the given size; "EXIT=<status>" is
+# printed in the pane when it ends, so quitting can be checked too.
+# The pane runs bash, which keeps going when synctop exits after Ctrl-C (dash
+# would die of the SIGINT itself and take the pane with it).
+cat >"$tmp/run" <<'EOF'
+#!/bin/bash
+env "$@"
+echo "EXIT=$?"
+sleep 60
+EOF
+chmod +x "$tmp/run"
+start() { # cols rows env-and-args...
+	local cols=$1 rows=$2
+	shift 2
+	# a fresh server per run: reusing a socket races with the old server's exit
+	tm kill-server >/dev/null 2>&1
+	runs=$((runs + 1))
+	sock=$tmp/tmux.$runs.sock
+	tm -f /dev/null new-session -d -s t -x "$cols" -y "$rows" \
+		"$tmp/run LANG=C.UTF-8 TERM=xterm-256color $*"
+	tm set-option -t t status off >/dev/null
+}
+screen() { tm capture-pane -p -t t 2>/dev/null; }
+# Wait until the pane shows the pattern (a fixed regex), up to N seconds.
+wait_for() { # pattern [seconds]
+	local i
+	for i in $(seq 1 $((${2:-10} * 10))); do
+		screen | grep -Eq -- "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+keys() { tm send-keys -t t "$@"; sleep 0.4; }
+
+# --- the demo cluster at 120x40 -----------------------------------------------
+start 120 40 "$bin" --demo -d 1
+wait_for "48 nodes.*3 crit.*1 unknown.*3 warn.*41 ok" 15
+ok $? "header counts match the demo cluster's states (48 nodes: 3 crit, 1 unknown, 3 warn, 41 ok)"
+screen >"$tmp/first.txt"
+head -n 4 "$tmp/first.txt" | grep -q "^NODE .*OFFSET.*PTP OFFSET"
+ok $? "column headings are shown"
+# default order: worst status first, then largest |offset|
+awk 'NR > 3 && NF { print $2 }' "$tmp/first.txt" | head -n 7 | tr '\n' ' ' | grep -Eq '^CRIT CRIT CRIT UNKN WARN WARN WARN $'
+ok $? "rows are sorted worst first"
+wait_for "^gpu037 .*UNKN.*Connection timed out" 10
+ok $? "the unreachable node shows why"
+grep -q "3 grandmasters" "$tmp/first.txt"
+ok $? "the header counts the grandmasters seen"
+
+# --- filter ---------------------------------------------------------------------
+keys / g p u 0 4 Enter
+screen >"$tmp/filter.txt"
+rows=$(awk 'NR > 3 && /^[a-z]/ { print $1 }' "$tmp/filter.txt" | grep -v '^NODE' | sort | tr '\n' ' ')
+[ "$rows" = "gpu040 gpu041 gpu042 gpu043 gpu044 " ]
+ok $? "filter /gpu04 keeps exactly gpu040..gpu044 (got: $rows)"
+grep -q "/gpu04 5 of 48" "$tmp/filter.txt"
+ok $? "the footer shows the active filter"
+keys / C-u '!' o k Enter
+screen >"$tmp/neg.txt"
+! awk 'NR > 3 && /^[a-z]/' "$tmp/neg.txt" | grep -q " OK "
+ok $? "filter !ok hides every ok node"
+keys Escape
+wait_for "Enter detail" 3
+ok $? "Esc clears the filter"
+
+# --- sorting ----------------------------------------------------------------------
+keys g
+keys r
+screen >"$tmp/rev.txt"
+awk 'NR > 3 && NF { print $2 }' "$tmp/rev.txt" | head -n 3 | tr '\n' ' ' | grep -Eq '^OK OK OK $'
+ok $? "r reverses the order (ok nodes first)"
+keys r
+
+# --- n walks to problem nodes, Enter opens the drill-down --------------------------
+keys g n
+keys Enter
+wait_for "fix" 5
+screen >"$tmp/detail.txt"
+grep -Eq "gpu0(13|44|41)" "$tmp/detail.txt" && grep -qi "fix" "$tmp/detail.txt"
+ok $? "the drill-down of a problem node shows its finding and the fix"
+first=$(grep -Eo "gpu0[0-9]{2}" "$tmp/detail.txt" | head -n 1)
+keys n
+screen >"$tmp/detail2.txt"
+second=$(grep -Eo "gpu0[0-9]{2}" "$tmp/detail2.txt" | head -n 1)
+[ -n "$first" ] && [ -n "$second" ] && [ "$first" != "$second" ]
+ok $? "n inside the drill-down walks to the next problem node ($first -> $second)"
+keys Escape
+wait_for "^NODE " 3
+ok $? "Esc goes back to the grid"
+
+# --- help ---------------------------------------------------------------------------
+keys '?'
+screen >"$tmp/help.txt"
+grep -q "next / previous colour theme" "$tmp/help.txt" && grep -qi "filter" "$tmp/help.txt" &&
+	grep -qi "pause" "$tmp/help.txt"
+ok $? "? shows the help overlay listing the keys"
+keys Escape
+
+# --- pause, interval ----------------------------------------------------------------
+keys p
+wait_for "paused|PAUSED" 3
+ok $? "p pauses polling and says so"
+keys p
+keys +
+wait_for "poll 2s|poll 2\.0" 3
+ok $? "+ lengthens the poll interval"
+keys -
+
+# --- resize ---------------------------------------------------------------------------
+tm resize-window -t t -x 80 -y 24
+sleep 0.6
+screen >"$tmp/small.txt"
+[ "$(LC_ALL=C.UTF-8 wc -L <"$tmp/small.txt")" -le 80 ] &&
+	grep -q "^NODE" "$tmp/small.txt" && grep -q "OFFSET" "$tmp/small.txt"
+ok $? "at 80x24 the grid reflows: node, status and offset still shown"
+tm resize-window -t t -x 200 -y 40
+sleep 0.6
+screen >"$tmp/wide.txt"
+grep -q "PATH DELAY" "$tmp/wide.txt"
+ok $? "back at 200 columns the dropped columns return"
+
+# --- themes ---------------------------------------------------------------------------
+keys t
+screen >"$tmp/theme.txt"
+grep -Eqi "theme" "$tmp/theme.txt"
+ok $? "t switches the theme and says which"
+
+# --- quit restores the terminal --------------------------------------------------------
+keys q
+wait_for "^EXIT=0" 5
+ok $? "q quits with status 0"
+! screen | grep -q "^NODE "
+ok $? "the terminal is restored (the dashboard is gone from the screen)"
+
+# --- NO_COLOR: no colour escapes -------------------------------------------------------
+start 120 30 NO_COLOR=1 "$bin" --demo -d 1
+wait_for "48 nodes" 15
+tm capture-pane -e -p -t t >"$tmp/mono.txt"
+! grep -Eq $'\033\\[[0-9;]*(3[0-7]|9[0-7]|38;5;[0-9]+)m' "$tmp/mono.txt"
+ok $? "NO_COLOR: no foreground colour escape in the pane"
+keys C-c
+wait_for "^EXIT=130" 10
+ok $? "Ctrl-C quits cleanly (status 130)"
+
+# --- hostile output never reaches the terminal raw --------------------------------------
+mkdir -p "$tmp/bin"
+cat >"$tmp/bin/chronyc" <<'EOF'
+#!/bin/sh
+printf '\033]0;PWNED-TITLE\007\033[2J\033[31mRED\033[0m\r\n\302\233evil\n'
+printf 'line\033P+q\033\\ \n' >&2
+exit 1
+EOF
+chmod +x "$tmp/bin/chronyc"
+start 120 30 "PATH=$tmp/bin:$PATH" "$bin" --local -d 1
+wait_for "localhost" 10
+keys Enter
+sleep 1
+tm capture-pane -e -p -t t >"$tmp/hostile.txt"
+title=$(tm display-message -p -t t '#{pane_title}')
+[ "$title" != "PWNED-TITLE" ] && ! grep -q "PWNED" "$tmp/hostile.txt"
+ok $? "an OSC title sequence from a node does not reach the terminal (title: $title)"
+! grep -q $'\033\\[31mRED' "$tmp/hostile.txt"
+ok $? "a colour escape from a node is not passed through"
+keys q q
+wait_for "^EXIT=0" 5
+ok $? "quit after the drill-down"
+
+done_testing
