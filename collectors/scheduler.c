@@ -67,6 +67,16 @@ void scheduler_config_init(scheduler_config *cfg)
 	cfg->backoff_max_s = 60.0;
 }
 
+double scheduler_backoff_delay(int failures, double min_s, double max_s, double unit)
+{
+	double delay = min_s * pow(2.0, failures < 16 ? failures : 16);
+	if (delay > max_s) {
+		delay = max_s;
+	}
+	/* +-25%: nodes that failed together (a switch reboot) come back spread out */
+	return delay * (0.75 + 0.5 * unit);
+}
+
 static double jitter(double base, double spread)
 {
 	/* uniform in [base * (1 - spread), base * (1 + spread)] */
@@ -151,6 +161,15 @@ static void on_ready(void *owner)
 	send_poll(sn);
 }
 
+/* The drill-down shows what the node really printed, decodable or not. */
+static void keep_raw(node *n, const bytebuf *answer)
+{
+	size_t len = answer->len < NODE_RAW_LEN ? answer->len : NODE_RAW_LEN;
+	memcpy(n->last_raw, answer->data, len);
+	n->last_raw_len = len;
+	n->last_raw_truncated = answer->len > NODE_RAW_LEN;
+}
+
 static void complete_poll(sched_node *sn)
 {
 	scheduler *s = sn->s;
@@ -160,6 +179,7 @@ static void complete_poll(sched_node *sn)
 
 	ev_timer_stop(s->loop, &sn->deadline);
 	sn->state = SN_READY;
+	keep_raw(n, &sn->answer);
 	observation_init(obs);
 	if (probe_decode(sn->answer.data, sn->answer.len, sn->nonce, obs, err, sizeof err) != 0) {
 		set_node_error(sn, err);
@@ -276,13 +296,10 @@ static void on_failed(void *owner, transport_error kind, const char *message)
 		finish_once(sn);
 		return;
 	}
-	double delay = s->cfg.backoff_min_s * pow(2.0, sn->failures < 16 ? sn->failures : 16);
-	if (delay > s->cfg.backoff_max_s) {
-		delay = s->cfg.backoff_max_s;
-	}
+	double delay = scheduler_backoff_delay(sn->failures, s->cfg.backoff_min_s, s->cfg.backoff_max_s,
+					       (double)random() / (double)RAND_MAX);
 	sn->failures++;
 	sn->state = SN_BACKOFF;
-	delay = jitter(delay, 0.25);
 	char note[NODE_ERROR_LEN + 48];
 	snprintf(note, sizeof note, "%s; reconnecting in %.1f s", msg, delay);
 	event(sn, note);

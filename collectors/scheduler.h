@@ -60,6 +60,10 @@ bool scheduler_paused(const scheduler *s);
 void scheduler_set_interval(scheduler *s, double interval_s);
 double scheduler_interval(const scheduler *s);
 
+/* The wait before reconnect attempt number failures+1: min_s doubling per
+ * failure, capped at max_s, then spread by +-25% with unit in [0, 1]. */
+double scheduler_backoff_delay(int failures, double min_s, double max_s, double unit);
+
 /* once mode: nodes that have not finished get `why` as their error. */
 void scheduler_give_up(scheduler *s, const char *why);
 size_t scheduler_pending(const scheduler *s);

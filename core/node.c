@@ -46,6 +46,8 @@ void node_init(node *n, const char *host)
 	n->status = NODE_STATUS_UNKNOWN;
 	n->events.head = n->events.count = 0;
 	n->polls_completed = n->polls_failed = 0;
+	n->last_raw_len = 0;
+	n->last_raw_truncated = false;
 }
 
 void node_log_event(node *n, double t, const char *fmt, ...)

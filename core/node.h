@@ -26,6 +26,10 @@ const char *node_status_name(node_status status);
 #define NODE_ERROR_LEN 640
 
 /* The connection log the drill-down shows: connects, errors, reconnects. */
+/* The raw probe answer of the last poll, for the drill-down: the first
+ * NODE_RAW_LEN bytes (the probe prints a few KiB on a typical node). */
+#define NODE_RAW_LEN 16384
+
 #define NODE_EVENTS 16
 #define NODE_EVENT_LEN 200
 
@@ -50,6 +54,9 @@ typedef struct {
 	finding_list findings;
 	node_status status;
 	node_event_log events;
+	size_t last_raw_len;           /* bytes in last_raw */
+	bool last_raw_truncated;       /* the answer was longer */
+	char last_raw[NODE_RAW_LEN];   /* untrusted: sanitise before showing */
 	unsigned long polls_completed; /* answers decoded */
 	unsigned long polls_failed;    /* deadlines, floods, lost connections */
 } node;

@@ -689,6 +689,35 @@ static void connection_section(ctx *c)
 }
 #endif
 
+/* The last answer as the node printed it, one sanitised line at a time:
+ * what an operator compares with running the tools by hand. */
+static void raw_section(ctx *c)
+{
+	const node *nd = c->nd;
+	char clean[1024];
+	size_t start = 0;
+
+	if (nd->last_raw_len == 0) {
+		return;
+	}
+	section(c, "Raw output of the last poll");
+	while (start < nd->last_raw_len) {
+		const char *line = nd->last_raw + start;
+		const char *nl = memchr(line, '\n', nd->last_raw_len - start);
+		size_t len = nl ? (size_t)(nl - line) : nd->last_raw_len - start;
+		tw_clean(line, len, c->utf8, clean, sizeof clean);
+		doc_newline(c->d);
+		doc_pad(c->d, ROLE_DEFAULT, 2);
+		doc_add(c->d, ROLE_DIM, clean);
+		start += len + 1;
+	}
+	if (nd->last_raw_truncated) {
+		doc_newline(c->d);
+		doc_pad(c->d, ROLE_DEFAULT, 2);
+		doc_addf(c->d, ROLE_DIM, "(first %d KiB shown)", NODE_RAW_LEN / 1024);
+	}
+}
+
 /* ---------------------------------------------------------------- plots */
 
 static void format_offset(double v, char *buf, size_t len)
@@ -802,4 +831,5 @@ void detail_doc_build(doc *d, const node *nd, double now, int width, bool utf8)
 	connection_section(&c);
 #endif
 	history_section(&c);
+	raw_section(&c);
 }

@@ -197,7 +197,7 @@ static void test_live_polls_every_interval(void **state)
 	scheduler_start(fx->s);
 	run_for(fx, 0.5);
 	/* 0.05 s interval over 0.5 s: about 10 polls; allow for a slow machine */
-	assert_in_range(fx->f->sends, 4, 12);
+	assert_in_range(fx->f->sends, 2, 12); /* timers run late on a loaded machine, never early */
 	assert_int_equal(fx->f->starts, 1); /* one connection for all polls */
 	assert_int_equal(history_count(&fx->n->history), (size_t)fx->f->sends);
 	assert_int_equal(fx->n->polls_completed, (unsigned long)fx->f->sends);
@@ -210,7 +210,7 @@ static void test_deadline_restarts_shell(void **state)
 	fixture *fx = setup(false, SILENT, 0.1);
 	scheduler_start(fx->s);
 	run_for(fx, 0.45);
-	assert_true(fx->f->restarts >= 2);
+	assert_true(fx->f->restarts >= 1);
 	assert_false(fx->n->reachable);
 	assert_non_null(strstr(fx->n->error, "no answer to the probe within 0.1 s"));
 	assert_int_equal(fx->n->status, NODE_STATUS_UNKNOWN);
@@ -218,7 +218,7 @@ static void test_deadline_restarts_shell(void **state)
 	assert_string_equal(node_event_at(fx->n, 0)->text, "connecting");
 	assert_string_equal(node_event_at(fx->n, 1)->text, "remote shell started");
 	assert_non_null(strstr(node_event_at(fx->n, 2)->text, "no answer to the probe"));
-	assert_true(fx->n->polls_failed >= 2);
+	assert_true(fx->n->polls_failed >= 1);
 	assert_int_equal(fx->n->polls_completed, 0);
 	teardown_fx(fx);
 }
@@ -235,22 +235,36 @@ static void test_flood_is_cut_off(void **state)
 	teardown_fx(fx);
 }
 
-static void test_backoff_grows_and_is_capped(void **state)
+static void test_backoff_delay(void **state)
+{
+	(void)state;
+	/* no jitter at unit 0.5: 0.5, 1, 2, 4 ... capped at 60 */
+	assert_float_equal(scheduler_backoff_delay(0, 0.5, 60, 0.5), 0.5, 1e-12);
+	assert_float_equal(scheduler_backoff_delay(1, 0.5, 60, 0.5), 1.0, 1e-12);
+	assert_float_equal(scheduler_backoff_delay(3, 0.5, 60, 0.5), 4.0, 1e-12);
+	assert_float_equal(scheduler_backoff_delay(7, 0.5, 60, 0.5), 60.0, 1e-12);
+	assert_float_equal(scheduler_backoff_delay(1000, 0.5, 60, 0.5), 60.0, 1e-12);
+	/* the jitter spans +-25% */
+	assert_float_equal(scheduler_backoff_delay(2, 0.5, 60, 0.0), 1.5, 1e-12);
+	assert_float_equal(scheduler_backoff_delay(2, 0.5, 60, 1.0), 2.5, 1e-12);
+	assert_float_equal(scheduler_backoff_delay(9, 0.5, 60, 1.0), 75.0, 1e-12);
+}
+
+static void test_failures_back_off(void **state)
 {
 	(void)state;
 	fixture *fx = setup(false, FAIL_CONNECT, 1.0);
 	scheduler_start(fx->s);
 	run_for(fx, 0.6);
 	fake_transport *f = fx->f;
-	/* 0.01, 0.02, 0.04, 0.08, 0.08 ... (+-25%) */
-	assert_true(f->starts >= 5);
-	double g1 = f->start_times[1] - f->start_times[0];
-	double g3 = f->start_times[3] - f->start_times[2];
-	assert_in_range((long)(g1 * 1e4), 60, 200);     /* 0.01 s +-25%, loop granularity */
-	assert_in_range((long)(g3 * 1e4), 250, 600);    /* 0.04 s +-25% */
-	for (int i = 5; i < f->starts && i < 16; i++) {
+	/* Only lower bounds: a loaded machine runs timers late, never early.
+	 * Waits are at least 0.75 x 0.01, 0.02, 0.04, 0.08, 0.08 ... */
+	assert_true(f->starts >= 3);
+	assert_true(f->starts <= 2 + (int)(0.6 / (0.75 * 0.08)) + 4);
+	for (int i = 1; i < f->starts && i < 16; i++) {
+		double want = 0.01 * (1 << (i - 1 < 3 ? i - 1 : 3));
 		double gap = f->start_times[i] - f->start_times[i - 1];
-		assert_true(gap <= 0.08 * 1.25 + 0.02); /* capped at backoff_max */
+		assert_true(gap >= 0.75 * want - 0.002);
 	}
 	assert_non_null(strstr(fx->n->error, "connect: connection refused"));
 	teardown_fx(fx);
@@ -294,7 +308,8 @@ int main(void)
 		cmocka_unit_test(test_live_polls_every_interval),
 		cmocka_unit_test(test_deadline_restarts_shell),
 		cmocka_unit_test(test_flood_is_cut_off),
-		cmocka_unit_test(test_backoff_grows_and_is_capped),
+		cmocka_unit_test(test_backoff_delay),
+		cmocka_unit_test(test_failures_back_off),
 		cmocka_unit_test(test_refused_host_key_is_not_retried),
 		cmocka_unit_test(test_event_log_keeps_the_newest),
 	};

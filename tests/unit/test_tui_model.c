@@ -788,6 +788,28 @@ static void test_detail_doc(void **state)
 	doc_free(&d);
 #endif
 
+	/* the raw answer of the last poll, line by line and sanitised */
+	const char raw[] = "@@synctop 0123456789abcdef begin\nchronyc \x1b]0;PWNED\x07\x1b[31mRED\x1b[0m\n\xc2\x9b" "1mevil";
+	memcpy(nd->last_raw, raw, sizeof raw - 1);
+	nd->last_raw_len = sizeof raw - 1;
+	doc_init(&d);
+	detail_doc_build(&d, nd, NOW, 100, true);
+	long raw_at = line_of(&d, "Raw output of the last poll");
+	assert_true(raw_at > 0);
+	assert_true(line_of(&d, "@@synctop 0123456789abcdef begin") > raw_at);
+	assert_true(line_of(&d, "chronyc RED") > raw_at);
+	assert_true(line_of(&d, "evil") > raw_at);
+	assert_int_equal(line_of(&d, "PWNED"), -1);
+	assert_int_equal(line_of(&d, "first 16 KiB"), -1);
+	nd->last_raw_truncated = true;
+	doc_free(&d);
+	doc_init(&d);
+	detail_doc_build(&d, nd, NOW, 100, true);
+	assert_true(line_of(&d, "first 16 KiB shown") > raw_at);
+	doc_free(&d);
+	nd->last_raw_len = 0;
+	nd->last_raw_truncated = false;
+
 	/* stale, with hostile remote text */
 	nd->reachable = false;
 	snprintf(nd->error, sizeof nd->error, "connection lost\x1b[2J\x1b]0;owned\x07 here");
