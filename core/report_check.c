@@ -109,7 +109,7 @@ static void print_summary(FILE *f, const cluster_summary *s)
 {
 	char a[UNITS_BUF_LEN], b[UNITS_BUF_LEN];
 
-	fprintf(f, "synctop check: %zu nodes: %zu ok, %zu warn, %zu crit, %zu unknown", s->nodes, s->ok, s->warn,
+	fprintf(f, "synctop check: %zu node%s: %zu ok, %zu warn, %zu crit, %zu unknown", s->nodes, s->nodes == 1 ? "" : "s", s->ok, s->warn,
 		s->crit, s->unknown);
 	fprintf(f, "; max |offset| %s, spread %s",
 		magnitude(units_format_seconds(s->max_abs_offset_s, a, sizeof a)),

@@ -176,7 +176,7 @@ check_rc 3 "unknown, none crit" healthy leap-insert flood
 "$bin" --check --fail-on crit -F "$cfg" healthy leap-insert >/dev/null 2>&1
 ok $? "--fail-on crit lets warnings pass"
 "$bin" --check -v -F "$cfg" unsync >"$tmp/check.out" 2>&1
-grep -q "^  fix: " "$tmp/check.out" && tail -n 1 "$tmp/check.out" | grep -q "^synctop check: 1 nodes: 0 ok, 0 warn, 1 crit"
+grep -q "^  fix: " "$tmp/check.out" && tail -n 1 "$tmp/check.out" | grep -q "^synctop check: 1 node: 0 ok, 0 warn, 1 crit"
 ok $? "--check -v prints the fix and a summary line"
 
 # --- the real daemons -----------------------------------------------------
