@@ -27,7 +27,27 @@ unset SSH_AUTH_SOCK # the operator's agent must not change what is tested
 if ! "$top/tests/lab/lab-up" "$lab" >"$tmp/lab-up.log" 2>&1; then
 	ok 1 "lab-up"
 	diag "$(tail -n 20 "$tmp/lab-up.log")"
-	done_testing
+	# --- the dashboard against the lab, in tmux ------------------------------
+if command -v tmux >/dev/null 2>&1; then
+	tsock=$tmp/tmux.sock
+	tmux -S "$tsock" -f /dev/null new-session -d -s lab -x 160 -y 30 \
+		"env LANG=C.UTF-8 TERM=xterm-256color SYNCTOP_THEMES_DIR='$top/themes' '$bin' -F '$cfg' -d 1 node1 node2 node3 healthy unsync; sleep 30"
+	seen=1
+	for _ in $(seq 1 100); do
+		tmux -S "$tsock" capture-pane -p -t lab >"$tmp/tui.txt" 2>/dev/null
+		if grep -q "5 nodes.*1 crit.*3 warn.*1 ok" "$tmp/tui.txt" && grep -q "^node2 .*SLAVE" "$tmp/tui.txt"; then
+			seen=0
+			break
+		fi
+		sleep 0.2
+	done
+	ok $seen "dashboard over the lab: header counts (1 crit, 3 warn, 1 ok) and node2's SLAVE port"
+	[ $seen -eq 0 ] || diag "$(cat "$tmp/tui.txt")"
+	tmux -S "$tsock" send-keys -t lab q
+	tmux -S "$tsock" kill-server >/dev/null 2>&1
+fi
+
+done_testing
 	exit 1
 fi
 . "$lab/lab.env"
@@ -235,5 +255,25 @@ timeout -s INT 8 "$bin" -F "$cfg" -d 1 --timeout 2 hang healthy >"$tmp/hang.out"
 grep -q "^hang .*no answer to the probe within 2.0 s" "$tmp/hang.out" &&
 	[ "$(grep -c '^healthy  *ok ' "$tmp/hang.out")" -ge 3 ]
 ok $? "live mode: the hung probe hits its deadline; the healthy node stays ok every interval"
+
+# --- the dashboard against the lab, in tmux ------------------------------
+if command -v tmux >/dev/null 2>&1; then
+	tsock=$tmp/tmux.sock
+	tmux -S "$tsock" -f /dev/null new-session -d -s lab -x 160 -y 30 \
+		"env LANG=C.UTF-8 TERM=xterm-256color SYNCTOP_THEMES_DIR='$top/themes' '$bin' -F '$cfg' -d 1 node1 node2 node3 healthy unsync; sleep 30"
+	seen=1
+	for _ in $(seq 1 100); do
+		tmux -S "$tsock" capture-pane -p -t lab >"$tmp/tui.txt" 2>/dev/null
+		if grep -q "5 nodes.*1 crit.*3 warn.*1 ok" "$tmp/tui.txt" && grep -q "^node2 .*SLAVE" "$tmp/tui.txt"; then
+			seen=0
+			break
+		fi
+		sleep 0.2
+	done
+	ok $seen "dashboard over the lab: header counts (1 crit, 3 warn, 1 ok) and node2's SLAVE port"
+	[ $seen -eq 0 ] || diag "$(cat "$tmp/tui.txt")"
+	tmux -S "$tsock" send-keys -t lab q
+	tmux -S "$tsock" kill-server >/dev/null 2>&1
+fi
 
 done_testing
