@@ -613,7 +613,7 @@ static int make_dir(char *err, size_t err_len)
 /* The keeper's first line: $SSH_AGENT_PID.  0 on EOF, garbage or timeout. */
 static pid_t read_agent_pid(int fd)
 {
-	char line[32];
+	char line[32] = "";
 	size_t n = 0;
 	struct timespec t0, now;
 	clock_gettime(CLOCK_MONOTONIC, &t0);

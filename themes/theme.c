@@ -387,6 +387,7 @@ int theme_parse(const char *text, size_t len, const char *source, const char *na
 		return -1;
 	}
 	theme t;
+	memset(&t, 0, sizeof t);
 	set_name(&t, name);
 	for (int r = 0; r < ROLE_COUNT; r++) {
 		t.role[r].fg = base.fg;
