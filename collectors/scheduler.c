@@ -43,6 +43,8 @@ struct sched_node {
 	int failures;              /* consecutive, for the backoff */
 	double last_ethtool;       /* client time of the last NIC probe */
 	bool poll_due;             /* a poll was due while not ready */
+	bool has_settings;         /* else the scheduler_config's apply */
+	node_settings settings;
 };
 
 struct scheduler {
@@ -125,11 +127,16 @@ static void event(sched_node *sn, const char *msg)
 	log_printf("%s: %s", sn->model->host, clean);
 }
 
+static const thresholds *node_thresholds(const sched_node *sn)
+{
+	return sn->has_settings ? &sn->settings.th : sn->s->cfg.thresholds;
+}
+
 static void set_node_error(sched_node *sn, const char *msg)
 {
 	snprintf(sn->model->error, sizeof sn->model->error, "%s", msg);
 	sn->model->reachable = false;
-	health_apply(sn->model, sn->s->cfg.thresholds);
+	health_apply(sn->model, node_thresholds(sn));
 }
 
 /* The poll in flight is lost (hung, flooding): once mode is done with the
@@ -219,7 +226,7 @@ static void complete_poll(sched_node *sn)
 			sample.value[HISTORY_SKEW_PPM] = NAN;
 	}
 	history_push(&n->history, &sample);
-	health_apply(n, s->cfg.thresholds);
+	health_apply(n, node_thresholds(sn));
 	notify(sn);
 	finish_once(sn);
 	if (sn->poll_due && sn->state == SN_READY) {
@@ -325,7 +332,8 @@ static void send_poll(sched_node *sn)
 	scheduler *s = sn->s;
 	char line[128];
 	unsigned flags = 0;
-	const char *iface = s->cfg.iface;
+	const char *iface = sn->has_settings ? sn->settings.iface : s->cfg.iface;
+	bool pmc_sudo = sn->has_settings ? sn->settings.pmc_sudo : s->cfg.pmc_sudo;
 
 	if (sn->state != SN_READY) {
 		sn->poll_due = sn->state == SN_WAITING || sn->state == SN_CONNECTING;
@@ -334,7 +342,7 @@ static void send_poll(sched_node *sn)
 	if (sn->last_ethtool == 0 || ev_now(s->loop) - sn->last_ethtool >= s->cfg.ethtool_every_s) {
 		flags |= PROBE_FLAG_ETHTOOL;
 	}
-	if (s->cfg.pmc_sudo) {
+	if (pmc_sudo) {
 		flags |= PROBE_FLAG_SUDO_PMC;
 	}
 	if (!iface[0] && sn->model->has_observation) {
@@ -403,11 +411,15 @@ scheduler *scheduler_new(struct ev_loop *loop, const scheduler_config *cfg)
 	return s;
 }
 
-sched_node *scheduler_add(scheduler *s, node *model)
+sched_node *scheduler_add(scheduler *s, node *model, const node_settings *settings)
 {
 	sched_node *sn = xcalloc(1, sizeof *sn);
 	sn->s = s;
 	sn->model = model;
+	if (settings) {
+		sn->has_settings = true;
+		sn->settings = *settings;
+	}
 	sn->state = SN_IDLE;
 	ev_init(&sn->poll_timer, on_poll_timer);
 	sn->poll_timer.data = sn;

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "node.h"
+#include "node_settings.h"
 #include "thresholds.h"
 #include "transport.h"
 
@@ -29,6 +30,7 @@ typedef struct {
 	double ethtool_every_s;   /* NIC capabilities change rarely */
 	double backoff_min_s, backoff_max_s;
 	bool once;                /* poll each node once, then stop it */
+	/* For nodes added without their own settings (scheduler_add). */
 	bool pmc_sudo;            /* run pmc through sudo -n */
 	char iface[16];           /* "" = from ptp4l, else the default route's */
 	const thresholds *thresholds;
@@ -45,8 +47,10 @@ scheduler *scheduler_new(struct ev_loop *loop, const scheduler_config *cfg);
 void scheduler_free(scheduler *s); /* destroys the transports too */
 
 /* Register a node; the returned handle is the `owner` to create its
- * transport with (using scheduler_transport_events()). */
-sched_node *scheduler_add(scheduler *s, node *model);
+ * transport with (using scheduler_transport_events()).  settings (copied)
+ * are the node's own thresholds and probe options; NULL = the config's
+ * pmc_sudo, iface and thresholds. */
+sched_node *scheduler_add(scheduler *s, node *model, const node_settings *settings);
 void scheduler_attach(sched_node *sn, transport *t);
 const transport_events *scheduler_transport_events(void);
 

@@ -38,6 +38,7 @@ enum {
 	OPT_NO_COLOR,
 	OPT_NO_MOUSE,
 	OPT_LOG,
+	OPT_CONFIG,
 };
 
 static const struct option long_options[] = {
@@ -52,6 +53,7 @@ static const struct option long_options[] = {
 	{"hostfile", required_argument, NULL, 'f'},
 	{"local", no_argument, NULL, OPT_LOCAL},
 	{"demo", no_argument, NULL, OPT_DEMO},
+	{"config", required_argument, NULL, OPT_CONFIG},
 	{"ssh-config", required_argument, NULL, 'F'},
 	{"user", required_argument, NULL, 'l'},
 	{"port", required_argument, NULL, 'p'},
@@ -89,6 +91,7 @@ static void usage(FILE *f)
 	      "  -f, --hostfile FILE    one host or hostlist per line, # comments (repeatable)\n"
 	      "      --local            also poll this machine directly, without SSH\n"
 	      "      --demo             watch a simulated 48-node cluster instead (no SSH, no nodes)\n"
+	      "      --config FILE      JSON thresholds and probe settings per group of nodes (doc/config.md)\n"
 	      "\n"
 	      "SSH (as in ssh(1); command line beats ssh config):\n"
 	      "  -F, --ssh-config FILE  ssh client config (default ~/.ssh/config, /etc/ssh/ssh_config)\n"
@@ -231,6 +234,13 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 			break;
 		case OPT_DEMO:
 			opt->demo = true;
+			break;
+		case OPT_CONFIG:
+			if (!*optarg) {
+				fputs("synctop: --config: expected a file name\n", stderr);
+				return 64;
+			}
+			opt->config = optarg;
 			break;
 		case 'F':
 			opt->ssh_config = optarg;

@@ -32,6 +32,7 @@ typedef struct {
 	size_t n_host_files;
 	bool local;              /* --local: poll this machine without SSH */
 	bool demo;               /* --demo: the simulated cluster instead of any node */
+	const char *config;      /* --config FILE: per-node settings; NULL = none */
 
 	/* ssh */
 	const char *ssh_config;  /* -F; NULL = ~/.ssh/config then /etc/ssh/ssh_config */

@@ -70,8 +70,20 @@ static void display_name(const target *t, char *out, size_t len)
 	}
 }
 
-static int build_spec(inventory *inv, const cli_options *opt, const ssh_config *cfg, const target *t,
-		      node_spec *spec, char *err, size_t err_len)
+void inventory_node_settings(const cli_options *opt, const conffile *cf, const char *host, node_settings *out)
+{
+	conffile_resolve(cf, host, out);
+	/* The command line names this run's intent: it beats the file. */
+	if (opt->pmc_sudo) {
+		out->pmc_sudo = true;
+	}
+	if (opt->iface) {
+		snprintf(out->iface, sizeof out->iface, "%s", opt->iface);
+	}
+}
+
+static int build_spec(inventory *inv, const cli_options *opt, const conffile *conf, const ssh_config *cfg,
+		      const target *t, node_spec *spec, char *err, size_t err_len)
 {
 	ssh_host_options ho;
 	ssh_options *so = &spec->ssh;
@@ -79,6 +91,7 @@ static int build_spec(inventory *inv, const cli_options *opt, const ssh_config *
 	memset(spec, 0, sizeof *spec);
 	display_name(t, spec->name, sizeof spec->name);
 	spec->local = strcmp(t->host, "localhost") == 0 && !t->port && !t->user[0];
+	inventory_node_settings(opt, conf, t->host, &spec->settings);
 	ssh_options_init(so);
 	ssh_config_resolve(cfg, t->host, &ho);
 
@@ -162,7 +175,7 @@ int inventory_verify_host_key(void *ctx, const char *host, int port, const unsig
 	return -1;
 }
 
-int inventory_build(const cli_options *opt, inventory *inv, char *err, size_t err_len)
+int inventory_build(const cli_options *opt, const conffile *conf, inventory *inv, char *err, size_t err_len)
 {
 	target_list targets;
 	char why[512];
@@ -205,7 +218,7 @@ int inventory_build(const cli_options *opt, inventory *inv, char *err, size_t er
 
 	inv->specs = xcalloc(targets.count ? targets.count : 1, sizeof *inv->specs);
 	for (size_t i = 0; i < targets.count; i++) {
-		if (build_spec(inv, opt, cfg, &targets.items[i], &inv->specs[i], err, err_len) != 0) {
+		if (build_spec(inv, opt, conf, cfg, &targets.items[i], &inv->specs[i], err, err_len) != 0) {
 			goto fail;
 		}
 		inv->count++;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "cli.h"
+#include "conffile.h"
 #include "known_hosts.h"
 #include "node.h"
 #include "ssh_transport.h"
@@ -20,6 +21,7 @@ typedef struct {
 	ssh_options ssh;
 	known_hosts *known_hosts; /* shared between nodes, owned by the inventory */
 	known_hosts_policy policy;
+	node_settings settings;   /* --config's for this node, then --pmc-sudo / --iface */
 } node_spec;
 
 typedef struct {
@@ -34,7 +36,11 @@ typedef struct {
 
 /* Returns 0, or -1 with err saying what is wrong (file:line:column where it
  * applies).  Nothing is half-built on failure. */
-int inventory_build(const cli_options *opt, inventory *inv, char *err, size_t err_len);
+int inventory_build(const cli_options *opt, const conffile *cf, inventory *inv, char *err, size_t err_len);
+
+/* The settings of the node called host (no user@, no :port): cf's (may be
+ * NULL), then the command line's --pmc-sudo and --iface on top. */
+void inventory_node_settings(const cli_options *opt, const conffile *cf, const char *host, node_settings *out);
 void inventory_free(inventory *inv);
 
 /* The ssh_options.verify_host_key callback; ctx is the node_spec. */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "conffile.h"
 #include "demo_cluster.h"
 #include "demo_transport.h"
 #include "health.h"
@@ -41,8 +42,9 @@ typedef struct {
 	inventory inv;
 	demo_cluster *demo;        /* --demo: the nodes are simulated, inv is empty */
 	node *nodes;
+	node_settings *settings;   /* one per node: --config, then the command line */
 	size_t n_nodes;
-	thresholds th;
+	thresholds th;             /* fallback for a node without settings */
 	scheduler *sched;
 	ev_timer overall_deadline; /* --once / --check */
 	ev_timer print_timer;      /* live plain-text table */
@@ -123,7 +125,7 @@ static int start_engine(app *a)
 	a->sched = scheduler_new(a->loop, &cfg);
 
 	for (size_t i = 0; i < a->n_nodes; i++) {
-		sched_node *sn = scheduler_add(a->sched, &a->nodes[i]);
+		sched_node *sn = scheduler_add(a->sched, &a->nodes[i], &a->settings[i]);
 		transport *t;
 		if (a->demo) {
 			double connect_timeout = a->opt.connect_timeout_s > 0 ? a->opt.connect_timeout_s
@@ -207,7 +209,7 @@ static int run(app *a)
 		scheduler_give_up(a->sched, "interrupted before the node answered");
 	}
 	for (size_t i = 0; i < a->n_nodes; i++) {
-		health_apply(&a->nodes[i], &a->th);
+		health_apply(&a->nodes[i], &a->settings[i].th);
 	}
 	switch (a->opt.mode) {
 	case MODE_ONCE_JSON:
@@ -237,6 +239,7 @@ static int run(app *a)
 int main(int argc, char **argv)
 {
 	app a;
+	conffile *conf = NULL;
 	char err[1024];
 	int status;
 
@@ -257,18 +260,27 @@ int main(int argc, char **argv)
 		return 64;
 	}
 	log_printf("synctop %s starting", PACKAGE_VERSION);
+	/* Before anything connects: a bad file changes nothing. */
+	if (a.opt.config && conffile_load(a.opt.config, &conf, err, sizeof err) != 0) {
+		fprintf(stderr, "synctop: %s\n", err);
+		cli_free(&a.opt);
+		log_close();
+		return 64;
+	}
 	a.loop = EV_DEFAULT;
 	/* Before the inventory: known_hosts asks libssh2 which key types it
 	 * supports. */
 	if (ssh_transport_global_init(a.loop, a.opt.max_handshakes) != 0) {
 		fputs("synctop: cannot initialise libssh2\n", stderr);
+		conffile_free(conf);
 		cli_free(&a.opt);
 		return 70;
 	}
 	if (a.opt.demo) {
 		a.demo = demo_cluster_new(DEMO_CLUSTER_DEFAULT_SEED, wall_now());
-	} else if (inventory_build(&a.opt, &a.inv, err, sizeof err) != 0) {
+	} else if (inventory_build(&a.opt, conf, &a.inv, err, sizeof err) != 0) {
 		fprintf(stderr, "synctop: %s\n", err);
+		conffile_free(conf);
 		ssh_transport_global_free();
 		cli_free(&a.opt);
 		return 64;
@@ -282,9 +294,16 @@ int main(int argc, char **argv)
 	thresholds_init_defaults(&a.th);
 	a.n_nodes = a.demo ? demo_cluster_count(a.demo) : a.inv.count;
 	a.nodes = xcalloc(a.n_nodes ? a.n_nodes : 1, sizeof *a.nodes);
+	a.settings = xcalloc(a.n_nodes ? a.n_nodes : 1, sizeof *a.settings);
 	for (size_t i = 0; i < a.n_nodes; i++) {
 		node_init(&a.nodes[i], a.demo ? demo_cluster_name(a.demo, i) : a.inv.specs[i].name);
+		if (a.demo) {
+			inventory_node_settings(&a.opt, conf, demo_cluster_name(a.demo, i), &a.settings[i]);
+		} else {
+			a.settings[i] = a.inv.specs[i].settings;
+		}
 	}
+	conffile_free(conf); /* every node has its settings now */
 
 	status = run(&a);
 	tui_free(a.tui);
@@ -295,6 +314,7 @@ int main(int argc, char **argv)
 	ssh_transport_global_free();
 	resolver_free();
 	free(a.nodes);
+	free(a.settings);
 	inventory_free(&a.inv);
 	cli_free(&a.opt);
 	ev_loop_destroy(a.loop);

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "node_settings.h"
 #include "probe.h"
 #include "scheduler.h"
 #include "thresholds.h"
@@ -119,7 +120,7 @@ static void on_all_done(void *ctx)
 	ev_break(fx->loop, EVBREAK_ALL);
 }
 
-static fixture *setup(bool once, int mode, double timeout)
+static fixture *setup_with(bool once, int mode, double timeout, const node_settings *settings)
 {
 	fixture *fx = calloc(1, sizeof *fx);
 	scheduler_config cfg;
@@ -139,7 +140,7 @@ static fixture *setup(bool once, int mode, double timeout)
 	fx->n = calloc(1, sizeof *fx->n);
 	assert_non_null(fx->n);
 	node_init(fx->n, "n1");
-	sched_node *sn = scheduler_add(fx->s, fx->n);
+	sched_node *sn = scheduler_add(fx->s, fx->n, settings);
 	fx->f = calloc(1, sizeof *fx->f);
 	assert_non_null(fx->f);
 	fx->f->base.ops = &fake_ops;
@@ -149,6 +150,11 @@ static fixture *setup(bool once, int mode, double timeout)
 	fx->f->mode = mode;
 	scheduler_attach(sn, &fx->f->base);
 	return fx;
+}
+
+static fixture *setup(bool once, int mode, double timeout)
+{
+	return setup_with(once, mode, timeout, NULL);
 }
 
 static void teardown_fx(fixture *fx)
@@ -301,6 +307,33 @@ static void test_event_log_keeps_the_newest(void **state)
 	free(n);
 }
 
+/* A node's own settings beat the scheduler_config's: its pmc_sudo and iface
+ * go into the request. */
+static void test_node_settings_drive_the_probe(void **state)
+{
+	(void)state;
+	fixture *fx = setup(true, ANSWER, 1.0);
+	scheduler_start(fx->s);
+	run_for(fx, 1.0);
+	char flags[8] = "", iface[32] = "";
+	assert_int_equal(sscanf(fx->f->last_request, "%*s %7s %31s", flags, iface), 2);
+	assert_null(strchr(flags, 'S'));
+	assert_string_equal(iface, "-"); /* scheduler_config: no sudo, no iface */
+	teardown_fx(fx);
+
+	node_settings ns;
+	node_settings_init(&ns);
+	ns.pmc_sudo = true;
+	snprintf(ns.iface, sizeof ns.iface, "ens9");
+	fx = setup_with(true, ANSWER, 1.0, &ns);
+	scheduler_start(fx->s);
+	run_for(fx, 1.0);
+	assert_int_equal(sscanf(fx->f->last_request, "%*s %7s %31s", flags, iface), 2);
+	assert_non_null(strchr(flags, 'S'));
+	assert_string_equal(iface, "ens9");
+	teardown_fx(fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_failures_back_off),
 		cmocka_unit_test(test_refused_host_key_is_not_retried),
 		cmocka_unit_test(test_event_log_keeps_the_newest),
+		cmocka_unit_test(test_node_settings_drive_the_probe),
 	};
 	return cmocka_run_group_tests_name("scheduler", tests, NULL, NULL);
 }

@@ -1,0 +1,863 @@
+/* conffile.c - parse and validate the JSON configuration file.
+ *
+ * jansson checks the syntax (and rejects duplicate keys) and gives the
+ * values, but not where each key or value stands in the text.  So a second,
+ * tiny pass over the text jansson has accepted records the line and column of
+ * every value (and of its key) in document order, as a pre-order tree.
+ * jansson iterates objects in insertion order, which is document order, so
+ * the validator walks both trees in step and every error points at the very
+ * key or value that is wrong. */
+#include <config.h>
+
+#include "conffile.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "hostlist.h"
+#include "sanitize.h"
+#include "xalloc.h"
+
+/* ------------------------------------------------------------ the keys */
+
+typedef enum { NUM_DOUBLE, NUM_INT64, NUM_INT } num_kind;
+
+typedef struct {
+	const char *name;
+	num_kind kind;
+	size_t offset; /* in thresholds */
+} threshold_key;
+
+#define TH(field, kind) {#field, kind, offsetof(thresholds, field)}
+static const threshold_key threshold_keys[] = {
+	TH(chrony_offset_warn_s, NUM_DOUBLE),
+	TH(chrony_offset_crit_s, NUM_DOUBLE),
+	TH(chrony_error_bound_warn_s, NUM_DOUBLE),
+	TH(chrony_error_bound_crit_s, NUM_DOUBLE),
+	TH(chrony_frequency_warn_ppm, NUM_DOUBLE),
+	TH(chrony_frequency_crit_ppm, NUM_DOUBLE),
+	TH(chrony_skew_warn_ppm, NUM_DOUBLE),
+	TH(chrony_drift_warn_ppm_per_hour, NUM_DOUBLE),
+	TH(chrony_drift_window_s, NUM_DOUBLE),
+	TH(chrony_drift_min_span_s, NUM_DOUBLE),
+	TH(ptp_offset_warn_ns, NUM_INT64),
+	TH(ptp_offset_crit_ns, NUM_INT64),
+	TH(ptp_path_delay_jump_warn_ratio, NUM_DOUBLE),
+	TH(ptp_path_delay_min_samples, NUM_INT),
+};
+#undef TH
+#define N_TH_KEYS (sizeof threshold_keys / sizeof threshold_keys[0])
+
+/* One bit per settable key: the thresholds first, in table order. */
+enum {
+	BIT_EXPECT_CHRONY = N_TH_KEYS,
+	BIT_EXPECT_PTP,
+	BIT_PMC_SUDO,
+	BIT_IFACE,
+	BIT_NTP_UPSTREAM,
+	BIT_GRANDMASTER,
+	N_BITS
+};
+
+/* warn/crit pairs: warn must not exceed crit once layers are merged. */
+static const struct {
+	int warn, crit;
+} pairs[] = {{0, 1}, {2, 3}, {4, 5}, {10, 11}};
+
+/* What one level of the file sets: values plus which of them are set, and
+ * where each was written (for errors found after merging). */
+typedef struct {
+	node_settings v;
+	uint32_t set;
+	int line[N_BITS], col[N_BITS];
+} layer;
+
+typedef struct {
+	char *name;
+	char **hosts;
+	size_t n_hosts;
+	layer l;
+} group;
+
+struct conffile {
+	layer defaults;
+	group *groups;
+	size_t n_groups;
+};
+
+/* ------------------------------------------------------ position scanner */
+
+typedef struct {
+	int line, col;         /* where the value starts */
+	int key_line, key_col; /* where its key starts (object members) */
+	size_t size;           /* entries in this subtree, itself included */
+} spos;
+
+typedef struct {
+	const char *p, *end;
+	int line, col;
+	spos *v;
+	size_t n, cap;
+} scanner;
+
+static void sc_advance(scanner *sc)
+{
+	unsigned char c = (unsigned char)*sc->p++;
+	if (c == '\n') {
+		sc->line++;
+		sc->col = 1;
+	} else if ((c & 0xC0) != 0x80) {
+		sc->col++; /* characters, not bytes, as jansson counts them */
+	}
+}
+
+static void sc_skip_ws(scanner *sc)
+{
+	while (sc->p < sc->end && (*sc->p == ' ' || *sc->p == '\t' || *sc->p == '\n' || *sc->p == '\r')) {
+		sc_advance(sc);
+	}
+}
+
+static void sc_skip_string(scanner *sc)
+{
+	sc_advance(sc); /* opening quote */
+	while (sc->p < sc->end && *sc->p != '"') {
+		if (*sc->p == '\\' && sc->p + 1 < sc->end) {
+			sc_advance(sc);
+		}
+		sc_advance(sc);
+	}
+	if (sc->p < sc->end) {
+		sc_advance(sc);
+	}
+}
+
+static size_t sc_value(scanner *sc, int key_line, int key_col);
+
+/* The members of an object or the elements of an array. */
+static void sc_children(scanner *sc, char close, bool object)
+{
+	sc_advance(sc);
+	for (;;) {
+		int kl = 0, kc = 0;
+		sc_skip_ws(sc);
+		if (sc->p >= sc->end || *sc->p == close) {
+			break;
+		}
+		if (object) {
+			kl = sc->line;
+			kc = sc->col;
+			sc_skip_string(sc);
+			sc_skip_ws(sc);
+			if (sc->p < sc->end && *sc->p == ':') {
+				sc_advance(sc);
+			}
+			sc_skip_ws(sc);
+		}
+		sc_value(sc, kl, kc);
+		sc_skip_ws(sc);
+		if (sc->p < sc->end && *sc->p == ',') {
+			sc_advance(sc);
+		} else {
+			break;
+		}
+	}
+	if (sc->p < sc->end) {
+		sc_advance(sc);
+	}
+}
+
+/* Only ever run on text jansson accepted; still bounded by sc->end so that
+ * no text can make it read past the buffer. */
+static size_t sc_value(scanner *sc, int key_line, int key_col)
+{
+	size_t self = sc->n;
+	if (sc->n == sc->cap) {
+		sc->cap = sc->cap ? 2 * sc->cap : 64;
+		sc->v = xrealloc(sc->v, sc->cap * sizeof *sc->v);
+	}
+	sc->v[self] = (spos){sc->line, sc->col, key_line, key_col, 1};
+	sc->n++;
+	if (sc->p >= sc->end) {
+		return self;
+	}
+	if (*sc->p == '{') {
+		sc_children(sc, '}', true);
+	} else if (*sc->p == '[') {
+		sc_children(sc, ']', false);
+	} else if (*sc->p == '"') {
+		sc_skip_string(sc);
+	} else {
+		while (sc->p < sc->end && (isalnum((unsigned char)*sc->p) || strchr("+-.", *sc->p))) {
+			sc_advance(sc);
+		}
+	}
+	sc->v[self].size = sc->n - self;
+	return self;
+}
+
+/* ------------------------------------------------------------ validation */
+
+typedef struct {
+	const char *name;   /* file name for messages */
+	const char *text;
+	size_t len;
+	const spos *pos;
+	char *err;
+	size_t err_len;
+} vctx;
+
+static int fail_at(vctx *c, int line, int col, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int fail_at(vctx *c, int line, int col, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	snprintf(c->err, c->err_len, "%s:%d:%d: %s", c->name, line, col, msg);
+	return -1;
+}
+
+/* A key or string from the file, made safe to print in one line. */
+static const char *printable(const char *s, char *buf, size_t len)
+{
+	sanitize_text(s, strlen(s), buf, len, SANITIZE_SINGLE_LINE | SANITIZE_ASCII);
+	return buf;
+}
+
+static int unknown_key(vctx *c, size_t p, const char *key, const char *where)
+{
+	char k[80];
+	return fail_at(c, c->pos[p].key_line, c->pos[p].key_col, "unknown key \"%s\" in %s",
+		       printable(key, k, sizeof k), where);
+}
+
+static void mark(layer *l, int bit, const spos *ps)
+{
+	l->set |= 1u << bit;
+	l->line[bit] = ps->key_line;
+	l->col[bit] = ps->key_col;
+}
+
+static int parse_thresholds(vctx *c, json_t *obj, size_t p, layer *l)
+{
+	const char *key;
+	json_t *val;
+	size_t cp = p + 1;
+
+	if (!json_is_object(obj)) {
+		return fail_at(c, c->pos[p].line, c->pos[p].col, "\"thresholds\" must be an object");
+	}
+	json_object_foreach(obj, key, val) {
+		const spos *ps = &c->pos[cp];
+		size_t k = 0;
+		while (k < N_TH_KEYS && strcmp(threshold_keys[k].name, key) != 0) {
+			k++;
+		}
+		if (k == N_TH_KEYS) {
+			return unknown_key(c, cp, key, "\"thresholds\"");
+		}
+		const threshold_key *tk = &threshold_keys[k];
+		char *field = (char *)&l->v.th + tk->offset;
+		if (!json_is_number(val)) {
+			return fail_at(c, ps->line, ps->col, "\"%s\" must be a number", tk->name);
+		}
+		double d = json_number_value(val);
+		if (!isfinite(d) || d < 0) {
+			return fail_at(c, ps->line, ps->col, "\"%s\" must be a finite number >= 0", tk->name);
+		}
+		if (tk->kind == NUM_DOUBLE) {
+			memcpy(field, &d, sizeof d);
+		} else if (!json_is_integer(val)) {
+			return fail_at(c, ps->line, ps->col, "\"%s\" must be a whole number", tk->name);
+		} else if (tk->kind == NUM_INT64) {
+			int64_t i = (int64_t)json_integer_value(val);
+			memcpy(field, &i, sizeof i);
+		} else {
+			json_int_t i = json_integer_value(val);
+			if (i > INT_MAX) {
+				return fail_at(c, ps->line, ps->col, "\"%s\" must be at most %d", tk->name, INT_MAX);
+			}
+			int v = (int)i;
+			memcpy(field, &v, sizeof v);
+		}
+		mark(l, (int)k, ps);
+		cp += ps->size;
+	}
+	return 0;
+}
+
+static int parse_expectation(vctx *c, json_t *val, const spos *ps, const char *key, expectation *out)
+{
+	const char *s = json_is_string(val) ? json_string_value(val) : "";
+	if (strcmp(s, "auto") == 0) {
+		*out = EXPECT_AUTO;
+	} else if (strcmp(s, "yes") == 0) {
+		*out = EXPECT_YES;
+	} else if (strcmp(s, "no") == 0) {
+		*out = EXPECT_NO;
+	} else {
+		return fail_at(c, ps->line, ps->col, "\"%s\" must be \"auto\", \"yes\" or \"no\"", key);
+	}
+	return 0;
+}
+
+static int parse_expect(vctx *c, json_t *obj, size_t p, layer *l)
+{
+	const char *key;
+	json_t *val;
+	size_t cp = p + 1;
+
+	if (!json_is_object(obj)) {
+		return fail_at(c, c->pos[p].line, c->pos[p].col, "\"expect\" must be an object");
+	}
+	json_object_foreach(obj, key, val) {
+		const spos *ps = &c->pos[cp];
+		if (strcmp(key, "chrony") == 0) {
+			if (parse_expectation(c, val, ps, key, &l->v.th.expect_chrony) != 0) {
+				return -1;
+			}
+			mark(l, BIT_EXPECT_CHRONY, ps);
+		} else if (strcmp(key, "ptp") == 0) {
+			if (parse_expectation(c, val, ps, key, &l->v.th.expect_ptp) != 0) {
+				return -1;
+			}
+			mark(l, BIT_EXPECT_PTP, ps);
+		} else {
+			return unknown_key(c, cp, key, "\"expect\"");
+		}
+		cp += ps->size;
+	}
+	return 0;
+}
+
+/* As --iface accepts: what ip(8) allows, bounded by IFNAMSIZ. */
+static bool valid_iface(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n >= NODE_SETTINGS_IFACE_LEN) {
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!isalnum((unsigned char)s[i]) && !strchr("_.:-", s[i])) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static int parse_probe(vctx *c, json_t *obj, size_t p, layer *l)
+{
+	const char *key;
+	json_t *val;
+	size_t cp = p + 1;
+
+	if (!json_is_object(obj)) {
+		return fail_at(c, c->pos[p].line, c->pos[p].col, "\"probe\" must be an object");
+	}
+	json_object_foreach(obj, key, val) {
+		const spos *ps = &c->pos[cp];
+		if (strcmp(key, "pmc_sudo") == 0) {
+			if (!json_is_boolean(val)) {
+				return fail_at(c, ps->line, ps->col, "\"pmc_sudo\" must be true or false");
+			}
+			l->v.pmc_sudo = json_is_true(val);
+			mark(l, BIT_PMC_SUDO, ps);
+		} else if (strcmp(key, "iface") == 0) {
+			if (!json_is_string(val) || !valid_iface(json_string_value(val))) {
+				return fail_at(c, ps->line, ps->col,
+					       "\"iface\" must be an interface name (1-15 of A-Z a-z 0-9 _ . : -)");
+			}
+			snprintf(l->v.iface, sizeof l->v.iface, "%s", json_string_value(val));
+			mark(l, BIT_IFACE, ps);
+		} else {
+			return unknown_key(c, cp, key, "\"probe\"");
+		}
+		cp += ps->size;
+	}
+	return 0;
+}
+
+/* An IPv4 or IPv6 address, or a DNS host name (RFC 1123 labels; the last
+ * label not all digits, so a mistyped address is not taken for a name). */
+static bool valid_host(const char *s)
+{
+	unsigned char addr[16];
+	char name[254];
+	size_t n = strlen(s);
+	if (n == 0 || n > 253) {
+		return false;
+	}
+	if (inet_pton(AF_INET, s, addr) == 1 || inet_pton(AF_INET6, s, addr) == 1) {
+		return true;
+	}
+	memcpy(name, s, n + 1);
+	if (name[n - 1] == '.') {
+		name[--n] = '\0'; /* fully qualified */
+	}
+	bool all_digits = true;
+	size_t label_len = 0;
+	for (size_t i = 0; i <= n; i++) {
+		char ch = name[i];
+		if (ch == '.' || ch == '\0') {
+			if (label_len == 0 || label_len > 63 || name[i - label_len] == '-' || name[i - 1] == '-') {
+				return false;
+			}
+			if (ch == '\0') {
+				break;
+			}
+			label_len = 0;
+			all_digits = true;
+			continue;
+		}
+		if (!isalnum((unsigned char)ch) && ch != '-') {
+			return false;
+		}
+		if (!isdigit((unsigned char)ch)) {
+			all_digits = false;
+		}
+		label_len++;
+	}
+	return !all_digits;
+}
+
+/* A PTP clock identity as pmc prints it: xxxxxx.xxxx.xxxxxx, hex. */
+static bool valid_clock_id(const char *s)
+{
+	if (strlen(s) != 18) {
+		return false;
+	}
+	for (size_t i = 0; i < 18; i++) {
+		if (i == 6 || i == 11 ? s[i] != '.' : !isxdigit((unsigned char)s[i])) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static int parse_upstream(vctx *c, json_t *val, const spos *ps, layer *l)
+{
+	if (!json_is_string(val) || !valid_host(json_string_value(val))) {
+		return fail_at(c, ps->line, ps->col, "\"ntp_upstream\" must be a host name or an IP address");
+	}
+	snprintf(l->v.ntp_upstream, sizeof l->v.ntp_upstream, "%s", json_string_value(val));
+	mark(l, BIT_NTP_UPSTREAM, ps);
+	return 0;
+}
+
+static int parse_grandmaster(vctx *c, json_t *val, const spos *ps, layer *l)
+{
+	if (!json_is_string(val) || !valid_clock_id(json_string_value(val))) {
+		return fail_at(c, ps->line, ps->col,
+			       "\"grandmaster\" must be a PTP clock identity like \"aabbcc.fffe.ddeeff\" (hex)");
+	}
+	const char *s = json_string_value(val);
+	for (size_t i = 0; i < 18; i++) {
+		l->v.grandmaster[i] = (char)tolower((unsigned char)s[i]);
+	}
+	l->v.grandmaster[18] = '\0';
+	mark(l, BIT_GRANDMASTER, ps);
+	return 0;
+}
+
+/* The keys a defaults object and a group share.  Returns 1 if key is not
+ * one of them. */
+static int parse_common(vctx *c, const char *key, json_t *val, size_t cp, layer *l)
+{
+	if (strcmp(key, "thresholds") == 0) {
+		return parse_thresholds(c, val, cp, l);
+	} else if (strcmp(key, "probe") == 0) {
+		return parse_probe(c, val, cp, l);
+	} else if (strcmp(key, "expect") == 0) {
+		return parse_expect(c, val, cp, l);
+	} else if (strcmp(key, "ntp_upstream") == 0) {
+		return parse_upstream(c, val, &c->pos[cp], l);
+	} else if (strcmp(key, "grandmaster") == 0) {
+		return parse_grandmaster(c, val, &c->pos[cp], l);
+	}
+	return 1;
+}
+
+static int parse_defaults(vctx *c, json_t *obj, size_t p, layer *l)
+{
+	const char *key;
+	json_t *val;
+	size_t cp = p + 1;
+
+	if (!json_is_object(obj)) {
+		return fail_at(c, c->pos[p].line, c->pos[p].col, "\"defaults\" must be an object");
+	}
+	json_object_foreach(obj, key, val) {
+		int r = parse_common(c, key, val, cp, l);
+		if (r < 0) {
+			return -1;
+		}
+		if (r > 0) {
+			return unknown_key(c, cp, key, "\"defaults\"");
+		}
+		cp += c->pos[cp].size;
+	}
+	return 0;
+}
+
+/* Does the raw text of the string at ps hold a backslash escape?  Then its
+ * characters are not where their index says, and errors point at the
+ * string's start instead. */
+static bool raw_has_escape(vctx *c, const spos *ps, size_t len)
+{
+	/* the text up to the string's end: line/col -> offset */
+	const char *q = c->text, *end = c->text + c->len;
+	for (int line = 1; line < ps->line && q < end; q++) {
+		if (*q == '\n') {
+			line++;
+		}
+	}
+	for (int col = 1; col < ps->col && q < end; q++) {
+		if (((unsigned char)*q & 0xC0) != 0x80) {
+			col++;
+		}
+	}
+	return memchr(q, '\\', (size_t)(end - q) < len + 2 ? (size_t)(end - q) : len + 2) != NULL;
+}
+
+static int parse_hostlist(vctx *c, json_t *val, const spos *ps, group *g)
+{
+	char why[256];
+	size_t column = 0;
+	if (!json_is_string(val)) {
+		return fail_at(c, ps->line, ps->col, "\"hosts\" must be a host list string or an array of them");
+	}
+	const char *s = json_string_value(val);
+	size_t len = json_string_length(val);
+	if (len == 0 || strlen(s) != len) {
+		return fail_at(c, ps->line, ps->col, "\"hosts\": empty host list");
+	}
+	if (hostlist_expand_n(s, len, NULL, NULL, &column, why, sizeof why) != 0) {
+		int col = raw_has_escape(c, ps, len) ? ps->col : ps->col + (int)column;
+		return fail_at(c, ps->line, col, "\"hosts\": %s", why);
+	}
+	g->hosts = xrealloc(g->hosts, (g->n_hosts + 1) * sizeof *g->hosts);
+	g->hosts[g->n_hosts++] = xstrdup(s);
+	return 0;
+}
+
+static int parse_group(vctx *c, json_t *obj, size_t p, group *g)
+{
+	const char *key;
+	json_t *val;
+	size_t cp = p + 1;
+
+	if (!json_is_object(obj)) {
+		return fail_at(c, c->pos[p].line, c->pos[p].col, "a group must be an object");
+	}
+	json_object_foreach(obj, key, val) {
+		const spos *ps = &c->pos[cp];
+		int r = parse_common(c, key, val, cp, &g->l);
+		if (r < 0) {
+			return -1;
+		}
+		if (r == 0) {
+			cp += ps->size;
+			continue;
+		}
+		if (strcmp(key, "name") == 0) {
+			if (!json_is_string(val) || json_string_length(val) == 0 ||
+			    strlen(json_string_value(val)) != json_string_length(val)) {
+				return fail_at(c, ps->line, ps->col, "\"name\" must be a non-empty string");
+			}
+			g->name = xstrdup(json_string_value(val));
+		} else if (strcmp(key, "hosts") == 0) {
+			if (json_is_array(val)) {
+				size_t ep = cp + 1, i;
+				json_t *e;
+				if (json_array_size(val) == 0) {
+					return fail_at(c, ps->line, ps->col, "\"hosts\": empty array");
+				}
+				json_array_foreach(val, i, e) {
+					if (parse_hostlist(c, e, &c->pos[ep], g) != 0) {
+						return -1;
+					}
+					ep += c->pos[ep].size;
+				}
+			} else if (parse_hostlist(c, val, ps, g) != 0) {
+				return -1;
+			}
+		} else {
+			return unknown_key(c, cp, key, "a group");
+		}
+		cp += ps->size;
+	}
+	if (!g->name) {
+		return fail_at(c, c->pos[p].line, c->pos[p].col, "this group has no \"name\"");
+	}
+	if (!g->n_hosts) {
+		return fail_at(c, c->pos[p].line, c->pos[p].col, "group \"%s\" has no \"hosts\"",
+			       printable(g->name, (char[80]){0}, 80));
+	}
+	return 0;
+}
+
+static void apply(const layer *l, node_settings *out)
+{
+	for (size_t k = 0; k < N_TH_KEYS; k++) {
+		if (l->set & (1u << k)) {
+			size_t off = threshold_keys[k].offset;
+			size_t size = threshold_keys[k].kind == NUM_INT ? sizeof(int) : 8;
+			memcpy((char *)&out->th + off, (const char *)&l->v.th + off, size);
+		}
+	}
+	if (l->set & (1u << BIT_EXPECT_CHRONY)) {
+		out->th.expect_chrony = l->v.th.expect_chrony;
+	}
+	if (l->set & (1u << BIT_EXPECT_PTP)) {
+		out->th.expect_ptp = l->v.th.expect_ptp;
+	}
+	if (l->set & (1u << BIT_PMC_SUDO)) {
+		out->pmc_sudo = l->v.pmc_sudo;
+	}
+	if (l->set & (1u << BIT_IFACE)) {
+		memcpy(out->iface, l->v.iface, sizeof out->iface);
+	}
+	if (l->set & (1u << BIT_NTP_UPSTREAM)) {
+		memcpy(out->ntp_upstream, l->v.ntp_upstream, sizeof out->ntp_upstream);
+	}
+	if (l->set & (1u << BIT_GRANDMASTER)) {
+		memcpy(out->grandmaster, l->v.grandmaster, sizeof out->grandmaster);
+	}
+}
+
+static double th_value(const thresholds *th, int k)
+{
+	const char *field = (const char *)th + threshold_keys[k].offset;
+	switch (threshold_keys[k].kind) {
+	case NUM_DOUBLE: {
+		double d;
+		memcpy(&d, field, sizeof d);
+		return d;
+	}
+	case NUM_INT64: {
+		int64_t i;
+		memcpy(&i, field, sizeof i);
+		return (double)i;
+	}
+	case NUM_INT: {
+		int i;
+		memcpy(&i, field, sizeof i);
+		return i;
+	}
+	}
+	return 0;
+}
+
+/* After merging l over base: every warn <= its crit.  The error points at
+ * the key of l that broke it (l set at least one of the pair, or base would
+ * already have failed). */
+static int check_pairs(vctx *c, const node_settings *base, const layer *l, const char *where)
+{
+	node_settings merged = *base;
+	apply(l, &merged);
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		int w = pairs[i].warn, k = pairs[i].crit;
+		if (!(l->set & ((1u << w) | (1u << k)))) {
+			continue;
+		}
+		double wv = th_value(&merged.th, w), kv = th_value(&merged.th, k);
+		if (wv > kv) {
+			int at = l->set & (1u << w) ? w : k;
+			return fail_at(c, l->line[at], l->col[at], "\"%s\" (%g) is above \"%s\" (%g)%s",
+				       threshold_keys[w].name, wv, threshold_keys[k].name, kv, where);
+		}
+	}
+	return 0;
+}
+
+static void free_groups(group *groups, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (size_t h = 0; h < groups[i].n_hosts; h++) {
+			free(groups[i].hosts[h]);
+		}
+		free(groups[i].hosts);
+		free(groups[i].name);
+	}
+	free(groups);
+}
+
+static int parse_root(vctx *c, json_t *root, conffile *cf)
+{
+	const char *key;
+	json_t *val;
+	size_t cp = 1;
+	node_settings base;
+
+	if (!json_is_object(root)) {
+		return fail_at(c, c->pos[0].line, c->pos[0].col, "the configuration must be a JSON object");
+	}
+	json_object_foreach(root, key, val) {
+		const spos *ps = &c->pos[cp];
+		if (strcmp(key, "defaults") == 0) {
+			if (parse_defaults(c, val, cp, &cf->defaults) != 0) {
+				return -1;
+			}
+		} else if (strcmp(key, "groups") == 0) {
+			size_t ep = cp + 1, i;
+			json_t *e;
+			if (!json_is_array(val)) {
+				return fail_at(c, ps->line, ps->col, "\"groups\" must be an array");
+			}
+			cf->groups = xcalloc(json_array_size(val) ? json_array_size(val) : 1, sizeof *cf->groups);
+			json_array_foreach(val, i, e) {
+				group *g = &cf->groups[cf->n_groups++];
+				if (parse_group(c, e, ep, g) != 0) {
+					return -1;
+				}
+				ep += c->pos[ep].size;
+			}
+		} else {
+			return unknown_key(c, cp, key, "the top level");
+		}
+		cp += ps->size;
+	}
+	/* Every node ends up with defaults alone or defaults + one group. */
+	node_settings_init(&base);
+	if (check_pairs(c, &base, &cf->defaults, "") != 0) {
+		return -1;
+	}
+	apply(&cf->defaults, &base);
+	for (size_t i = 0; i < cf->n_groups; i++) {
+		if (check_pairs(c, &base, &cf->groups[i].l, " once merged with \"defaults\"") != 0) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int conffile_parse(const char *text, size_t len, const char *name, conffile **out, char *err, size_t err_len)
+{
+	json_error_t jerr;
+	scanner sc = {.p = text, .end = text + len, .line = 1, .col = 1};
+	vctx c = {.name = name, .text = text, .len = len, .err = err, .err_len = err_len};
+	conffile *cf;
+	int rc;
+
+	if (len > CONFFILE_MAX_BYTES) {
+		snprintf(err, err_len, "%s: larger than %d bytes", name, CONFFILE_MAX_BYTES);
+		return -1;
+	}
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		char why[sizeof jerr.text];
+		snprintf(err, err_len, "%s:%d:%d: %s", name, jerr.line > 0 ? jerr.line : 1,
+			 jerr.column > 0 ? jerr.column : 1, printable(jerr.text, why, sizeof why));
+		return -1;
+	}
+	sc_skip_ws(&sc);
+	sc_value(&sc, 0, 0);
+	c.pos = sc.v;
+	cf = xcalloc(1, sizeof *cf);
+	rc = parse_root(&c, root, cf);
+	json_decref(root);
+	free(sc.v);
+	if (rc != 0) {
+		conffile_free(cf);
+		return -1;
+	}
+	*out = cf;
+	return 0;
+}
+
+int conffile_load(const char *path, conffile **out, char *err, size_t err_len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	size_t n;
+	int rc;
+
+	if (!f) {
+		snprintf(err, err_len, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* One byte more than allowed tells "too large" from "exactly full". */
+	buf = xmalloc(CONFFILE_MAX_BYTES + 1);
+	n = fread(buf, 1, CONFFILE_MAX_BYTES + 1, f);
+	if (ferror(f)) {
+		snprintf(err, err_len, "%s: %s", path, strerror(errno));
+		fclose(f);
+		free(buf);
+		return -1;
+	}
+	fclose(f);
+	rc = conffile_parse(buf, n, path, out, err, err_len);
+	free(buf);
+	return rc;
+}
+
+void conffile_free(conffile *cf)
+{
+	if (!cf) {
+		return;
+	}
+	free_groups(cf->groups, cf->n_groups);
+	free(cf);
+}
+
+typedef struct {
+	const char *host;
+	bool found;
+} match_ctx;
+
+static int match_cb(const char *host, void *ctx)
+{
+	match_ctx *m = ctx;
+	if (strcasecmp(host, m->host) == 0) {
+		m->found = true;
+		return 1; /* stop: found */
+	}
+	return 0;
+}
+
+int conffile_resolve(const conffile *cf, const char *host, node_settings *out)
+{
+	node_settings_init(out);
+	if (!cf) {
+		return -1;
+	}
+	apply(&cf->defaults, out);
+	for (size_t i = 0; i < cf->n_groups; i++) {
+		const group *g = &cf->groups[i];
+		for (size_t h = 0; h < g->n_hosts; h++) {
+			char why[256];
+			match_ctx m = {host, false};
+			/* validated at parse time: -1 here means the callback found it */
+			hostlist_expand(g->hosts[h], match_cb, &m, why, sizeof why);
+			if (m.found) {
+				apply(&g->l, out);
+				return (int)i;
+			}
+		}
+	}
+	return -1;
+}
+
+size_t conffile_group_count(const conffile *cf)
+{
+	return cf ? cf->n_groups : 0;
+}
+
+const char *conffile_group_name(const conffile *cf, size_t i)
+{
+	return cf && i < cf->n_groups ? cf->groups[i].name : NULL;
+}

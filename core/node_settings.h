@@ -1,0 +1,31 @@
+/* node_settings.h - what synctop applies to one node: its health thresholds
+ * and expectations, how to probe it, and what it should be synchronised to.
+ *
+ * Resolved once per node before anything connects (built-in defaults, then
+ * the configuration file's defaults, then its first matching group, then the
+ * command line), and read by the scheduler for every poll of that node. */
+#ifndef SYNCTOP_NODE_SETTINGS_H
+#define SYNCTOP_NODE_SETTINGS_H
+
+#include <stdbool.h>
+
+#include "thresholds.h"
+
+#define NODE_SETTINGS_IFACE_LEN 16       /* IFNAMSIZ */
+#define NODE_SETTINGS_UPSTREAM_LEN 254   /* a 253-byte DNS name + NUL */
+#define NODE_SETTINGS_CLOCK_ID_LEN 19    /* "xxxxxx.xxxx.xxxxxx" + NUL */
+
+typedef struct {
+	thresholds th;       /* includes expect_chrony / expect_ptp */
+	bool pmc_sudo;       /* run pmc through sudo -n */
+	char iface[NODE_SETTINGS_IFACE_LEN];             /* "" = ptp4l's, else the default route's */
+	/* Stored for the cluster consistency check; "" = not configured. */
+	char ntp_upstream[NODE_SETTINGS_UPSTREAM_LEN];   /* host name or IP address */
+	char grandmaster[NODE_SETTINGS_CLOCK_ID_LEN];    /* lower-case PTP clock identity */
+} node_settings;
+
+/* The built-in defaults: thresholds_init_defaults(), no sudo, no interface,
+ * no upstream or grandmaster. */
+void node_settings_init(node_settings *ns);
+
+#endif

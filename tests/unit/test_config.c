@@ -1,0 +1,403 @@
+/* test_config.c - the --config file: valid files resolve per node with
+ * defaults < first matching group, and every kind of error names the exact
+ * file:line:column and leaves nothing behind. */
+#include <config.h>
+
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "conffile.h"
+#include "node_settings.h"
+#include "thresholds.h"
+
+static conffile *parse_ok(const char *text)
+{
+	conffile *cf = NULL;
+	char err[512] = "";
+	int rc = conffile_parse(text, strlen(text), "t.json", &cf, err, sizeof err);
+	if (rc != 0) {
+		fail_msg("unexpected error: %s", err);
+	}
+	assert_non_null(cf);
+	return cf;
+}
+
+/* The whole message must start with want_prefix ("t.json:L:C: ..."). */
+static void parse_fails(const char *text, const char *want_prefix)
+{
+	conffile *cf = (conffile *)(uintptr_t)1; /* must stay untouched */
+	char err[512] = "";
+	int rc = conffile_parse(text, strlen(text), "t.json", &cf, err, sizeof err);
+	assert_int_equal(rc, -1);
+	assert_ptr_equal(cf, (conffile *)(uintptr_t)1);
+	if (strncmp(err, want_prefix, strlen(want_prefix)) != 0) {
+		fail_msg("error \"%s\" does not start with \"%s\"", err, want_prefix);
+	}
+}
+
+static const char full[] =
+	"{\n"
+	"  \"defaults\": {\n"
+	"    \"thresholds\": { \"chrony_offset_warn_s\": 0.002, \"ptp_offset_warn_ns\": 500 },\n"
+	"    \"probe\": { \"pmc_sudo\": true, \"iface\": \"eth0\" },\n"
+	"    \"expect\": { \"chrony\": \"yes\", \"ptp\": \"auto\" }\n"
+	"  },\n"
+	"  \"groups\": [\n"
+	"    { \"name\": \"gpu\", \"hosts\": \"gpu[001-128]\",\n"
+	"      \"thresholds\": { \"ptp_offset_warn_ns\": 200, \"ptp_path_delay_min_samples\": 20 },\n"
+	"      \"probe\": { \"iface\": \"ens1f0\" },\n"
+	"      \"expect\": { \"chrony\": \"no\", \"ptp\": \"yes\" },\n"
+	"      \"ntp_upstream\": \"10.0.0.1\", \"grandmaster\": \"AABBCC.FFFE.DDEEFF\" },\n"
+	"    { \"name\": \"gpu-extra\", \"hosts\": \"gpu[100-200]\", \"probe\": { \"pmc_sudo\": false } },\n"
+	"    { \"name\": \"login\", \"hosts\": [\"login[1-2]\", \"head\"],\n"
+	"      \"ntp_upstream\": \"ntp1.example.org\" }\n"
+	"  ]\n"
+	"}\n";
+
+static void test_defaults_without_file(void **state)
+{
+	(void)state;
+	node_settings ns, want;
+	node_settings_init(&want);
+	assert_int_equal(conffile_resolve(NULL, "any", &ns), -1);
+	assert_memory_equal(&ns, &want, sizeof ns);
+	assert_int_equal(conffile_group_count(NULL), 0);
+}
+
+static void test_defaults_apply_to_unmatched_node(void **state)
+{
+	(void)state;
+	conffile *cf = parse_ok(full);
+	node_settings ns;
+	assert_int_equal(conffile_resolve(cf, "other1", &ns), -1);
+	assert_true(ns.th.chrony_offset_warn_s == 0.002);
+	assert_true(ns.th.chrony_offset_crit_s == 10e-3); /* built-in, not in the file */
+	assert_int_equal(ns.th.ptp_offset_warn_ns, 500);
+	assert_int_equal(ns.th.ptp_path_delay_min_samples, 10);
+	assert_true(ns.pmc_sudo);
+	assert_string_equal(ns.iface, "eth0");
+	assert_int_equal(ns.th.expect_chrony, EXPECT_YES);
+	assert_int_equal(ns.th.expect_ptp, EXPECT_AUTO);
+	assert_string_equal(ns.ntp_upstream, "");
+	assert_string_equal(ns.grandmaster, "");
+	assert_int_equal(conffile_group_count(cf), 3);
+	assert_string_equal(conffile_group_name(cf, 2), "login");
+	assert_null(conffile_group_name(cf, 3));
+	conffile_free(cf);
+}
+
+static void test_group_overrides_key_by_key(void **state)
+{
+	(void)state;
+	conffile *cf = parse_ok(full);
+	node_settings ns;
+	assert_int_equal(conffile_resolve(cf, "gpu007", &ns), 0);
+	assert_true(ns.th.chrony_offset_warn_s == 0.002);   /* from defaults */
+	assert_int_equal(ns.th.ptp_offset_warn_ns, 200);     /* group */
+	assert_int_equal(ns.th.ptp_offset_crit_ns, 100000);  /* built-in */
+	assert_int_equal(ns.th.ptp_path_delay_min_samples, 20);
+	assert_true(ns.pmc_sudo);                            /* defaults: group left it */
+	assert_string_equal(ns.iface, "ens1f0");
+	assert_int_equal(ns.th.expect_chrony, EXPECT_NO);
+	assert_int_equal(ns.th.expect_ptp, EXPECT_YES);
+	assert_string_equal(ns.ntp_upstream, "10.0.0.1");
+	assert_string_equal(ns.grandmaster, "aabbcc.fffe.ddeeff"); /* normalised */
+	/* case-insensitive like DNS */
+	assert_int_equal(conffile_resolve(cf, "GPU007", &ns), 0);
+	conffile_free(cf);
+}
+
+static void test_first_matching_group_wins(void **state)
+{
+	(void)state;
+	conffile *cf = parse_ok(full);
+	node_settings ns;
+	/* gpu120 is in both "gpu" and "gpu-extra": the first one applies */
+	assert_int_equal(conffile_resolve(cf, "gpu120", &ns), 0);
+	assert_true(ns.pmc_sudo);
+	assert_string_equal(ns.iface, "ens1f0");
+	/* gpu150 only in the second */
+	assert_int_equal(conffile_resolve(cf, "gpu150", &ns), 1);
+	assert_false(ns.pmc_sudo);
+	assert_string_equal(ns.iface, "eth0");
+	assert_int_equal(ns.th.ptp_offset_warn_ns, 500);
+	conffile_free(cf);
+}
+
+static void test_array_hosts(void **state)
+{
+	(void)state;
+	conffile *cf = parse_ok(full);
+	node_settings ns;
+	assert_int_equal(conffile_resolve(cf, "login2", &ns), 2);
+	assert_string_equal(ns.ntp_upstream, "ntp1.example.org");
+	assert_int_equal(conffile_resolve(cf, "head", &ns), 2);
+	assert_int_equal(conffile_resolve(cf, "login3", &ns), -1);
+	conffile_free(cf);
+}
+
+static void test_empty_and_minimal_files(void **state)
+{
+	(void)state;
+	conffile *cf = parse_ok("{}");
+	node_settings ns, want;
+	node_settings_init(&want);
+	assert_int_equal(conffile_resolve(cf, "x", &ns), -1);
+	assert_memory_equal(&ns, &want, sizeof ns);
+	conffile_free(cf);
+	cf = parse_ok("{\"groups\": [], \"defaults\": {}}");
+	assert_int_equal(conffile_group_count(cf), 0);
+	conffile_free(cf);
+	/* zero is allowed; integers are fine for real-valued keys */
+	cf = parse_ok("{\"defaults\":{\"thresholds\":{\"chrony_skew_warn_ppm\":0,\"chrony_offset_warn_s\":1,"
+		      "\"chrony_offset_crit_s\":1}}}");
+	assert_int_equal(conffile_resolve(cf, "x", &ns), -1);
+	assert_true(ns.th.chrony_skew_warn_ppm == 0.0);
+	assert_true(ns.th.chrony_offset_warn_s == 1.0);
+	conffile_free(cf);
+}
+
+static void test_every_threshold_key(void **state)
+{
+	(void)state;
+	conffile *cf = parse_ok("{\"defaults\":{\"thresholds\":{"
+				"\"chrony_offset_warn_s\":1,\"chrony_offset_crit_s\":2,"
+				"\"chrony_error_bound_warn_s\":3,\"chrony_error_bound_crit_s\":4,"
+				"\"chrony_frequency_warn_ppm\":5,\"chrony_frequency_crit_ppm\":6,"
+				"\"chrony_skew_warn_ppm\":7,\"chrony_drift_warn_ppm_per_hour\":8,"
+				"\"chrony_drift_window_s\":9,\"chrony_drift_min_span_s\":10,"
+				"\"ptp_offset_warn_ns\":11,\"ptp_offset_crit_ns\":12,"
+				"\"ptp_path_delay_jump_warn_ratio\":13.5,\"ptp_path_delay_min_samples\":14}}}");
+	node_settings ns;
+	conffile_resolve(cf, "x", &ns);
+	assert_true(ns.th.chrony_offset_warn_s == 1 && ns.th.chrony_offset_crit_s == 2);
+	assert_true(ns.th.chrony_error_bound_warn_s == 3 && ns.th.chrony_error_bound_crit_s == 4);
+	assert_true(ns.th.chrony_frequency_warn_ppm == 5 && ns.th.chrony_frequency_crit_ppm == 6);
+	assert_true(ns.th.chrony_skew_warn_ppm == 7 && ns.th.chrony_drift_warn_ppm_per_hour == 8);
+	assert_true(ns.th.chrony_drift_window_s == 9 && ns.th.chrony_drift_min_span_s == 10);
+	assert_int_equal(ns.th.ptp_offset_warn_ns, 11);
+	assert_int_equal(ns.th.ptp_offset_crit_ns, 12);
+	assert_true(ns.th.ptp_path_delay_jump_warn_ratio == 13.5);
+	assert_int_equal(ns.th.ptp_path_delay_min_samples, 14);
+	conffile_free(cf);
+}
+
+static void test_unknown_keys(void **state)
+{
+	(void)state;
+	parse_fails("{\n  \"defaults\": {\n    \"thresholds\": { \"chrony_ofset_warn_s\": 0.001 }\n  }\n}\n",
+		    "t.json:3:21: unknown key \"chrony_ofset_warn_s\"");
+	parse_fails("{ \"default\": {} }", "t.json:1:3: unknown key \"default\" in the top level");
+	parse_fails("{\"defaults\": {\"probe\": {\"sudo\": true}}}", "t.json:1:25: unknown key \"sudo\"");
+	parse_fails("{\"defaults\": {\"expect\": {\"ntp\": \"yes\"}}}", "t.json:1:26: unknown key \"ntp\"");
+	parse_fails("{\"defaults\": {\"name\": \"x\"}}", "t.json:1:15: unknown key \"name\" in \"defaults\"");
+	parse_fails("{\"groups\": [\n {\"name\": \"a\", \"hosts\": \"a1\"},\n {\"name\": \"b\", \"host\": \"b1\"}]}",
+		    "t.json:3:16: unknown key \"host\" in a group");
+	/* a key after others with nested values: positions follow document order */
+	parse_fails("{\"defaults\": {\"thresholds\": {\"chrony_offset_warn_s\": 0.001}, \"probe\": {\"iface\": \"e\"},"
+		    " \"zzz\": 1}}",
+		    "t.json:1:87: unknown key \"zzz\"");
+	/* non-ASCII keys are columns in characters, and printed safely */
+	parse_fails("{\"defaults\": {\"thresholds\": {\"\xc3\xa9\": 1, \"x\\n\": 2}}}",
+		    "t.json:1:30: unknown key \"?\"");
+	parse_fails("{\"defaults\": {\"thresholds\": {\"chrony_offset_warn_s\": 1, \"x\\n\": 2}}}",
+		    "t.json:1:57: unknown key \"x \"");
+}
+
+static void test_bad_values(void **state)
+{
+	(void)state;
+	parse_fails("{\"defaults\": {\"thresholds\": {\"chrony_offset_warn_s\": \"1ms\"}}}",
+		    "t.json:1:54: \"chrony_offset_warn_s\" must be a number");
+	parse_fails("{\"defaults\": {\"thresholds\": {\"chrony_offset_warn_s\": -0.001}}}",
+		    "t.json:1:54: \"chrony_offset_warn_s\" must be a finite number >= 0");
+	parse_fails("{\"defaults\": {\"thresholds\": {\"ptp_offset_warn_ns\": 10.5}}}",
+		    "t.json:1:52: \"ptp_offset_warn_ns\" must be a whole number");
+	parse_fails("{\"defaults\": {\"thresholds\": {\"ptp_path_delay_min_samples\": 3000000000}}}",
+		    "t.json:1:60: \"ptp_path_delay_min_samples\" must be at most");
+	parse_fails("{\"defaults\": {\"thresholds\": []}}", "t.json:1:29: \"thresholds\" must be an object");
+	parse_fails("{\"defaults\": {\"probe\": {\"pmc_sudo\": \"yes\"}}}",
+		    "t.json:1:37: \"pmc_sudo\" must be true or false");
+	parse_fails("{\"defaults\": {\"probe\": {\"iface\": \"eth0; rm\"}}}", "t.json:1:34: \"iface\" must be");
+	parse_fails("{\"defaults\": {\"probe\": {\"iface\": \"abcdefghijklmnop\"}}}", "t.json:1:34: \"iface\"");
+	parse_fails("{\"defaults\": {\"expect\": {\"ptp\": \"maybe\"}}}",
+		    "t.json:1:33: \"ptp\" must be \"auto\", \"yes\" or \"no\"");
+	parse_fails("{\"defaults\": 1}", "t.json:1:14: \"defaults\" must be an object");
+	parse_fails("{\"groups\": {}}", "t.json:1:12: \"groups\" must be an array");
+	parse_fails("{\"groups\": [1]}", "t.json:1:13: a group must be an object");
+	parse_fails("[]", "t.json:1:1: the configuration must be a JSON object");
+}
+
+static void test_warn_above_crit(void **state)
+{
+	(void)state;
+	/* both in one object */
+	parse_fails("{\"defaults\": {\"thresholds\": {\"ptp_offset_warn_ns\": 2000, \"ptp_offset_crit_ns\": 1000}}}",
+		    "t.json:1:30: \"ptp_offset_warn_ns\" (2000) is above \"ptp_offset_crit_ns\" (1000)");
+	/* against the built-in crit (10 ms) */
+	parse_fails("{\"defaults\": {\"thresholds\": {\"chrony_offset_warn_s\": 0.02}}}",
+		    "t.json:1:30: \"chrony_offset_warn_s\" (0.02) is above \"chrony_offset_crit_s\" (0.01)");
+	/* a group's crit below the defaults' warn */
+	parse_fails("{\"defaults\": {\"thresholds\": {\"chrony_frequency_warn_ppm\": 200}},\n"
+		    " \"groups\": [{\"name\": \"g\", \"hosts\": \"n1\",\n"
+		    "   \"thresholds\": {\"chrony_frequency_crit_ppm\": 150}}]}",
+		    "t.json:3:19: \"chrony_frequency_warn_ppm\" (200) is above \"chrony_frequency_crit_ppm\" (150) "
+		    "once merged");
+	/* equal is fine */
+	conffile *cf = parse_ok("{\"defaults\": {\"thresholds\": {\"chrony_error_bound_warn_s\": 0.05}}}");
+	conffile_free(cf);
+}
+
+static void test_groups_need_name_and_hosts(void **state)
+{
+	(void)state;
+	parse_fails("{\"groups\": [\n  {\"hosts\": \"n1\"}]}", "t.json:2:3: this group has no \"name\"");
+	parse_fails("{\"groups\": [\n  {\"name\": \"g\"}]}", "t.json:2:3: group \"g\" has no \"hosts\"");
+	parse_fails("{\"groups\": [{\"name\": \"\", \"hosts\": \"n1\"}]}",
+		    "t.json:1:22: \"name\" must be a non-empty string");
+	parse_fails("{\"groups\": [{\"name\": \"g\", \"hosts\": []}]}", "t.json:1:36: \"hosts\": empty array");
+	parse_fails("{\"groups\": [{\"name\": \"g\", \"hosts\": \"\"}]}", "t.json:1:36: \"hosts\": empty host list");
+	parse_fails("{\"groups\": [{\"name\": \"g\", \"hosts\": 5}]}", "t.json:1:36: \"hosts\" must be");
+	parse_fails("{\"groups\": [{\"name\": \"g\", \"hosts\": [\"a1\", 5]}]}", "t.json:1:43: \"hosts\" must be");
+}
+
+static void test_bad_host_list_points_inside_the_string(void **state)
+{
+	(void)state;
+	/* "gpu[001-" : hostlist reports a column inside the expression */
+	conffile *cf = NULL;
+	char err[512] = "";
+	const char *text = "{\"groups\": [{\"name\": \"g\", \"hosts\": \"ok,gpu[9-1]\"}]}";
+	assert_int_equal(conffile_parse(text, strlen(text), "t.json", &cf, err, sizeof err), -1);
+	/* the string starts at column 36; the bad range is inside it, not before */
+	int line = 0, col = 0;
+	assert_int_equal(sscanf(err, "t.json:%d:%d:", &line, &col), 2);
+	assert_int_equal(line, 1);
+	assert_in_range(col, 37, 36 + (int)strlen("\"ok,gpu[9-1]")); /* within the quotes */
+	assert_non_null(strstr(err, "\"hosts\": "));
+	parse_fails("{\"groups\": [{\"name\": \"g\", \"hosts\": [\"a1\", \"b[1-\"]}]}", "t.json:1:");
+}
+
+static void test_upstream_and_grandmaster_syntax(void **state)
+{
+	(void)state;
+	static const char *const good_hosts[] = {"10.0.0.1", "fe80::1", "ntp.example.org", "ntp.example.org.",
+						 "a-b", "x1"};
+	static const char *const bad_hosts[] = {"", "10.0.0.256", "-ntp", "ntp-", "a..b", "ntp_1", "a b",
+						"300.1.1.1", "1.2.3"};
+	char text[512];
+	for (size_t i = 0; i < sizeof good_hosts / sizeof good_hosts[0]; i++) {
+		snprintf(text, sizeof text, "{\"defaults\": {\"ntp_upstream\": \"%s\"}}", good_hosts[i]);
+		conffile *cf = parse_ok(text);
+		node_settings ns;
+		conffile_resolve(cf, "n", &ns);
+		assert_string_equal(ns.ntp_upstream, good_hosts[i]);
+		conffile_free(cf);
+	}
+	for (size_t i = 0; i < sizeof bad_hosts / sizeof bad_hosts[0]; i++) {
+		snprintf(text, sizeof text, "{\"defaults\": {\"ntp_upstream\": \"%s\"}}", bad_hosts[i]);
+		parse_fails(text, "t.json:1:31: \"ntp_upstream\" must be a host name or an IP address");
+	}
+	parse_fails("{\"defaults\": {\"ntp_upstream\": 1}}", "t.json:1:31: \"ntp_upstream\"");
+	static const char *const bad_ids[] = {"aabbcc.fffe.ddeef", "aabbcc-fffe-ddeeff", "aabbcg.fffe.ddeeff",
+					      "aabbccfffeddeeff", "aabbcc.fffe.ddeeff0", ""};
+	for (size_t i = 0; i < sizeof bad_ids / sizeof bad_ids[0]; i++) {
+		snprintf(text, sizeof text, "{\"groups\": [{\"name\": \"g\", \"hosts\": \"n\", \"grandmaster\": \"%s\"}]}",
+			 bad_ids[i]);
+		parse_fails(text, "t.json:1:56: \"grandmaster\" must be a PTP clock identity");
+	}
+}
+
+static void test_syntax_errors(void **state)
+{
+	(void)state;
+	/* jansson's own positions */
+	parse_fails("{\n  \"defaults\": {\n    \"thresholds\": { \"chrony_offset_warn_s\": 0.001, }\n  }\n}\n",
+		    "t.json:3:");
+	parse_fails("", "t.json:1:1: ");
+	parse_fails("{\"a\": 1", "t.json:1:");
+	parse_fails("{\"defaults\": {}, \"defaults\": {}}", "t.json:1:");
+	parse_fails("{} {}", "t.json:1:");
+	parse_fails("{\"defaults\": {\"thresholds\": {\"chrony_offset_warn_s\": 1e999}}}", "t.json:1:");
+	conffile *cf = NULL;
+	char err[512];
+	/* NUL bytes and garbage never crash and never pass */
+	static const char nul_text[] = "{\"defaults\"\0: {}}";
+	assert_int_equal(conffile_parse(nul_text, sizeof nul_text - 1, "t.json", &cf, err, sizeof err), -1);
+	assert_null(cf);
+	static const char *const garbage[] = {"{", "}", "[[[[", "\"", "{\"groups\": [{\"name\": \"g\", \"hosts\":",
+					      "\xff\xfe{}", "{\"defaults\": nul}"};
+	for (size_t i = 0; i < sizeof garbage / sizeof garbage[0]; i++) {
+		assert_int_equal(conffile_parse(garbage[i], strlen(garbage[i]), "t.json", &cf, err, sizeof err), -1);
+		assert_null(cf);
+		assert_true(strncmp(err, "t.json:", 7) == 0);
+	}
+	/* a tiny err buffer is truncated, never overrun */
+	char small[8];
+	assert_int_equal(conffile_parse("{\"x\": 1}", 8, "t.json", &cf, small, sizeof small), -1);
+	assert_string_equal(small, "t.json:");
+}
+
+static void test_load_file(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/synctop_test_config_XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	const char *text = "{\"groups\": [{\"name\": \"g\", \"hosts\": \"n[1-3]\",\n \"probe\": {\"iface\": \"eth9\"}}]}";
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	conffile *cf = NULL;
+	char err[512] = "";
+	assert_int_equal(conffile_load(path, &cf, err, sizeof err), 0);
+	node_settings ns;
+	assert_int_equal(conffile_resolve(cf, "n2", &ns), 0);
+	assert_string_equal(ns.iface, "eth9");
+	conffile_free(cf);
+
+	/* errors are named after the path */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	text = "{\"groups\": [{\"name\": \"g\", \"hosts\": \"n[1-3]\",\n \"probe\": {\"ifcae\": \"eth9\"}}]}";
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	assert_int_equal(conffile_load(path, &cf, err, sizeof err), -1);
+	char want[600];
+	snprintf(want, sizeof want, "%s:2:12: unknown key \"ifcae\"", path);
+	assert_true(strncmp(err, want, strlen(want)) == 0);
+	unlink(path);
+
+	assert_int_equal(conffile_load("/nonexistent/synctop.json", &cf, err, sizeof err), -1);
+	assert_string_equal(err, "/nonexistent/synctop.json: No such file or directory");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults_without_file),
+		cmocka_unit_test(test_defaults_apply_to_unmatched_node),
+		cmocka_unit_test(test_group_overrides_key_by_key),
+		cmocka_unit_test(test_first_matching_group_wins),
+		cmocka_unit_test(test_array_hosts),
+		cmocka_unit_test(test_empty_and_minimal_files),
+		cmocka_unit_test(test_every_threshold_key),
+		cmocka_unit_test(test_unknown_keys),
+		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_warn_above_crit),
+		cmocka_unit_test(test_groups_need_name_and_hosts),
+		cmocka_unit_test(test_bad_host_list_points_inside_the_string),
+		cmocka_unit_test(test_upstream_and_grandmaster_syntax),
+		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_load_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
