@@ -38,9 +38,10 @@ static const char *login_name(void)
 static known_hosts *known_hosts_for(inventory *inv, const char *const *files, size_t n)
 {
 	char key[SSH_KNOWN_HOSTS_MAX * (SSH_PATH_LEN + 1) + 1] = "";
-	for (size_t i = 0; i < n; i++) {
-		strncat(key, files[i], sizeof key - strlen(key) - 2);
-		strcat(key, "\n");
+	size_t used = 0;
+	for (size_t i = 0; i < n && used < sizeof key; i++) {
+		int w = snprintf(key + used, sizeof key - used, "%s\n", files[i]);
+		used += w > 0 ? (size_t)w : 0;
 	}
 	for (size_t i = 0; i < inv->n_known_hosts_sets; i++) {
 		if (strcmp(inv->known_hosts_keys[i], key) == 0) {
