@@ -22,6 +22,61 @@ fi
 tmp=$(mktemp -d /tmp/synctop-bench-smoke.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
+
+# bench/lib/polls.awk on hand-made logs: which due times were on time, late
+# or missed.
+same() { # got want description
+	[ "$1" = "$2" ]
+	ok $? "$3"
+	[ "$1" = "$2" ] || diag "got: $1"
+}
+polls() { # log t0 t1 interval nodes
+	awk -v t0="$(date -u -d "$2" +%s)" -v t1="$(date -u -d "$3" +%s)" -v interval="$4" -v nodes="$5" \
+		-v rtts="$tmp/rtts" -f "$top/bench/lib/polls.awk" "$1"
+}
+# interval 1 s, node1 phase .4: a 1.2 s poll (late), the due time it
+# overran sent late but on time, one skipped; node2 never answers (8 missed)
+cat >"$tmp/a.log" <<'EOF'
+2026-12-02T13:00:00.500000Z node1: poll complete rtt_s=0.100000 bytes=1
+2026-12-02T13:00:01.500000Z node1: poll complete rtt_s=0.100000 bytes=1
+2026-12-02T13:00:03.600000Z node1: poll complete rtt_s=1.200000 bytes=1
+2026-12-02T13:00:03.700000Z node1: poll complete rtt_s=0.100000 bytes=1
+2026-12-02T13:00:04.500000Z node1: poll complete rtt_s=0.100000 bytes=1
+2026-12-02T13:00:06.500000Z node1: poll complete rtt_s=0.100000 bytes=1
+EOF
+got=$(polls "$tmp/a.log" 2026-12-02T13:00:00Z 2026-12-02T13:00:08Z 1 2)
+same "$got" "polls=6 slots=15 ontime=5 late=1 missed=9 events=0 hosts=1" \
+	"polls.awk: late, skipped and silent nodes at 1 s"
+# interval 10 s, event loop lag 0-1.2 s, rtt 2 s: n1 skips its 13:00:53 due
+# time, n2's 13:01:09.9 poll takes 11 s
+cat >"$tmp/b.log" <<'EOF'
+2026-12-02T13:00:05.010000Z n1: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:00:11.910000Z n2: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:00:15.161237Z n1: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:00:22.846468Z n2: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:00:26.016920Z n1: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:00:32.012632Z n2: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:00:35.010000Z n1: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:00:41.910000Z n2: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:00:45.916530Z n1: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:00:51.934017Z n2: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:01:02.902918Z n2: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:01:05.010000Z n1: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:01:15.306083Z n1: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:01:20.910000Z n2: poll complete rtt_s=11.000000 bytes=100
+2026-12-02T13:01:22.419320Z n2: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:01:25.594522Z n1: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:01:32.814736Z n2: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:01:35.010000Z n1: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:01:41.910000Z n2: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:01:45.539389Z n1: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:01:51.902527Z n2: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:01:55.781912Z n1: poll complete rtt_s=2.000000 bytes=100
+2026-12-02T13:02:02.434465Z n2: poll complete rtt_s=2.000000 bytes=100
+EOF
+got=$(polls "$tmp/b.log" 2026-12-02T13:00:20Z 2026-12-02T13:01:40Z 10 2)
+same "$got" "polls=15 slots=14 ontime=12 late=1 missed=1 events=0 hosts=2" \
+	"polls.awk: loop lag is not a missed poll at 10 s"
 user_before=$(getent passwd synctopbench)
 cgroups() { find /sys/fs/cgroup -maxdepth 2 -name 'synctop-bench-*' 2>/dev/null | sort; }
 cg_before=$(cgroups)
@@ -32,8 +87,9 @@ rc=$?
 took=$((SECONDS - start))
 ok $rc "bench/run --smoke exits 0"
 [ $rc -eq 0 ] || diag "$(tail -n 20 "$tmp/stderr")"
-[ "$took" -lt 60 ]
-ok $? "it finishes in under 60 s (took ${took}s)"
+# smoke mode is meant to take < 60 s; not asserted (no wall-clock
+# assertions: a loaded machine must not fail the suite)
+diag "bench/run --smoke took ${took}s"
 
 md=
 for f in "$tmp"/out/RESULTS-*.md; do
