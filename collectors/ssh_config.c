@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "ssh_config.h"
+#include "textfile.h"
 
 #define MAX_DEPTH 16                     /* OpenSSH's READCONF_MAX_DEPTH */
 #define MAX_FILES 256                    /* per load: bounds glob include loops */
@@ -871,50 +872,6 @@ static int splice_include(ssh_config *cfg, const entry *inc, bool user_conf, int
 	return 0;
 }
 
-/* Read at most FILE_MAX bytes of an open file. */
-static char *read_all(int fd, const char *path, size_t *len, char *err, size_t errlen)
-{
-	size_t cap = 8192, n = 0;
-	char *buf = malloc(cap);
-	if (!buf) {
-		set_err(err, errlen, "%s: out of memory", path);
-		return NULL;
-	}
-	for (;;) {
-		if (n == cap) {
-			if (cap >= FILE_MAX) {
-				set_err(err, errlen, "%s: file too large (limit %u bytes)", path,
-					FILE_MAX);
-				free(buf);
-				return NULL;
-			}
-			char *bigger = realloc(buf, cap * 2);
-			if (!bigger) {
-				set_err(err, errlen, "%s: out of memory", path);
-				free(buf);
-				return NULL;
-			}
-			buf = bigger;
-			cap *= 2;
-		}
-		ssize_t got = read(fd, buf + n, cap - n);
-		if (got < 0) {
-			if (errno == EINTR) {
-				continue;
-			}
-			set_err(err, errlen, "%s: %s", path, strerror(errno));
-			free(buf);
-			return NULL;
-		}
-		if (got == 0) {
-			break;
-		}
-		n += (size_t)got;
-	}
-	*len = n;
-	return buf;
-}
-
 static const char *remember_file(ssh_config *cfg, const char *path)
 {
 	if (cfg->nfiles == cfg->files_cap) {
@@ -977,7 +934,7 @@ static int load_file(ssh_config *cfg, const char *path, bool user_conf, bool che
 		close(fd);
 		return -1;
 	}
-	text = read_all(fd, path, &len, err, errlen);
+	text = textfile_read_fd(fd, path, FILE_MAX, &len, err, errlen);
 	close(fd);
 	if (!text) {
 		return -1;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "hostlist.h"
+#include "textfile.h"
 #include "target.h"
 
 /* Room for a message quoting a whole expanded name. */
@@ -418,53 +419,13 @@ int target_list_parse(target_list *list, const char *text, size_t len, const cha
 static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t cap = 65536, n = 0;
-	char *buf = NULL;
-
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	buf = malloc(cap);
-	if (!buf) {
-		goto oom;
-	}
-	for (;;) {
-		if (n == cap) {
-			if (cap >= TARGET_FILE_MAX) {
-				snprintf(err, errlen, "%s: file too large (limit %u bytes)", path,
-					 TARGET_FILE_MAX);
-				goto fail;
-			}
-			char *bigger = realloc(buf, cap * 2);
-			if (!bigger) {
-				goto oom;
-			}
-			buf = bigger;
-			cap *= 2;
-		}
-		ssize_t got = read(fd, buf + n, cap - n);
-		if (got < 0) {
-			if (errno == EINTR) {
-				continue;
-			}
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			goto fail;
-		}
-		if (got == 0) {
-			break;
-		}
-		n += (size_t)got;
-	}
+	char *buf = textfile_read_fd(fd, path, TARGET_FILE_MAX, len, err, errlen);
 	close(fd);
-	*len = n;
 	return buf;
-oom:
-	snprintf(err, errlen, "%s: out of memory", path);
-fail:
-	free(buf);
-	close(fd);
-	return NULL;
 }
 
 int target_list_read_file(target_list *list, const char *path, char *err, size_t errlen)
