@@ -1036,8 +1036,41 @@ node_status health_status(const node *n, const finding_list *findings)
 	return NODE_STATUS_OK;
 }
 
+/* Appends items after the node's own findings, most severe first (stable),
+ * as far as the list has room. */
+static void append_cluster_findings(node *n, const finding *items, int count)
+{
+	finding_list *l = &n->findings;
+	for (int sev = SEVERITY_CRIT; sev >= SEVERITY_OK; sev--) {
+		for (int i = 0; i < count && l->count < MAX_FINDINGS; i++) {
+			if ((int)items[i].sev == sev) {
+				l->items[l->count++] = items[i];
+			}
+		}
+	}
+}
+
 void health_apply(node *n, const thresholds *th)
 {
+	/* The cluster pass runs less often than polls complete: keep what it
+	 * last said about this node until it runs again. */
+	finding cluster[MAX_FINDINGS];
+	int n_cluster = 0;
+	for (int i = n->n_own_findings; i < n->findings.count && i < MAX_FINDINGS; i++) {
+		cluster[n_cluster++] = n->findings.items[i];
+	}
 	health_evaluate(n, th, &n->findings);
+	n->n_own_findings = n->findings.count;
+	append_cluster_findings(n, cluster, n_cluster);
+	n->status = health_status(n, &n->findings);
+}
+
+void health_set_cluster_findings(node *n, const finding *items, int count)
+{
+	if (n->n_own_findings < 0 || n->n_own_findings > n->findings.count) {
+		n->n_own_findings = n->findings.count;
+	}
+	n->findings.count = n->n_own_findings;
+	append_cluster_findings(n, items, count);
 	n->status = health_status(n, &n->findings);
 }

@@ -23,7 +23,13 @@ void health_evaluate(const node *n, const thresholds *th, finding_list *out);
  * completed poll.  findings may be NULL (= none). */
 node_status health_status(const node *n, const finding_list *findings);
 
-/* health_evaluate into n->findings, then n->status = health_status(). */
+/* health_evaluate into n->findings (keeping the cluster findings that
+ * followed the node's own ones), then n->status = health_status(). */
 void health_apply(node *n, const thresholds *th);
+
+/* Replaces the cluster findings that follow the node's own ones with
+ * items[0..count) (sorted most severe first; dropped past MAX_FINDINGS) and
+ * recomputes n->status.  Called by the cluster pass (consistency.h). */
+void health_set_cluster_findings(node *n, const finding *items, int count);
 
 #endif

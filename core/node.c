@@ -43,6 +43,7 @@ void node_init(node *n, const char *host)
 	observation_init(&n->obs);
 	history_init(&n->history);
 	n->findings.count = 0;
+	n->n_own_findings = 0;
 	n->status = NODE_STATUS_UNKNOWN;
 	n->events.head = n->events.count = 0;
 	n->polls_completed = n->polls_failed = 0;

@@ -51,7 +51,11 @@ typedef struct {
 	char error[NODE_ERROR_LEN]; /* why unreachable / failing, "" if none */
 	observation obs;            /* latest completed poll */
 	history history;
+	/* The node's own findings (health.c) first, then the cluster-wide ones
+	 * (consistency.c) about how it compares with the others, most severe
+	 * first within each part; status is the worst of all. */
 	finding_list findings;
+	int n_own_findings;            /* findings.items[0..n_own_findings) are its own */
 	node_status status;
 	node_event_log events;
 	size_t last_raw_len;           /* bytes in last_raw */

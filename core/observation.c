@@ -104,6 +104,14 @@ void nic_obs_init(nic_obs *nic)
 	nic->phc_index = NIC_PHC_UNKNOWN;
 }
 
+void clock_check_obs_init(clock_check_obs *cc)
+{
+	memset(cc, 0, sizeof *cc);
+	cc->offset_s = NAN;
+	cc->uncertainty_s = NAN;
+	cc->measured_at = NAN;
+}
+
 void observation_init(observation *obs)
 {
 	obs->taken_at = NAN;
@@ -113,4 +121,5 @@ void observation_init(observation *obs)
 	ptp_obs_init(&obs->ptp);
 	nic_obs_init(&obs->nic);
 	memset(&obs->daemons, 0, sizeof obs->daemons);
+	clock_check_obs_init(&obs->clock);
 }

@@ -236,6 +236,27 @@ typedef struct {
 	unsigned running; /* DAEMON_* bits */
 } daemons_obs;
 
+/* ------------------------------------------------- independent clock check */
+
+/* The node's clock read over the already-open session and compared with the
+ * client's own: several exchanges of (client time before, node's
+ * `date +%s.%N`, client time after); the one with the smallest round trip is
+ * kept.  offset = node - client midpoint; the true offset lies within
+ * +-uncertainty of it (half that round trip), as far as the client's clock
+ * is right: the client is the reference. */
+#define CLOCK_CHECK_EXCHANGES 4
+
+typedef struct {
+	obs_state state;          /* OBS_OK once at least one exchange succeeded */
+	char error[OBS_ERROR_LEN];
+	int exchanges;            /* exchanges that returned a node time */
+	double offset_s;          /* node - client, NAN if unknown */
+	double uncertainty_s;     /* half the best exchange's round trip, NAN if unknown */
+	double measured_at;       /* client unix time of the best exchange, NAN if unknown */
+} clock_check_obs;
+
+void clock_check_obs_init(clock_check_obs *cc);
+
 /* -------------------------------------------------------------- the whole */
 
 typedef struct {
@@ -246,6 +267,7 @@ typedef struct {
 	ptp_obs ptp;
 	nic_obs nic;
 	daemons_obs daemons;
+	clock_check_obs clock;  /* kept across polls until the next check */
 } observation;
 
 /* Reset every field to "unknown / not collected". */

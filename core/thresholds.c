@@ -28,4 +28,15 @@ void thresholds_init_defaults(thresholds *th)
 	th->ptp_offset_crit_ns = 100000; /* 100 µs: worse than software timestamping (lab veth: -6..-13 µs, lab-notes) */
 	th->ptp_path_delay_jump_warn_ratio = 0.5; /* synctop choice: a route/switch change, not jitter */
 	th->ptp_path_delay_min_samples = 10;      /* synctop choice: enough for a stable median */
+
+	/* The reference is the client's own clock, itself only NTP-grade. */
+	th->clock_offset_warn_s = 10e-3;  /* 10 ms: Internet-grade NTP (chrony README), as chrony_offset_crit_s */
+	th->clock_offset_crit_s = 100e-3; /* 100 ms: synctop choice, beyond any working NTP */
+	th->clock_median_warn_s = 10e-3;  /* 10 ms: synctop choice, as clock_offset_warn_s */
+
+	/* Two nodes each just inside the offset limits are 2x apart. */
+	th->cluster_chrony_spread_warn_s = 2e-3;   /* 2 x chrony_offset_warn_s */
+	th->cluster_chrony_spread_crit_s = 20e-3;  /* 2 x chrony_offset_crit_s */
+	th->cluster_ptp_spread_warn_ns = 2000;     /* 2 x ptp_offset_warn_ns */
+	th->cluster_ptp_spread_crit_ns = 200000;   /* 2 x ptp_offset_crit_ns */
 }

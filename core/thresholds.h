@@ -45,6 +45,21 @@ typedef struct {
 	 * history */
 	double ptp_path_delay_jump_warn_ratio;
 	int ptp_path_delay_min_samples;
+
+	/* Independent clock check (observation.clock): |offset| beyond the
+	 * limit by more than its uncertainty. */
+	double clock_offset_warn_s;
+	double clock_offset_crit_s;
+	/* ... and |offset - cluster median| beyond this by more than the
+	 * uncertainty. */
+	double clock_median_warn_s;
+
+	/* Cluster-wide: max - min of the nodes' own offset claims; a node whose
+	 * offset is more than half the warn spread from the median is named. */
+	double cluster_chrony_spread_warn_s;
+	double cluster_chrony_spread_crit_s;
+	int64_t cluster_ptp_spread_warn_ns;
+	int64_t cluster_ptp_spread_crit_ns;
 } thresholds;
 
 void thresholds_init_defaults(thresholds *th);
