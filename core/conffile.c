@@ -55,6 +55,13 @@ static const threshold_key threshold_keys[] = {
 	TH(ptp_offset_crit_ns, NUM_INT64),
 	TH(ptp_path_delay_jump_warn_ratio, NUM_DOUBLE),
 	TH(ptp_path_delay_min_samples, NUM_INT),
+	TH(clock_offset_warn_s, NUM_DOUBLE),
+	TH(clock_offset_crit_s, NUM_DOUBLE),
+	TH(clock_median_warn_s, NUM_DOUBLE),
+	TH(cluster_chrony_spread_warn_s, NUM_DOUBLE),
+	TH(cluster_chrony_spread_crit_s, NUM_DOUBLE),
+	TH(cluster_ptp_spread_warn_ns, NUM_INT64),
+	TH(cluster_ptp_spread_crit_ns, NUM_INT64),
 };
 #undef TH
 #define N_TH_KEYS (sizeof threshold_keys / sizeof threshold_keys[0])
@@ -73,7 +80,7 @@ enum {
 /* warn/crit pairs: warn must not exceed crit once layers are merged. */
 static const struct {
 	int warn, crit;
-} pairs[] = {{0, 1}, {2, 3}, {4, 5}, {10, 11}};
+} pairs[] = {{0, 1}, {2, 3}, {4, 5}, {10, 11}, {14, 15}, {17, 18}, {19, 20}};
 
 /* What one level of the file sets: values plus which of them are set, and
  * where each was written (for errors found after merging). */
