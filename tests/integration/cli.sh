@@ -52,7 +52,7 @@ expect_usage "unwritable log" "--log" --demo --log /nonexistent/dir/log
 printf '{\n  "defaults": {\n    "thresholds": {\n      "chrony_ofset_warn_s": 0.001\n    }\n  }\n}\n' >"$tmp/bad.json"
 expect_usage "config: unknown key with file:line:column" "bad.json:4:7: unknown key \"chrony_ofset_warn_s\"" \
 	--demo --config "$tmp/bad.json"
-"$bin" --demo --check --config "$top/doc/synctop.conf.json" >/dev/null 2>&1
+"$bin" --demo --check --config "$top/docs/synctop.conf.json" >/dev/null 2>&1
 rc=$?
 [ "$rc" -ge 0 ] && [ "$rc" -le 3 ]
 ok $? "the example config is accepted (--check exit $rc)"
