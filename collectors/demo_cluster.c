@@ -266,6 +266,7 @@ static const char *const scenario_names[DEMO_SCENARIO_COUNT] = {
 	[DEMO_CHRONYD_DOWN] = "chronyd-down",
 	[DEMO_LARGE_OFFSET] = "large-offset",
 	[DEMO_PTP_FAULTY] = "ptp-faulty",
+	[DEMO_WRONG_CLOCK] = "wrong-clock",
 };
 
 /* The gpu nodes that are not simply healthy. */
@@ -274,6 +275,7 @@ static const struct {
 	demo_scenario scenario;
 } special_gpus[] = {
 	{7, DEMO_DRIFT},
+	{11, DEMO_WRONG_CLOCK},
 	{13, DEMO_UNSYNC},
 	{19, DEMO_LEAP},
 	{23, DEMO_OTHER_GM},
@@ -510,6 +512,16 @@ double demo_cluster_rtt_s(const demo_cluster *c, size_t i, uint64_t poll)
 	return nd->rtt_s + spread * white(nd->seed, S_RTT, (double)poll, 1);
 }
 
+double demo_cluster_exchange_rtt_s(const demo_cluster *c, size_t i, uint64_t poll)
+{
+	const demo_node *nd = &c->nodes[i];
+	if (nd->scenario == DEMO_SLOW) {
+		return demo_cluster_rtt_s(c, i, poll) - 0.1; /* no pmc wait */
+	}
+	/* a LAN round trip plus the fork of `date` */
+	return 0.9e-3 + 0.3e-3 * fabs(white(nd->seed, S_RTT, (double)poll, 1));
+}
+
 static int cmp_size(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
@@ -624,6 +636,10 @@ static double clock_offset(const demo_node *nd, double t)
 {
 	if (free_running(nd->scenario)) {
 		return nd->free_offset_s + nd->freq_base_ppm * 1e-6 * t;
+	}
+	if (nd->scenario == DEMO_WRONG_CLOCK) {
+		/* chronyd locked onto a source that is itself 2.2 s off */
+		return 2.2 + chrony_offset_at(nd, t);
 	}
 	return chrony_offset_at(nd, t);
 }
@@ -1019,6 +1035,9 @@ int demo_cluster_render_response(const demo_cluster *c, size_t i, double now, co
 	for (int tool = 0; tool < DEMO_TOOL_COUNT; tool++) {
 		if (tool == DEMO_TOOL_ETHTOOL && !(flags & PROBE_FLAG_ETHTOOL)) {
 			continue;
+		}
+		if (tool != DEMO_TOOL_TIME && (flags & PROBE_FLAG_TIME_ONLY)) {
+			continue; /* a clock exchange: the time section alone */
 		}
 		/* stdout goes straight into the answer; stderr is replayed after it */
 		char err_buf[512];

@@ -43,6 +43,7 @@ typedef enum {
 	DEMO_CHRONYD_DOWN,   /* chronyd stopped ("506 Cannot talk to daemon"), no ptp4l */
 	DEMO_LARGE_OFFSET,   /* chrony system clock about 3 ms ahead */
 	DEMO_PTP_FAULTY,     /* the PTP port is FAULTY */
+	DEMO_WRONG_CLOCK,    /* chronyd claims sync within microseconds, but the clock is 2.2 s ahead */
 	DEMO_SCENARIO_COUNT
 } demo_scenario;
 
@@ -81,6 +82,8 @@ double demo_cluster_connect_s(const demo_cluster *c, size_t i, uint64_t attempt)
 double demo_cluster_shell_start_s(const demo_cluster *c, size_t i, uint64_t attempt);
 /* Request sent -> answer complete, for poll n (pmc alone waits 100 ms). */
 double demo_cluster_rtt_s(const demo_cluster *c, size_t i, uint64_t poll);
+/* The same for a clock exchange (PROBE_FLAG_TIME_ONLY): network and `date`. */
+double demo_cluster_exchange_rtt_s(const demo_cluster *c, size_t i, uint64_t poll);
 /* Where poll n's answer of len bytes is cut: fills ends[] with increasing
  * end offsets, the last one len, and returns how many (1..DEMO_MAX_CHUNKS). */
 int demo_cluster_chunks(const demo_cluster *c, size_t i, uint64_t poll, size_t len,

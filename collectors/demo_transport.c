@@ -85,7 +85,9 @@ static void schedule_answer(demo_conn *c)
 {
 	c->answering = true;
 	c->n_chunks = 0;
-	c->answer_rtt_s = demo_cluster_rtt_s(c->cluster, c->index, c->polls);
+	const demo_request *r = &c->queue[c->q_head];
+	c->answer_rtt_s = (r->flags & PROBE_FLAG_TIME_ONLY) ? demo_cluster_exchange_rtt_s(c->cluster, c->index, c->polls)
+							   : demo_cluster_rtt_s(c->cluster, c->index, c->polls);
 	ev_timer_set(&c->answer_timer, c->answer_rtt_s, 0);
 	ev_timer_start(c->loop, &c->answer_timer);
 }
@@ -157,6 +159,8 @@ static void handle_line(demo_conn *c, const char *s, size_t len)
 			r.flags |= PROBE_FLAG_ETHTOOL;
 		} else if (flags[k] == 'S') {
 			r.flags |= PROBE_FLAG_SUDO_PMC;
+		} else if (flags[k] == 'T') {
+			r.flags |= PROBE_FLAG_TIME_ONLY;
 		}
 	}
 	snprintf(r.iface, sizeof r.iface, "-");

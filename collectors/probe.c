@@ -63,6 +63,8 @@ const char probe_script[] =
 	"	synctop_iface_ok \"$iface\" || iface=-\n"
 	"	printf \"@@synctop %s begin\\n\" \"$nonce\"\n"
 	"	synctop_run time date +%s.%N\n"
+	/* a clock exchange: as little as possible between request and answer */
+	"	case $flags in *T*) printf \"@@synctop %s end\\n\" \"$nonce\"; continue ;; esac\n"
 	"	synctop_run chrony chronyc -c -n -m tracking sources sourcestats\n"
 	"	case $flags in\n"
 	"	*S*) synctop_run pmc sudo -n pmc -u -b 0 \"GET TIME_STATUS_NP\" \"GET CURRENT_DATA_SET\""
@@ -141,7 +143,7 @@ int probe_request_format(char *buf, size_t len, const char *nonce, unsigned flag
 			 const char *iface)
 {
 	if (!probe_nonce_valid(nonce) ||
-	    (flags & ~(PROBE_FLAG_ETHTOOL | PROBE_FLAG_SUDO_PMC)) != 0) {
+	    (flags & ~(PROBE_FLAG_ETHTOOL | PROBE_FLAG_SUDO_PMC | PROBE_FLAG_TIME_ONLY)) != 0) {
 		return -1;
 	}
 	if (iface == NULL || iface[0] == '\0' || strcmp(iface, "-") == 0) {
@@ -149,8 +151,12 @@ int probe_request_format(char *buf, size_t len, const char *nonce, unsigned flag
 	} else if (!probe_iface_valid(iface)) {
 		return -1;
 	}
-	char letters[3];
+	char letters[4];
 	size_t k = 0;
+	if (flags & PROBE_FLAG_TIME_ONLY) {
+		letters[k++] = 'T';
+		flags = 0; /* the shell ignores the rest: do not pretend otherwise */
+	}
 	if (flags & PROBE_FLAG_ETHTOOL) {
 		letters[k++] = 'E';
 	}

@@ -12,8 +12,9 @@
  *
  * Request (probe_request_format):  "NONCE FLAGS IFACE\n"
  *   NONCE  16 lowercase hex digits, new for every poll; other lines are ignored
- *   FLAGS  letters: E = run ethtool this poll, S = run pmc through `sudo -n`;
- *          "-" for none
+ *   FLAGS  letters: E = run ethtool this poll, S = run pmc through `sudo -n`,
+ *          T = a clock exchange: answer the time section alone (the other
+ *          letters are then ignored); "-" for none
  *   IFACE  [A-Za-z0-9_.:-]{1,15} not starting with '-', or "-" = unknown: with
  *          E the shell then uses the default-route interface of
  *          /proc/net/route, and if there is none it answers the ethtool
@@ -51,6 +52,7 @@
 
 #define PROBE_FLAG_ETHTOOL (1u << 0) /* "E" */
 #define PROBE_FLAG_SUDO_PMC (1u << 1) /* "S" */
+#define PROBE_FLAG_TIME_ONLY (1u << 2) /* "T" */
 
 /* rc of the ethtool section when no interface could be determined. */
 #define PROBE_RC_NO_IFACE 125

@@ -22,6 +22,7 @@ typedef enum {
 	SN_CONNECTING,  /* transport starting */
 	SN_READY,       /* shell up, no poll in flight */
 	SN_WAITING,     /* request sent, collecting the answer */
+	SN_CLOCK,       /* clock exchange sent, collecting its answer */
 	SN_BACKOFF,     /* failed; reconnect when the timer fires */
 	SN_REFUSED,     /* host key refused: never retried on our own */
 	SN_DONE,        /* once mode: finished */
@@ -40,9 +41,16 @@ struct sched_node {
 	bytebuf answer;            /* response bytes until the end marker */
 	bool discarding;           /* over the cap: drop until the shell restarts */
 	double sent_at;
+	double due_at;             /* loop time the poll in flight fell due */
+	double pending_due;        /* ... and the one waiting to be sent, 0 = none */
 	int failures;              /* consecutive, for the backoff */
 	double last_ethtool;       /* client time of the last NIC probe */
 	bool poll_due;             /* a poll was due while not ready */
+	/* The independent clock check (observation.h clock_check_obs). */
+	int exchanges_left;        /* of the check in progress */
+	double exchange_sent_wall; /* client CLOCK_REALTIME when the exchange was sent */
+	clock_check_obs clock;     /* the check in progress: best exchange so far */
+	double last_clock_check;   /* loop time the last check finished, 0 = never */
 	bool has_settings;         /* else the scheduler_config's apply */
 	node_settings settings;
 };
@@ -58,6 +66,7 @@ struct scheduler {
 };
 
 static void send_poll(sched_node *sn);
+static void send_exchange(sched_node *sn);
 
 void scheduler_config_init(scheduler_config *cfg)
 {
@@ -67,6 +76,7 @@ void scheduler_config_init(scheduler_config *cfg)
 	cfg->ethtool_every_s = 300.0;
 	cfg->backoff_min_s = 0.5;
 	cfg->backoff_max_s = 60.0;
+	cfg->clock_check_every_s = 30.0;
 }
 
 double scheduler_backoff_delay(int failures, double min_s, double max_s, double unit)
@@ -177,6 +187,109 @@ static void keep_raw(node *n, const bytebuf *answer)
 	n->last_raw_truncated = answer->len > NODE_RAW_LEN;
 }
 
+/* The node is ready again: finish it (once mode) or send a poll that fell
+ * due meanwhile. */
+static void after_answer(sched_node *sn)
+{
+	finish_once(sn);
+	if (sn->poll_due && sn->state == SN_READY) {
+		sn->poll_due = false;
+		send_poll(sn);
+	}
+}
+
+/* --------------------------------------------------- the clock check */
+
+static bool clock_check_due(const sched_node *sn)
+{
+	const scheduler_config *cfg = &sn->s->cfg;
+	if (cfg->clock_check_every_s <= 0) {
+		return false;
+	}
+	return cfg->once || sn->last_clock_check == 0 ||
+	       ev_now(sn->s->loop) - sn->last_clock_check >= cfg->clock_check_every_s;
+}
+
+static void start_clock_check(sched_node *sn)
+{
+	clock_check_obs_init(&sn->clock);
+	sn->exchanges_left = CLOCK_CHECK_EXCHANGES;
+	send_exchange(sn);
+}
+
+static void finish_clock_check(sched_node *sn)
+{
+	node *n = sn->model;
+	sn->last_clock_check = ev_now(sn->s->loop);
+	if (sn->clock.exchanges > 0) {
+		sn->clock.state = OBS_OK;
+		log_printf("%s: clock check offset_s=%.6f uncertainty_s=%.6f exchanges=%d", n->host,
+			   sn->clock.offset_s, sn->clock.uncertainty_s, sn->clock.exchanges);
+	} else if (sn->clock.state == OBS_NOT_COLLECTED) {
+		sn->clock.state = OBS_GARBAGE;
+		snprintf(sn->clock.error, sizeof sn->clock.error, "no exchange returned the node's time");
+	}
+	n->obs.clock = sn->clock;
+	health_apply(n, node_thresholds(sn));
+	notify(sn);
+	after_answer(sn);
+}
+
+/* One exchange answered: keep it if its round trip is the shortest yet
+ * (the smaller the round trip, the less room for asymmetry). */
+static void complete_exchange(sched_node *sn)
+{
+	double received = wall_now();
+	probe_response resp;
+	ev_timer_stop(sn->s->loop, &sn->deadline);
+	sn->state = SN_READY;
+	if (probe_split(sn->answer.data, sn->answer.len, sn->nonce, &resp) == PROBE_COMPLETE) {
+		const probe_section *sec = probe_section_find(&resp, "time");
+		double node_time = sec && sec->rc == 0 ? probe_decode_node_time(sec->out, sec->out_len) : NAN;
+		double rtt = received - sn->exchange_sent_wall;
+		if (isfinite(node_time) && rtt >= 0) {
+			sn->clock.exchanges++;
+			if (!(rtt / 2 >= sn->clock.uncertainty_s)) { /* NAN: the first one */
+				sn->clock.offset_s = node_time - (sn->exchange_sent_wall + received) / 2;
+				sn->clock.uncertainty_s = rtt / 2;
+				sn->clock.measured_at = received;
+			}
+		} else if (sec && sec->rc != 0) {
+			sn->clock.state = OBS_COMMAND_FAILED;
+			snprintf(sn->clock.error, sizeof sn->clock.error, "date +%%s.%%N failed with status %d",
+				 sec->rc);
+		}
+	}
+	bytebuf_clear(&sn->answer);
+	if (--sn->exchanges_left > 0) {
+		send_exchange(sn);
+		return;
+	}
+	finish_clock_check(sn);
+}
+
+static void send_exchange(sched_node *sn)
+{
+	scheduler *s = sn->s;
+	char line[64];
+	probe_nonce_generate(sn->nonce);
+	if (probe_request_format(line, sizeof line, sn->nonce, PROBE_FLAG_TIME_ONLY, NULL) < 0) {
+		finish_clock_check(sn);
+		return;
+	}
+	bytebuf_clear(&sn->answer);
+	sn->state = SN_CLOCK;
+	ev_timer_set(&sn->deadline, s->cfg.poll_timeout_s, 0);
+	ev_timer_start(s->loop, &sn->deadline);
+	sn->exchange_sent_wall = wall_now();
+	if (transport_send(sn->t, line, strlen(line)) != 0) {
+		ev_timer_stop(s->loop, &sn->deadline);
+		sn->state = SN_CONNECTING;
+	}
+}
+
+/* ------------------------------------------------------- the answer */
+
 static void complete_poll(sched_node *sn)
 {
 	scheduler *s = sn->s;
@@ -198,8 +311,10 @@ static void complete_poll(sched_node *sn)
 	}
 	obs->taken_at = wall_now();
 	obs->rtt_s = ev_now(s->loop) - sn->sent_at;
+	obs->clock = n->obs.clock; /* measured by its own exchanges, less often */
 	n->polls_completed++;
-	log_printf("%s: poll complete rtt_s=%.6f bytes=%zu", n->host, obs->rtt_s, sn->answer.len);
+	log_printf("%s: poll complete rtt_s=%.6f bytes=%zu due=%.6f sent=%.6f", n->host, obs->rtt_s,
+		   sn->answer.len, sn->due_at, sn->sent_at);
 	if (obs->nic.state == OBS_NOT_COLLECTED && n->has_observation) {
 		obs->nic = n->obs.nic; /* NIC capabilities are probed every few minutes */
 	} else if (obs->nic.state != OBS_NOT_COLLECTED) {
@@ -228,17 +343,17 @@ static void complete_poll(sched_node *sn)
 	history_push(&n->history, &sample);
 	health_apply(n, node_thresholds(sn));
 	notify(sn);
-	finish_once(sn);
-	if (sn->poll_due && sn->state == SN_READY) {
-		sn->poll_due = false;
-		send_poll(sn);
+	if (clock_check_due(sn)) {
+		start_clock_check(sn);
+		return;
 	}
+	after_answer(sn);
 }
 
 static void on_data(void *owner, const char *data, size_t len)
 {
 	sched_node *sn = owner;
-	if (sn->state != SN_WAITING || sn->discarding) {
+	if ((sn->state != SN_WAITING && sn->state != SN_CLOCK) || sn->discarding) {
 		return; /* the ready banner, or leftovers of an abandoned poll */
 	}
 	if (sn->answer.len + len > SCHEDULER_MAX_OUTPUT) {
@@ -256,7 +371,11 @@ static void on_data(void *owner, const char *data, size_t len)
 	}
 	bytebuf_append(&sn->answer, data, len);
 	if (probe_find_end(sn->answer.data, sn->answer.len, sn->nonce) != 0) {
-		complete_poll(sn);
+		if (sn->state == SN_CLOCK) {
+			complete_exchange(sn);
+		} else {
+			complete_poll(sn);
+		}
 	}
 }
 
@@ -336,7 +455,10 @@ static void send_poll(sched_node *sn)
 	bool pmc_sudo = sn->has_settings ? sn->settings.pmc_sudo : s->cfg.pmc_sudo;
 
 	if (sn->state != SN_READY) {
-		sn->poll_due = sn->state == SN_WAITING || sn->state == SN_CONNECTING;
+		sn->poll_due = sn->state == SN_WAITING || sn->state == SN_CLOCK || sn->state == SN_CONNECTING;
+		if (!sn->poll_due) {
+			sn->pending_due = 0; /* down: the next connection polls at once */
+		}
 		return;
 	}
 	if (sn->last_ethtool == 0 || ev_now(s->loop) - sn->last_ethtool >= s->cfg.ethtool_every_s) {
@@ -363,6 +485,10 @@ static void send_poll(sched_node *sn)
 	bytebuf_clear(&sn->answer);
 	sn->state = SN_WAITING;
 	sn->sent_at = ev_now(s->loop);
+	/* no timer behind it: sent on connecting or by poll-now */
+	sn->due_at = sn->pending_due > 0 ? sn->pending_due : sn->sent_at;
+	sn->pending_due = 0;
+	sn->poll_due = false;
 	ev_timer_set(&sn->deadline, s->cfg.poll_timeout_s, 0);
 	ev_timer_start(s->loop, &sn->deadline);
 	if (transport_send(sn->t, line, strlen(line)) != 0) {
@@ -377,6 +503,13 @@ static void on_poll_timer(struct ev_loop *loop, ev_timer *w, int revents)
 	if (sn->s->paused) {
 		return;
 	}
+	if (sn->poll_due) {
+		/* the previous due poll has not even been sent: one is enough */
+		log_printf("%s: poll skipped due=%.6f (the previous one is still waiting)", sn->model->host,
+			   ev_now(loop));
+		return;
+	}
+	sn->pending_due = ev_now(loop);
 	send_poll(sn);
 }
 
@@ -429,6 +562,8 @@ sched_node *scheduler_add(scheduler *s, node *model, const node_settings *settin
 	sn->backoff.data = sn;
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 64;
+		/* an array of pointers sized by its element, as meant:
+		 * NOLINTNEXTLINE(bugprone-sizeof-expression) */
 		s->nodes = xrealloc(s->nodes, s->cap * sizeof *s->nodes);
 	}
 	s->nodes[s->n++] = sn;

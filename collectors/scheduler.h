@@ -19,7 +19,7 @@
 #include "thresholds.h"
 #include "transport.h"
 
-#define SCHEDULER_MAX_OUTPUT (256 * 1024) /* per poll; more is a flood */
+#define SCHEDULER_MAX_OUTPUT (256 << 10) /* per poll; more is a flood */
 
 typedef struct scheduler scheduler;
 typedef struct sched_node sched_node;
@@ -30,6 +30,10 @@ typedef struct {
 	double ethtool_every_s;   /* NIC capabilities change rarely */
 	double backoff_min_s, backoff_max_s;
 	bool once;                /* poll each node once, then stop it */
+	/* The independent clock check (CLOCK_CHECK_EXCHANGES time-only
+	 * exchanges after a poll): at most this often; <= 0 = never.  Once
+	 * mode checks every node when it is > 0. */
+	double clock_check_every_s;
 	/* For nodes added without their own settings (scheduler_add). */
 	bool pmc_sudo;            /* run pmc through sudo -n */
 	char iface[16];           /* "" = from ptp4l, else the default route's */

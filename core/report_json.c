@@ -326,6 +326,23 @@ static json_t *nic_json(const nic_obs *nic, bool *ok)
 	return o;
 }
 
+/* ---------------------------------------------------- the clock check */
+
+static json_t *clock_json(const clock_check_obs *cc, bool *ok)
+{
+	if (cc->state == OBS_NOT_COLLECTED) {
+		return json_null();
+	}
+	bool good = cc->state == OBS_OK;
+	json_t *o = json_object();
+	put(o, "error", jpart_error(cc->state, cc->error, sizeof cc->error), ok);
+	put(o, "offset_s", good ? jnum(cc->offset_s) : json_null(), ok);
+	put(o, "uncertainty_s", good ? jnum(cc->uncertainty_s) : json_null(), ok);
+	put(o, "exchanges", json_integer(cc->exchanges), ok);
+	put(o, "measured_at", good ? jtime(cc->measured_at) : json_null(), ok);
+	return o;
+}
+
 /* ---------------------------------------------------------------- the rest */
 
 static json_t *findings_json(const finding_list *list, bool *ok)
@@ -361,6 +378,7 @@ static json_t *node_json(const node *nd, bool *ok)
 	put(o, "chrony", has ? chrony_json(&obs->chrony, ok) : json_null(), ok);
 	put(o, "ptp", has ? ptp_json(&obs->ptp, &obs->daemons, ok) : json_null(), ok);
 	put(o, "nic", has ? nic_json(&obs->nic, ok) : json_null(), ok);
+	put(o, "clock_check", has ? clock_json(&obs->clock, ok) : json_null(), ok);
 	put(o, "findings", findings_json(&nd->findings, ok), ok);
 	return o;
 }

@@ -79,6 +79,14 @@
  *       "hw_transmit", "hw_receive", "hw_raw_clock": booleans,
  *       "phc_index": 0                null when there is none
  *     },
+ *     "clock_check": null             not measured (yet, or --clock-check 0)
+ *       | {                           the node's clock against this machine's
+ *       "error": null | "...",
+ *       "offset_s": 2.2,              node - client, best of the exchanges
+ *       "uncertainty_s": 0.0004,      half that exchange's round trip
+ *       "exchanges": 4,
+ *       "measured_at": "2026-12-02T14:00:00.000Z"
+ *     },
  *     "findings": [ {
  *       "severity": "ok" | "warn" | "crit", "code": "chrony.offset",
  *       "message": "...", "hint": "..." | null

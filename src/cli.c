@@ -39,6 +39,8 @@ enum {
 	OPT_NO_MOUSE,
 	OPT_LOG,
 	OPT_CONFIG,
+	OPT_CLOCK_CHECK,
+	OPT_PROMETHEUS,
 };
 
 static const struct option long_options[] = {
@@ -68,6 +70,8 @@ static const struct option long_options[] = {
 	{"no-color", no_argument, NULL, OPT_NO_COLOR},
 	{"no-mouse", no_argument, NULL, OPT_NO_MOUSE},
 	{"log", required_argument, NULL, OPT_LOG},
+	{"clock-check", required_argument, NULL, OPT_CLOCK_CHECK},
+	{"prometheus", required_argument, NULL, OPT_PROMETHEUS},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -108,6 +112,9 @@ static void usage(FILE *f)
 	      "      --timeout SEC      --once/--check: overall deadline; live: per-poll deadline (default 10)\n"
 	      "      --iface IFACE      interface for ethtool -T (default: ptp4l's, else the default route's)\n"
 	      "      --pmc-sudo         run pmc through sudo -n (ptp4l socket is root-only)\n"
+	      "      --clock-check SEC  measure each node's clock against this machine's at most every\n"
+	      "                         SEC seconds, 0 = never (default 30; --once/--check: once)\n"
+	      "      --prometheus FILE  after every sweep, write a node_exporter textfile (atomically)\n"
 	      "\n"
 	      "Live view (on a terminal; plain text when stdout is not one):\n"
 	      "      --theme NAME|FILE  colour theme: default, light, high-contrast, mono, or a .json file\n"
@@ -186,6 +193,7 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 	opt->strict = -1;
 	opt->interval_s = 2.0;
 	opt->timeout_s = 10.0;
+	opt->clock_check_s = 30.0;
 	opt->max_handshakes = 64;
 
 	optind = 1;
@@ -222,6 +230,18 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 			if (parse_seconds("--interval", optarg, 0.1, 86400, &opt->interval_s) != 0) {
 				return 64;
 			}
+			break;
+		case OPT_CLOCK_CHECK:
+			if (parse_seconds("--clock-check", optarg, 0, 86400, &opt->clock_check_s) != 0) {
+				return 64;
+			}
+			break;
+		case OPT_PROMETHEUS:
+			if (!*optarg) {
+				fputs("synctop: --prometheus: expected a file name\n", stderr);
+				return 64;
+			}
+			opt->prometheus_file = optarg;
 			break;
 		case 'w':
 			push(&opt->hostlists, &opt->n_hostlists, optarg);

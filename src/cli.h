@@ -48,6 +48,8 @@ typedef struct {
 
 	/* polling */
 	double interval_s;
+	double clock_check_s;     /* --clock-check: 0 = never */
+	const char *prometheus_file; /* --prometheus, NULL = none */
 	double timeout_s;        /* --once/--check overall, and per poll */
 	const char *iface;
 	bool pmc_sudo;

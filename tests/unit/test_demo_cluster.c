@@ -56,6 +56,8 @@ static const verdict verdicts[] = {
 	{DEMO_CHRONYD_DOWN, NODE_STATUS_CRIT, {"time.no_service"}},
 	{DEMO_LARGE_OFFSET, NODE_STATUS_WARN, {"chrony.offset"}},
 	{DEMO_PTP_FAULTY, NODE_STATUS_CRIT, {"ptp.port_state"}},
+	/* its daemon's claim is fine: only the clock check (scheduler) sees it */
+	{DEMO_WRONG_CLOCK, NODE_STATUS_OK, {NULL}},
 };
 
 static const verdict *verdict_of(demo_scenario s)
@@ -223,6 +225,8 @@ static void test_every_section_parses(void **state)
 				/* a free-running clock: its own frequency error adds up */
 				assert_true(fabs(o->node_time - now) < 0.5 + 20e-6 * fabs(times[k]));
 				assert_true(fabs(o->node_time - now) > 0.01);
+			} else if (s == DEMO_WRONG_CLOCK) {
+				assert_true(fabs(o->node_time - now - 2.2) < 0.01);
 			} else {
 				assert_true(fabs(o->node_time - now) < 0.01);
 			}

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -27,6 +28,7 @@
 #include "ethtool_parse.h"
 #include "fixture.h"
 #include "probe.h"
+#include "probe_decode.h"
 
 #define N "0123456789abcdef"
 #define OTHER "fedcba9876543210"
@@ -297,6 +299,8 @@ static void test_request_format(void **state)
 	assert_false(probe_iface_valid("-"));
 	assert_int_equal(probe_request_format(buf, sizeof buf, "xyz", 0, "eth0"), -1);
 	assert_int_equal(probe_request_format(buf, sizeof buf, N, 1u << 5, "eth0"), -1);
+	probe_request_format(buf, sizeof buf, N, PROBE_FLAG_TIME_ONLY, NULL);
+	assert_string_equal(buf, N " T -\n");
 	assert_int_equal(probe_request_format(buf, 24, N, PROBE_FLAG_ETHTOOL, "eth0"), -1);
 	assert_int_equal(probe_request_format(buf, 25, N, PROBE_FLAG_ETHTOOL, "eth0"), 24);
 }
@@ -627,6 +631,18 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 	assert_int_equal(r.n_sections, 4);
 	assert_null(probe_section_find(&r, "ethtool"));
 	check_standard_sections(&r, false);
+
+	/* 4: a clock exchange: the time section alone, whatever else is asked */
+	char n4[] = "00000000000000d4";
+	probe_request_format(req, sizeof req, n4, PROBE_FLAG_TIME_ONLY | PROBE_FLAG_ETHTOOL, "eth0");
+	send_line(in[1], req);
+	read_response(out[0], n4, &b);
+	assert_int_equal(probe_split(b.data, b.len, n4, &r), PROBE_COMPLETE);
+	assert_int_equal(r.n_sections, 1);
+	s = probe_section_find(&r, "time");
+	assert_non_null(s);
+	assert_int_equal(s->rc, 0);
+	assert_true(isfinite(probe_decode_node_time(s->out, s->out_len)));
 
 	/* EOF on stdin ends the shell, which removes its temp file */
 	close(in[1]);

@@ -380,7 +380,11 @@ static void want_real(json_t *obj, const char *key, double want)
 }
 
 static const char *const node_keys[] = {
-	"host", "status", "reachable", "error", "observed_at", "rtt_s", "chrony", "ptp", "nic", "findings", NULL,
+	"host", "status", "reachable", "error", "observed_at", "rtt_s", "chrony", "ptp", "nic", "clock_check",
+	"findings", NULL,
+};
+static const char *const clock_keys[] = {
+	"error", "offset_s", "uncertainty_s", "exchanges", "measured_at", NULL,
 };
 static const char *const chrony_keys[] = {
 	"error", "leap_status", "stratum", "reference_id", "reference_name", "system_time_offset_s",
@@ -511,7 +515,44 @@ static void test_json_healthy_node(void **state)
 	assert_true(json_is_false(get(jnic, "hw_raw_clock")));
 	want_int(jnic, "phc_index", 0);
 
+	/* not measured (yet): null, not zeros */
+	assert_true(json_is_null(get(jn, "clock_check")));
 	assert_int_equal(json_array_size(get(jn, "findings")), 0);
+	json_decref(root);
+	free(nodes);
+}
+
+static void test_json_clock_check(void **state)
+{
+	(void)state;
+	node *nodes = make_nodes(2, NULL);
+	set_chrony(&nodes[0], 0.0001);
+	set_chrony(&nodes[1], 0.0001);
+	clock_check_obs *cc = &nodes[0].obs.clock;
+	cc->state = OBS_OK;
+	cc->exchanges = 4;
+	cc->offset_s = 2.0000123;
+	cc->uncertainty_s = 0.00025;
+	cc->measured_at = 1796208285.5;
+	cc = &nodes[1].obs.clock;
+	cc->state = OBS_COMMAND_FAILED;
+	snprintf(cc->error, sizeof cc->error, "date +%%s.%%N failed with status 127");
+
+	json_t *root = report_json_build(nodes, 2, 1796208290.0);
+	assert_non_null(root);
+	json_t *jc = get(json_array_get(get(root, "nodes"), 0), "clock_check");
+	want_keys(jc, clock_keys);
+	want_null(jc, "error");
+	want_real(jc, "offset_s", 2.0000123);
+	want_real(jc, "uncertainty_s", 0.00025);
+	want_int(jc, "exchanges", 4);
+	want_str(jc, "measured_at", "2026-12-02T10:44:45.500Z");
+	jc = get(json_array_get(get(root, "nodes"), 1), "clock_check");
+	want_keys(jc, clock_keys);
+	want_str(jc, "error", "date +%s.%N failed with status 127");
+	want_null(jc, "offset_s");
+	want_null(jc, "uncertainty_s");
+	want_null(jc, "measured_at");
 	json_decref(root);
 	free(nodes);
 }
@@ -1009,6 +1050,7 @@ int main(void)
 		cmocka_unit_test(test_cluster_grandmasters),
 		cmocka_unit_test(test_json_healthy_node),
 		cmocka_unit_test(test_json_unknowns_are_null),
+		cmocka_unit_test(test_json_clock_check),
 		cmocka_unit_test(test_json_failed_parts),
 		cmocka_unit_test(test_json_findings_and_status),
 		cmocka_unit_test(test_json_sanitises_remote_text),

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -30,7 +31,31 @@ typedef struct {
 	bool running;
 	enum { ANSWER, SILENT, FLOOD, FAIL_CONNECT, FAIL_HOSTKEY } mode;
 	double start_times[16];
+	double clock_offset_s;  /* added to the client's clock in clock exchanges */
+	int date_rc;            /* exit status of `date` in clock exchanges */
+	int exchanges;          /* time-only requests answered */
 } fake_transport;
+
+static double real_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A clock exchange: the time section alone, read from the client's clock
+ * plus the node's offset. */
+static void fake_answer_exchange(fake_transport *f, const char *nonce)
+{
+	char resp[512];
+	f->exchanges++;
+	int n = snprintf(resp, sizeof resp,
+			 "@@synctop %s begin\n@@synctop %s section time\n%.9f\n\n@@synctop %s stderr\n\n"
+			 "@@synctop %s rc %d\n@@synctop %s end\n",
+			 nonce, nonce, f->date_rc == 0 ? real_now() + f->clock_offset_s : 0.0, nonce, nonce,
+			 f->date_rc, nonce);
+	f->base.events->data(f->base.owner, resp, (size_t)n);
+}
 
 static void fake_answer(fake_transport *f)
 {
@@ -38,6 +63,10 @@ static void fake_answer(fake_transport *f)
 	char resp[1024];
 	memcpy(nonce, f->last_request, PROBE_NONCE_LEN);
 	nonce[PROBE_NONCE_LEN] = '\0';
+	if (strncmp(f->last_request + PROBE_NONCE_LEN, " T ", 3) == 0) {
+		fake_answer_exchange(f, nonce);
+		return;
+	}
 	int n = snprintf(resp, sizeof resp,
 			 "@@synctop ready\n@@synctop %s begin\n"
 			 "@@synctop %s section time\n1796208285.806246273\n\n@@synctop %s stderr\n\n@@synctop %s rc 0\n"
@@ -113,6 +142,10 @@ typedef struct {
 	int all_done;
 } fixture;
 
+/* The clock check adds exchanges after polls; the tests that count polls
+ * leave it off. */
+static double clock_check_every_s = 0;
+
 static void on_all_done(void *ctx)
 {
 	fixture *fx = ctx;
@@ -133,6 +166,7 @@ static fixture *setup_with(bool once, int mode, double timeout, const node_setti
 	cfg.poll_timeout_s = timeout;
 	cfg.backoff_min_s = 0.01;
 	cfg.backoff_max_s = 0.08;
+	cfg.clock_check_every_s = clock_check_every_s;
 	cfg.thresholds = &fx->th;
 	cfg.on_all_done = on_all_done;
 	cfg.ctx = fx;
@@ -193,6 +227,70 @@ static void test_once_polls_on_connect(void **state)
 	assert_true(fx->n->has_observation);
 	assert_true(fabs(fx->n->obs.node_time - 1796208285.806246273) < 1e-6);
 	assert_int_equal(fx->f->stops, 1); /* once mode closes the node when done */
+	teardown_fx(fx);
+}
+
+/* Once mode: the poll, then CLOCK_CHECK_EXCHANGES time-only exchanges,
+ * and the node's clock measured against ours. */
+static void test_once_clock_check(void **state)
+{
+	(void)state;
+	clock_check_every_s = 30;
+	fixture *fx = setup(true, ANSWER, 1.0);
+	clock_check_every_s = 0;
+	fx->f->clock_offset_s = 2.0;
+	scheduler_start(fx->s);
+	run_for(fx, 1.0);
+	assert_int_equal(fx->all_done, 1);
+	assert_int_equal(fx->f->sends, 1 + CLOCK_CHECK_EXCHANGES);
+	assert_int_equal(fx->f->exchanges, CLOCK_CHECK_EXCHANGES);
+	const clock_check_obs *cc = &fx->n->obs.clock;
+	assert_int_equal(cc->state, OBS_OK);
+	assert_int_equal(cc->exchanges, CLOCK_CHECK_EXCHANGES);
+	/* the fake answers at once: the offset is 2 s within a round trip */
+	assert_true(fabs(cc->offset_s - 2.0) < 0.05);
+	assert_true(cc->uncertainty_s >= 0 && cc->uncertainty_s < 0.05);
+	assert_true(fabs(cc->measured_at - real_now()) < 5.0);
+	teardown_fx(fx);
+}
+
+/* A node whose `date` fails: the check says so, the poll still counts. */
+static void test_clock_check_date_fails(void **state)
+{
+	(void)state;
+	clock_check_every_s = 30;
+	fixture *fx = setup(true, ANSWER, 1.0);
+	clock_check_every_s = 0;
+	fx->f->date_rc = 127;
+	scheduler_start(fx->s);
+	run_for(fx, 1.0);
+	assert_int_equal(fx->all_done, 1);
+	assert_true(fx->n->reachable);
+	assert_int_equal(fx->n->obs.clock.state, OBS_COMMAND_FAILED);
+	assert_non_null(strstr(fx->n->obs.clock.error, "127"));
+	assert_true(isnan(fx->n->obs.clock.offset_s));
+	teardown_fx(fx);
+}
+
+/* Live mode: the check repeats no more often than asked, and the polls
+ * between checks keep its result. */
+static void test_live_clock_check_interval(void **state)
+{
+	(void)state;
+	clock_check_every_s = 0.2;
+	fixture *fx = setup(false, ANSWER, 1.0);
+	clock_check_every_s = 0;
+	fx->f->clock_offset_s = -0.5;
+	scheduler_start(fx->s);
+	run_for(fx, 0.5);
+	int polls = fx->f->sends - fx->f->exchanges;
+	int checks = fx->f->exchanges / CLOCK_CHECK_EXCHANGES;
+	/* 0.5 s at 0.05 s: about 10 polls; checks at 0, 0.2, 0.4 s at most */
+	assert_true(polls >= 3);
+	assert_in_range(checks, 1, 3);
+	assert_true(checks < polls);
+	assert_int_equal(fx->n->obs.clock.state, OBS_OK);
+	assert_true(fabs(fx->n->obs.clock.offset_s + 0.5) < 0.05);
 	teardown_fx(fx);
 }
 
@@ -338,6 +436,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_once_polls_on_connect),
+		cmocka_unit_test(test_once_clock_check),
+		cmocka_unit_test(test_clock_check_date_fails),
+		cmocka_unit_test(test_live_clock_check_interval),
 		cmocka_unit_test(test_live_polls_every_interval),
 		cmocka_unit_test(test_deadline_restarts_shell),
 		cmocka_unit_test(test_flood_is_cut_off),
