@@ -51,6 +51,62 @@ static void format_interval(double s, char *buf, size_t len)
 	}
 }
 
+/* "this host: chrony +12 µs (10.0.0.1)": the reference the CLOCK column is
+ * measured against, and whether it can be trusted. */
+static void client_state(tui *t, int y, int *x, int cols)
+{
+	const node *c = t->client;
+	const chrony_obs *ch = &c->obs.chrony;
+	char off[UNITS_BUF_LEN], ref[sizeof ch->tracking.reference_name * 3 + 1];
+
+	put(t, y, x, cols, ROLE_DEFAULT, "  ");
+	put(t, y, x, cols, ROLE_DIM, "this host: ");
+	if (!c->has_observation) {
+		put(t, y, x, cols, ROLE_DIM, c->error[0] ? "not polled" : "polling");
+		return;
+	}
+	if (ch->state != OBS_OK) {
+		/* the clock checks then compare against an unsteered clock */
+		put(t, y, x, cols, ROLE_STATUS_WARN,
+		    ch->state == OBS_TOOL_MISSING ? "no chronyc" : "chronyd not answering");
+		return;
+	}
+	if (ch->tracking.leap == CHRONY_LEAP_UNSYNC) {
+		put(t, y, x, cols, ROLE_STATUS_WARN, "chrony not synchronised");
+		return;
+	}
+	units_format_seconds(ch->tracking.system_time_offset_s, off, sizeof off);
+	tw_clean(ch->tracking.reference_name, sizeof ch->tracking.reference_name, t->utf8, ref, sizeof ref);
+	putf(t, y, x, cols, ROLE_DEFAULT, "chrony %s", off);
+	if (ref[0]) {
+		putf(t, y, x, cols, ROLE_DIM, " (%s)", ref);
+	}
+}
+
+/* Whom the PTP nodes follow: more than one grandmaster is a split. */
+static void grandmasters(tui *t, const cluster_summary *s, int *xp, int cols)
+{
+	int x = *xp;
+	size_t total = s->n_gms + s->gms_more;
+	put(t, 1, &x, cols, ROLE_DEFAULT, "  ");
+	if (total > 1) {
+		putf(t, 1, &x, cols, ROLE_BADGE_CRIT, " %zu grandmasters ", total);
+		put(t, 1, &x, cols, ROLE_DEFAULT, " ");
+	} else {
+		put(t, 1, &x, cols, ROLE_DEFAULT, "GM ");
+	}
+	for (size_t i = 0; i < s->n_gms && x < cols; i++) {
+		char id[PTP_ID_LEN * 3 + 1];
+		tw_clean(s->gms[i].identity, sizeof s->gms[i].identity, t->utf8, id, sizeof id);
+		putf(t, 1, &x, cols, total > 1 ? ROLE_STATUS_CRIT : ROLE_DEFAULT, "%s%s", i ? ", " : "", id);
+		putf(t, 1, &x, cols, ROLE_DIM, " (%zu)", s->gms[i].nodes);
+	}
+	if (s->gms_more) {
+		putf(t, 1, &x, cols, ROLE_DIM, " +%zu more", s->gms_more);
+	}
+	*xp = x;
+}
+
 void bars_draw_header(tui *t, int cols)
 {
 	cluster_summary s;
@@ -121,25 +177,11 @@ void bars_draw_header(tui *t, int cols)
 		putf(t, 1, &x, cols, ROLE_DEFAULT, "  PTP max %s  spread %s", a + (a[0] == '+'),
 		     b + (b[0] == '+'));
 	}
-	if (s.n_gms == 0) {
-		return;
+	if (s.n_gms > 0) {
+		grandmasters(t, &s, &x, cols);
 	}
-	size_t total = s.n_gms + s.gms_more;
-	put(t, 1, &x, cols, ROLE_DEFAULT, "  ");
-	if (total > 1) {
-		putf(t, 1, &x, cols, ROLE_BADGE_CRIT, " %zu grandmasters ", total);
-		put(t, 1, &x, cols, ROLE_DEFAULT, " ");
-	} else {
-		put(t, 1, &x, cols, ROLE_DEFAULT, "GM ");
-	}
-	for (size_t i = 0; i < s.n_gms && x < cols; i++) {
-		char id[PTP_ID_LEN * 3 + 1];
-		tw_clean(s.gms[i].identity, sizeof s.gms[i].identity, t->utf8, id, sizeof id);
-		putf(t, 1, &x, cols, total > 1 ? ROLE_STATUS_CRIT : ROLE_DEFAULT, "%s%s", i ? ", " : "", id);
-		putf(t, 1, &x, cols, ROLE_DIM, " (%zu)", s.gms[i].nodes);
-	}
-	if (s.gms_more) {
-		putf(t, 1, &x, cols, ROLE_DIM, " +%zu more", s.gms_more);
+	if (t->client) {
+		client_state(t, 1, &x, cols);
 	}
 }
 

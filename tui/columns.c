@@ -19,6 +19,7 @@ static const column_info infos[COL_COUNT] = {
 	[COL_SOURCE] = {"SOURCE", "source", 10, 24, false, true, false},
 	[COL_STRATUM] = {"ST", "stratum", 3, 3, true, true, false},
 	[COL_OFFSET] = {"OFFSET", "offset", 11, 11, true, true, true},
+	[COL_CLOCK] = {"CLOCK", "clock", 11, 11, true, true, true},
 	[COL_SPARK] = {"TREND", "trend", 8, 120, false, false, false},
 	[COL_FREQ] = {"FREQ ppm", "frequency", 9, 9, true, true, true},
 	[COL_SKEW] = {"SKEW", "skew", 7, 7, true, true, true},
@@ -74,6 +75,11 @@ static bool ptp_follows(const node *nd)
 static bool chrony_ok(const node *nd)
 {
 	return nd->has_observation && nd->obs.chrony.state == OBS_OK;
+}
+
+static bool clock_ok(const node *nd)
+{
+	return nd->has_observation && nd->obs.clock.state == OBS_OK && isfinite(nd->obs.clock.offset_s);
 }
 
 static bool ptp_ok(const node *nd)
@@ -191,6 +197,15 @@ static const struct {
 	{"ptp.gm_absent", COL_SOURCE},
 	{"nic.no_hw_timestamping", COL_HWTS},
 	{"time.no_service", COL_SOURCE},
+	{"clock.offset", COL_CLOCK},
+	{"cluster.clock_median", COL_CLOCK},
+	{"cluster.offset_spread", COL_OFFSET},
+	{"cluster.ptp_spread", COL_PTP_OFFSET},
+	{"cluster.grandmaster", COL_SOURCE},
+	{"cluster.ptp_domain", COL_SOURCE},
+	{"cluster.reference", COL_SOURCE},
+	{"cluster.leap", COL_LEAP},
+	{"cluster.utc_offset", COL_LEAP},
 };
 
 cell_tone columns_finding_tone(const node *nd, column_id id)
@@ -315,6 +330,13 @@ void columns_cell(const node *nd, column_id id, int width, double now, bool utf8
 			format_seconds_cell(o->chrony.tracking.system_time_offset_s, out->text, sizeof out->text);
 		}
 		break;
+	case COL_CLOCK:
+		if ((na = !clock_ok(nd))) {
+			snprintf(out->text, sizeof out->text, "-");
+		} else {
+			format_seconds_cell(o->clock.offset_s, out->text, sizeof out->text);
+		}
+		break;
 	case COL_SPARK:
 		sparkline_history(&nd->history, HISTORY_OFFSET_S, HISTORY_PTP_OFFSET_NS,
 				  width > 0 ? (size_t)width : 0, utf8, out->text, sizeof out->text);
@@ -428,13 +450,16 @@ unsigned columns_data_mask(const node *nd)
 	if (nd->obs.nic.state == OBS_OK || primary_port(&nd->obs.ptp)) {
 		m |= 1u << COL_HWTS;
 	}
+	if (clock_ok(nd)) {
+		m |= 1u << COL_CLOCK;
+	}
 	return m;
 }
 
 /* ---------------------------------------------------------------- layout */
 
 static const column_id priority[COL_COUNT] = {
-	COL_NODE, COL_STATUS, COL_OFFSET, COL_PTP_OFFSET, COL_PORT, COL_SOURCE, COL_AGE, COL_FREQ,
+	COL_NODE, COL_STATUS, COL_OFFSET, COL_PTP_OFFSET, COL_PORT, COL_SOURCE, COL_CLOCK, COL_AGE, COL_FREQ,
 	COL_SPARK, COL_HWTS, COL_STRATUM, COL_DELAY, COL_SKEW, COL_LEAP, COL_RTT,
 };
 
@@ -561,6 +586,11 @@ void columns_sort_key(const node *nd, column_id id, double now, sort_key *out)
 	case COL_FREQ:
 		if (chrony_ok(nd)) {
 			out->num = fabs(o->chrony.tracking.frequency_ppm);
+		}
+		break;
+	case COL_CLOCK:
+		if (clock_ok(nd)) {
+			out->num = fabs(o->clock.offset_s);
 		}
 		break;
 	case COL_SKEW:

@@ -18,6 +18,7 @@ typedef enum {
 	COL_SOURCE,     /* chrony reference or PTP grandmaster */
 	COL_STRATUM,    /* chrony stratum or PTP stepsRemoved */
 	COL_OFFSET,     /* chrony system time offset */
+	COL_CLOCK,      /* the independent clock check: node - this machine */
 	COL_SPARK,      /* offset trend */
 	COL_FREQ,
 	COL_SKEW,

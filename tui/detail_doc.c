@@ -75,20 +75,30 @@ static void fmt_ppm(double v, char *buf, size_t len)
 	}
 }
 
+/* A duration in the unit a person reads best: "42 s", "17 min", "3.5 h". */
+static void fmt_span(double seconds, char *buf, size_t len)
+{
+	if (seconds < 120) {
+		snprintf(buf, len, "%.0f s", seconds);
+	} else if (seconds < 7200) {
+		snprintf(buf, len, "%.0f min", seconds / 60);
+	} else if (seconds < 2 * 86400) {
+		snprintf(buf, len, "%.1f h", seconds / 3600);
+	} else {
+		snprintf(buf, len, "%.1f days", seconds / 86400);
+	}
+}
+
 static void fmt_ago(double seconds, char *buf, size_t len)
 {
+	char span[48];
 	if (!isfinite(seconds)) {
 		snprintf(buf, len, "unknown");
 	} else if (seconds < 0) {
 		snprintf(buf, len, "just now");
-	} else if (seconds < 120) {
-		snprintf(buf, len, "%.0f s ago", seconds);
-	} else if (seconds < 7200) {
-		snprintf(buf, len, "%.0f min ago", seconds / 60);
-	} else if (seconds < 2 * 86400) {
-		snprintf(buf, len, "%.1f h ago", seconds / 3600);
 	} else {
-		snprintf(buf, len, "%.1f days ago", seconds / 86400);
+		fmt_span(seconds, span, sizeof span);
+		snprintf(buf, len, "%s ago", span);
 	}
 }
 
@@ -193,14 +203,6 @@ static void title_line(ctx *c)
 	if (isfinite(nd->obs.rtt_s)) {
 		doc_addf(c->d, ROLE_DEFAULT, ", round trip %.1f ms", nd->obs.rtt_s * 1e3);
 	}
-	if (isfinite(nd->obs.node_time) && isfinite(nd->obs.taken_at) && isfinite(nd->obs.rtt_s)) {
-		char off[UNITS_BUF_LEN], rtt[UNITS_BUF_LEN];
-		/* The node read its clock somewhere inside the round trip: the
-		 * difference is only good to within it (a wild clock shows). */
-		fmt_seconds(nd->obs.node_time - nd->obs.taken_at, off, sizeof off, c->utf8);
-		fmt_seconds(nd->obs.rtt_s, rtt, sizeof rtt, c->utf8);
-		doc_addf(c->d, ROLE_DEFAULT, ", its clock minus ours %s (within %s)", off, rtt + (rtt[0] == '+'));
-	}
 	if (!nd->reachable) {
 		doc_newline(c->d);
 		doc_add(c->d, ROLE_STATUS_CRIT, "UNREACHABLE");
@@ -271,6 +273,40 @@ static void error_section(ctx *c)
 	doc_newline(c->d);
 	doc_pad(c->d, ROLE_DEFAULT, 2);
 	doc_wrapped(c->d, ROLE_STATUS_CRIT, 2, clean, c->width);
+}
+
+/* The node's clock measured against ours, beside what its daemon claims. */
+static void clock_check_section(ctx *c)
+{
+	const observation *o = &c->nd->obs;
+	const clock_check_obs *cc = &o->clock;
+	char off[UNITS_BUF_LEN], unc[UNITS_BUF_LEN], ago[64], buf[256];
+
+	if (cc->state == OBS_NOT_COLLECTED) {
+		return; /* not measured yet, or --clock-check 0 */
+	}
+	section(c, "Clock check (this machine's clock is the reference)");
+	if (cc->state != OBS_OK) {
+		part_state(c, cc->state, cc->error, sizeof cc->error);
+		return;
+	}
+	fmt_seconds(cc->offset_s, off, sizeof off, c->utf8);
+	fmt_seconds_unsigned(cc->uncertainty_s, unc, sizeof unc, c->utf8);
+	snprintf(buf, sizeof buf, "%s %s %s", off, c->utf8 ? "\u00b1" : "+-", unc);
+	kv_role(c, "Node - this machine", tone_role(columns_finding_tone(c->nd, COL_CLOCK), c->value), buf);
+	fmt_ago(c->now - cc->measured_at, ago, sizeof ago);
+	snprintf(buf, sizeof buf, "best round trip of %d exchange%s, %s", cc->exchanges, cc->exchanges == 1 ? "" : "s",
+		 ago);
+	kv(c, "Measured", buf);
+	if (o->chrony.state == OBS_OK && isfinite(o->chrony.tracking.system_time_offset_s)) {
+		fmt_seconds(o->chrony.tracking.system_time_offset_s, off, sizeof off, c->utf8);
+		snprintf(buf, sizeof buf, "chrony System time %s", off);
+		kv(c, "Daemon claims", buf);
+	} else if (o->ptp.state == OBS_OK && o->ptp.offset_from_master_ns != PTP_NS_UNKNOWN) {
+		fmt_ns(o->ptp.offset_from_master_ns, off, sizeof off, c->utf8);
+		snprintf(buf, sizeof buf, "PTP offset from master %s", off);
+		kv(c, "Daemon claims", buf);
+	}
 }
 
 static void chrony_tracking_section(ctx *c)
@@ -797,6 +833,41 @@ static bool has_finite(const history *h, history_series series)
 	return false;
 }
 
+/* Least-squares trends over the whole history, per hour: an offset that
+ * keeps walking, or a frequency that keeps moving (an ageing oscillator, a
+ * rack heating up), shows here before it crosses a threshold. */
+static void trends(ctx *c)
+{
+	const history *h = &c->nd->history;
+	const history_sample *first = history_count(h) ? history_at(h, 0) : NULL;
+	const history_sample *last = history_latest(h);
+	char buf[160];
+	if (!first || !last || last->t - first->t < 60) {
+		return; /* a minute of samples says nothing about an hour */
+	}
+	double off = history_slope(h, HISTORY_OFFSET_S, first->t);
+	double freq = history_slope(h, HISTORY_FREQUENCY_PPM, first->t);
+	double ptp = history_slope(h, HISTORY_PTP_OFFSET_NS, first->t);
+	char span[48];
+	fmt_span(last->t - first->t, span, sizeof span);
+	if (isfinite(off)) {
+		snprintf(buf, sizeof buf, "%+.3f %s/h", off * 3600 * 1e6, c->utf8 ? "\u00b5s" : "us");
+		kv(c, "Offset trend", buf);
+	}
+	if (isfinite(freq)) {
+		snprintf(buf, sizeof buf, "%+.4f ppm/h", freq * 3600);
+		kv_role(c, "Frequency trend", tone_role(columns_finding_tone(c->nd, COL_FREQ), c->value), buf);
+	}
+	if (isfinite(ptp)) {
+		snprintf(buf, sizeof buf, "%+.1f ns/h", ptp * 3600);
+		kv(c, "PTP offset trend", buf);
+	}
+	if (isfinite(off) || isfinite(freq) || isfinite(ptp)) {
+		snprintf(buf, sizeof buf, "least squares over the last %s", span);
+		kv(c, "Window", buf);
+	}
+}
+
 static void history_section(ctx *c)
 {
 	const history *h = &c->nd->history;
@@ -805,6 +876,7 @@ static void history_section(ctx *c)
 		return;
 	}
 	section(c, "History");
+	trends(c);
 	plot_one(c, "Offset, chrony System time (node - reference)", HISTORY_OFFSET_S, format_offset);
 	plot_one(c, "Frequency, chrony", HISTORY_FREQUENCY_PPM, format_ppm_label);
 	plot_one(c, "PTP offset from master (node - master)", HISTORY_PTP_OFFSET_NS, format_ns_label);
@@ -820,6 +892,7 @@ void detail_doc_build(doc *d, const node *nd, double now, int width, bool utf8)
 	diagnosis(&c);
 	error_section(&c);
 	if (nd->has_observation) {
+		clock_check_section(&c);
 		chrony_tracking_section(&c);
 		chrony_sources_section(&c);
 		chrony_sourcestats_section(&c);

@@ -71,6 +71,7 @@ void help_build(doc *d, bool utf8)
 		{COL_SOURCE, "PTP grandmaster when a port follows one, else chrony's reference"},
 		{COL_STRATUM, "PTP steps removed, or chrony stratum"},
 		{COL_OFFSET, "chrony System time offset, node minus reference"},
+		{COL_CLOCK, "node clock minus this machine's, measured over SSH (drill-down: +- uncertainty)"},
 		{COL_SPARK, "offset over the last samples (PTP offset on PTP-only nodes)"},
 		{COL_FREQ, "chrony frequency error of the local clock, ppm"},
 		{COL_SKEW, "chrony skew (frequency error bound), ppm"},

@@ -537,6 +537,13 @@ void tui_mark_dirty(tui *t)
 	}
 }
 
+void tui_set_client(tui *t, const node *client)
+{
+	if (t) {
+		t->client = client;
+	}
+}
+
 int tui_run(tui *t, struct ev_loop *loop, node *nodes, size_t n, scheduler *sched)
 {
 	SCREEN *screen;

@@ -34,6 +34,10 @@ void tui_free(tui *t);
  * marks the screen for the next frame.  t may be NULL. */
 void tui_mark_dirty(tui *t);
 
+/* This machine's own clock state, for the header: the reference of the
+ * clock checks.  Borrowed; NULL (the default) = not polled. */
+void tui_set_client(tui *t, const node *client);
+
 /* Runs the dashboard on the terminal until q, Ctrl-C, SIGTERM or SIGHUP;
  * the terminal is restored on every way out.  Returns the exit status
  * (0 after q, 130 after a signal), or TUI_NO_TERMINAL without touching the

@@ -41,6 +41,7 @@ struct tui {
 	node *nodes;
 	size_t n_nodes;
 	scheduler *sched;
+	const node *client;  /* this machine, or NULL */
 	double last_update;  /* wall clock of the latest model change */
 
 	/* grid */

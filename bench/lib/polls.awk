@@ -3,11 +3,14 @@
 #   awk -v t0=EPOCH -v t1=EPOCH -v interval=SEC -v nodes=N -v rtts=FILE -f polls.awk LOG
 #
 # The log has one line per completed poll,
-#   2026-12-02T13:02:52.123456Z node0001: poll complete rtt_s=0.012345 bytes=6789
+#   2026-12-02T13:02:52.123456Z node0001: poll complete rtt_s=0.012345 bytes=6789 due=T sent=T
+# one per due time dropped because the previous poll had not even been sent,
+#   ... node0001: poll skipped due=T (...)
 # and one line per connection event (connecting, deadline, lost, ...).  A
 # poll is sent when its node's repeating timer fires (the due time), or later
-# if the previous poll was still running then; synctop does not log due
-# times, so they are reconstructed.  A node's timer keeps one phase (libev
+# if the previous poll was still running then.  due= is the loop time the
+# timer fired (the due time plus the loop's lag); logs of older synctops
+# without it are served by the reconstruction below, from completion - rtt.  A node's timer keeps one phase (libev
 # repeat timer: the next due time is the last one plus the interval), and a
 # poll is never sent before its due time: sent = completion time - rtt is
 # the due time plus the event loop's lag (the log's wall clock is a little
@@ -67,6 +70,10 @@ $1 ~ /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T/ && $2 ~ /:$/ {
 	host = substr($2, 1, length($2) - 1)
 	if ($3 == "poll" && $4 == "complete" && $5 ~ /^rtt_s=/) {
 		rtt = substr($5, 7) + 0
+		sent = t - rtt
+		if ($7 ~ /^due=/) {
+			sent = substr($7, 5) + 0
+		}
 		if (t >= t0 && t <= t1) {
 			polls++
 			print rtt > rtts
@@ -75,7 +82,15 @@ $1 ~ /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T/ && $2 ~ /:$/ {
 		if (t >= t0 - interval && t <= t1 + interval) {
 			k = ++n_polls[host]
 			done_at[host, k] = t
-			sent_at[host, k] = t - rtt
+			sent_at[host, k] = sent
+		}
+	} else if ($3 == "poll" && $4 == "skipped") {
+		if (t >= t0 && t <= t1) {
+			skipped++
+		}
+	} else if ($3 == "clock" && $4 == "check") {
+		if (t >= t0 && t <= t1) {
+			clock_checks++
 		}
 	} else if (t >= t0 && t <= t1 && host != "synctop") {
 		events++
@@ -130,6 +145,6 @@ END {
 	if (nodes > seen_hosts) {
 		slots += (nodes - seen_hosts) * n_slots_full
 	}
-	printf "polls=%d slots=%d ontime=%d late=%d missed=%d events=%d hosts=%d\n", \
-		polls, slots, ontime, n_served - ontime, slots - n_served, events, seen_hosts
+	printf "polls=%d slots=%d ontime=%d late=%d missed=%d events=%d hosts=%d skipped=%d clock_checks=%d\n", \
+		polls, slots, ontime, n_served - ontime, slots - n_served, events, seen_hosts, skipped, clock_checks
 }
