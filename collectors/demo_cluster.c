@@ -486,6 +486,11 @@ const char *demo_cluster_iface(const demo_cluster *c, size_t i)
 	return c->nodes[i].iface;
 }
 
+const char *demo_cluster_ntp_upstream(const demo_cluster *c, size_t i)
+{
+	return c->nodes[i].scenario == DEMO_NTP_SERVER ? UPSTREAM1_ADDR : NTP_SERVER_ADDR;
+}
+
 /* ------------------------------------------------------------ network */
 
 bool demo_cluster_reachable(const demo_cluster *c, size_t i)

@@ -70,6 +70,9 @@ const char *demo_cluster_name(const demo_cluster *c, size_t i);
 demo_scenario demo_cluster_scenario(const demo_cluster *c, size_t i);
 /* The node's default-route interface, which is also the one ptp4l uses. */
 const char *demo_cluster_iface(const demo_cluster *c, size_t i);
+/* The NTP server node i is meant to follow, as an operator would write it in
+ * ntp_upstream (the relay ntp1 follows its own upstream). */
+const char *demo_cluster_ntp_upstream(const demo_cluster *c, size_t i);
 /* "healthy", "drift", ...: for messages and test names. */
 const char *demo_scenario_name(demo_scenario s);
 

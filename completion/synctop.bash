@@ -118,7 +118,7 @@ _synctop()
 	local opts="--once --json --check --fail-on= --verbose --timeout= --interval= --hostlist=
 		--hostfile= --local --demo --config= --ssh-config= --user= --port= --identity= --known-hosts=
 		--strict-host-key-checking= --connect-timeout= --max-handshakes= --iface= --pmc-sudo
-		--theme= --no-color --no-mouse --log= --help --version -v -d -w -f -F -l -p -i -h"
+		--clock-check= --prometheus= --theme= --no-color --no-mouse --log= --help --version -v -d -w -f -F -l -p -i -h"
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
 
 	# An option's argument: "-f x", "--opt x", "--opt=x" whether or not
@@ -156,7 +156,7 @@ _synctop()
 			return 0
 		fi
 		mapfile -t list < <(_synctop_themes) ;;
-	-f | --hostfile | --config | -F | --ssh-config | -i | --identity | --known-hosts | --log)
+	-f | --hostfile | --config | -F | --ssh-config | -i | --identity | --known-hosts | --log | --prometheus)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -P "$prefix" -f -- "$cur")
 		return 0 ;;

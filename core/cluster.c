@@ -66,6 +66,38 @@ static bool ptp_is_slave(const ptp_obs *ptp)
 	return false;
 }
 
+/* chronyc(1) Reference ID: the `local` directive's own clock (as health.c). */
+#define CHRONY_REFID_LOCAL 0x7F7F0101u
+
+bool cluster_chrony_offset(const node *nd, double *offset_s)
+{
+	const chrony_obs *c = &nd->obs.chrony;
+	const chrony_tracking *t = &c->tracking;
+	if (!answered(nd) || c->state != OBS_OK || !isfinite(t->system_time_offset_s)) {
+		return false;
+	}
+	if (t->leap != CHRONY_LEAP_NORMAL && t->leap != CHRONY_LEAP_INSERT &&
+	    t->leap != CHRONY_LEAP_DELETE) {
+		return false;
+	}
+	if (t->has_reference_id && t->reference_id == CHRONY_REFID_LOCAL) {
+		return false;
+	}
+	*offset_s = t->system_time_offset_s;
+	return true;
+}
+
+bool cluster_ptp_offset(const node *nd, int64_t *offset_ns)
+{
+	const ptp_obs *p = &nd->obs.ptp;
+	if (!answered(nd) || p->state != OBS_OK || !ptp_is_slave(p) ||
+	    p->offset_from_master_ns == PTP_NS_UNKNOWN) {
+		return false;
+	}
+	*offset_ns = p->offset_from_master_ns;
+	return true;
+}
+
 node_status cluster_node_status(const node *nd)
 {
 	switch (nd->status) {
@@ -178,15 +210,13 @@ void cluster_summarise(const node *nodes, size_t n, cluster_summary *out)
 			break;
 		}
 
-		if (!answered(nd)) {
-			continue;
+		double offset_s;
+		int64_t offset_ns;
+		if (cluster_chrony_offset(nd, &offset_s)) {
+			range_add(&chrony, offset_s);
 		}
-		if (nd->obs.chrony.state == OBS_OK) {
-			range_add(&chrony, nd->obs.chrony.tracking.system_time_offset_s);
-		}
-		const ptp_obs *p = &nd->obs.ptp;
-		if (p->state == OBS_OK && ptp_is_slave(p) && p->offset_from_master_ns != PTP_NS_UNKNOWN) {
-			range_add(&ptp, (double)p->offset_from_master_ns);
+		if (cluster_ptp_offset(nd, &offset_ns)) {
+			range_add(&ptp, (double)offset_ns);
 		}
 	}
 	range_result(&chrony, &out->chrony_nodes, &out->max_abs_offset_s, &out->offset_spread_s);

@@ -7,7 +7,9 @@
 #ifndef SYNCTOP_CLUSTER_H
 #define SYNCTOP_CLUSTER_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "node.h"
 
@@ -22,13 +24,13 @@ typedef struct {
 	size_t nodes;
 	size_t ok, warn, crit, unknown; /* by node status */
 
-	/* chrony "System time" offset (node - reference) over nodes whose
-	 * chrony part is OK and has that offset. */
+	/* chrony "System time" offset (node - reference) over the nodes
+	 * cluster_chrony_offset() accepts. */
 	size_t chrony_nodes;      /* nodes that contributed */
 	double max_abs_offset_s;  /* max |offset|; NAN when chrony_nodes == 0 */
 	double offset_spread_s;   /* max - min; NAN when chrony_nodes == 0 */
 
-	/* PTP offsetFromMaster over nodes with a SLAVE port. */
+	/* PTP offsetFromMaster over the nodes cluster_ptp_offset() accepts. */
 	size_t ptp_nodes;
 	double ptp_max_abs_offset_ns; /* NAN when ptp_nodes == 0 */
 	double ptp_offset_spread_ns;  /* NAN when ptp_nodes == 0 */
@@ -54,5 +56,19 @@ node_status cluster_node_status(const node *nd);
  * ptp; read at most PTP_ID_LEN bytes.  Shared by the sinks so the JSON and
  * the summary name the same clock. */
 const char *cluster_gm_identity(const ptp_obs *ptp);
+
+/* Whether a node's own offset claim counts towards the fleet's spread, and
+ * that offset.  Shared with the consistency checks (consistency.h) so the
+ * header's spread and the findings about it count the same nodes. */
+
+/* The chrony System time offset of a node that answered its last poll with
+ * chrony OK and synchronised to an external reference: an unsynchronised
+ * chronyd reports a placeholder 0 and one serving its own clock (`local`,
+ * reference ID 7F7F0101) is 0 against itself by definition. */
+bool cluster_chrony_offset(const node *nd, double *offset_s);
+
+/* offsetFromMaster of a node that answered its last poll with a SLAVE port
+ * (a master's offset means nothing). */
+bool cluster_ptp_offset(const node *nd, int64_t *offset_ns);
 
 #endif

@@ -276,9 +276,118 @@ static bool unreadable(obs_state state, tri running, bool is_expected)
 	return is_expected && running == TRI_YES && state != OBS_OK && state != OBS_NOT_COLLECTED;
 }
 
-static void rule_time_service(const observation *o, const role *r, finding_list *out)
+/* Daemons that steer CLOCK_REALTIME on their own.  More than one at a time
+ * fight: each undoes the other's corrections, and the offset each reports
+ * says nothing about the clock. */
+static int steering_names(const observation *o, const role *r, const char **names)
 {
-	if (chrony_synchronised(&o->chrony) || ptp_working(&o->ptp)) {
+	int k = 0;
+	unsigned running = o->daemons.state == OBS_OK ? o->daemons.running : 0;
+	if (r->chronyd == TRI_YES) {
+		names[k++] = "chronyd";
+	}
+	if (running & DAEMON_NTPD) {
+		names[k++] = "ntpd";
+	}
+	if (running & DAEMON_TIMESYNCD) {
+		names[k++] = "systemd-timesyncd";
+	}
+	return k;
+}
+
+/* TRI_YES when chronyd lists a reference clock ('#') such as `refclock PHC`,
+ * TRI_UNKNOWN when its sources were not (all) read. */
+static tri chrony_has_refclock(const chrony_obs *c)
+{
+	if (c->state != OBS_OK) {
+		return TRI_UNKNOWN;
+	}
+	int n = c->n_sources < CHRONY_MAX_SOURCES ? c->n_sources : CHRONY_MAX_SOURCES;
+	for (int i = 0; i < n; i++) {
+		if (c->sources[i].mode == CHRONY_MODE_REFCLOCK) {
+			return TRI_YES;
+		}
+	}
+	return c->n_sources_total > n ? TRI_UNKNOWN : TRI_NO;
+}
+
+/* A node following a PTP master (SLAVE or UNCALIBRATED port).  Only there
+ * does phc2sys steer CLOCK_REALTIME in the usual setups: on a grandmaster it
+ * copies the system clock into the PHC (`phc2sys -s CLOCK_REALTIME` or
+ * `-a -rr`), next to an NTP daemon by design. */
+static bool ptp_following(const ptp_obs *p)
+{
+	if (p->state != OBS_OK) {
+		return false;
+	}
+	for (int i = 0; i < ptp_port_count(p); i++) {
+		ptp_port_state s = p->ports[i].state;
+		if (s == PTP_PORT_SLAVE || s == PTP_PORT_UNCALIBRATED) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Returns whether it raised a finding (which then replaces time.other_daemon
+ * and time.no_service: the node has too many services, not none). */
+static bool rule_conflicting_daemons(const observation *o, const role *r, finding_list *out)
+{
+	const char *names[3];
+	int k = steering_names(o, r, names);
+	finding f;
+
+	if (k > 1) {
+		finding_start(&f, SEVERITY_CRIT, "time.conflicting_daemons");
+		if (k == 2) {
+			finding_message(&f, "%s and %s both steer the system clock", names[0], names[1]);
+		} else {
+			finding_message(&f, "%s, %s and %s all steer the system clock", names[0],
+					names[1], names[2]);
+		}
+		if (r->chronyd == TRI_YES) {
+			/* names[0] is chronyd: stop the rest */
+			finding_hint(&f, "Keep chronyd and stop the other%s: `systemctl disable --now "
+				     "%s%s%s` (Debian calls ntpd's unit `ntp`); confirm with "
+				     "`ps -e -o comm= | grep -E 'ntpd|timesyn'` and `chronyc tracking`.",
+				     k > 2 ? "s" : "", names[1], k > 2 ? " " : "", k > 2 ? names[2] : "");
+		} else {
+			finding_hint(&f, "Keep one: `timedatectl set-ntp false` stops systemd-timesyncd "
+				     "and leaves ntpd; confirm with `timedatectl status` and `ntpq -p`.");
+		}
+		add_finding(out, &f);
+		return true;
+	}
+	bool phc2sys = o->daemons.state == OBS_OK && (o->daemons.running & DAEMON_PHC2SYS);
+	if (!phc2sys || k != 1 || !ptp_following(&o->ptp)) {
+		return false;
+	}
+	if (r->chronyd == TRI_YES && chrony_has_refclock(&o->chrony) != TRI_NO) {
+		return false; /* a `refclock PHC` setup, or not known */
+	}
+	if (r->chronyd != TRI_YES && strcmp(names[0], "systemd-timesyncd") != 0) {
+		return false; /* ntpd may read phc2sys through a refclock driver: cannot tell */
+	}
+	finding_start(&f, SEVERITY_CRIT, "time.conflicting_daemons");
+	if (r->chronyd == TRI_YES) {
+		finding_message(&f, "phc2sys and chronyd both steer the system clock (chronyd has "
+				"no refclock source)");
+		finding_hint(&f, "Either stop phc2sys and add `refclock PHC /dev/ptp0 poll 0 dpoll -2` "
+			     "to chrony.conf (`chronyc sources -v` then shows `#* PHC0`), or stop chronyd "
+			     "steering (`systemctl disable --now chronyd`).");
+	} else {
+		finding_message(&f, "phc2sys and systemd-timesyncd both steer the system clock");
+		finding_hint(&f, "Let phc2sys alone steer it: `timedatectl set-ntp false`; confirm with "
+			     "`timedatectl status` and `pmc -u -b 0 'GET TIME_STATUS_NP'`.");
+	}
+	add_finding(out, &f);
+	return true;
+}
+
+static void rule_time_service(const observation *o, const role *r, bool conflicting,
+			      finding_list *out)
+{
+	if (conflicting || chrony_synchronised(&o->chrony) || ptp_working(&o->ptp)) {
 		return;
 	}
 	/* A daemon known to run that we could not read is the collector rule's
@@ -988,6 +1097,58 @@ static void rule_nic(const observation *o, const role *r, const thresholds *th, 
 	add_finding(out, &f);
 }
 
+/* ------------------------------------------------ independent clock */
+
+/* What the node's own daemon says about the same clock, for the hint. */
+static void clock_claim_hint(const observation *o, finding *f)
+{
+	char claim[UNITS_BUF_LEN];
+	const chrony_tracking *t = &o->chrony.tracking;
+	if (chrony_synchronised(&o->chrony) && isfinite(t->system_time_offset_s)) {
+		finding_hint(f, "chronyd claims %s (System time offset): it is synchronised to a wrong "
+			     "source or does not steer this clock; `chronyc sources -v`, "
+			     "`chronyc tracking`, then `chronyc makestep`.",
+			     units_format_seconds(t->system_time_offset_s, claim, sizeof claim));
+		return;
+	}
+	const ptp_port *slave = ptp_slave_port(&o->ptp);
+	if (o->ptp.state == OBS_OK && slave && o->ptp.offset_from_master_ns != PTP_NS_UNKNOWN) {
+		finding_hint(f, "ptp4l claims %s from its master, for the PHC: check that phc2sys "
+			     "steers the system clock (`systemctl status phc2sys`, "
+			     "`pmc -u -b 0 'GET TIME_STATUS_NP'`); `chronyc sources -v` if chronyd runs.",
+			     units_format_ns(o->ptp.offset_from_master_ns, claim, sizeof claim));
+		return;
+	}
+	finding_hint(f, "No daemon's own offset was read to compare: `chronyc sources -v`, "
+		     "`chronyc tracking` or `timedatectl timesync-status`; check synctop's own clock "
+		     "too (`chronyc tracking` here).");
+}
+
+static void rule_clock_offset(const observation *o, const thresholds *th, finding_list *out)
+{
+	const clock_check_obs *cc = &o->clock;
+	if (cc->state != OBS_OK || !isfinite(cc->offset_s) || !isfinite(cc->uncertainty_s)) {
+		return;
+	}
+	/* The true offset lies within +-uncertainty of the measured one: only
+	 * what is certainly beyond the limit counts. */
+	double excess = fabs(cc->offset_s) - cc->uncertainty_s;
+	severity sev = grade(excess, th->clock_offset_warn_s, th->clock_offset_crit_s);
+	if (sev == SEVERITY_OK) {
+		return;
+	}
+	finding f;
+	char value[UNITS_BUF_LEN], unc[UNITS_BUF_LEN], limit[UNITS_BUF_LEN];
+	finding_start(&f, sev, "clock.offset");
+	finding_message(&f, "Clock %s ± %s against synctop's clock (%s above %s beyond the "
+			"uncertainty)", units_format_seconds(cc->offset_s, value, sizeof value),
+			magnitude_s(cc->uncertainty_s, unc, sizeof unc), severity_name(sev),
+			magnitude_s(sev == SEVERITY_CRIT ? th->clock_offset_crit_s :
+				    th->clock_offset_warn_s, limit, sizeof limit));
+	clock_claim_hint(o, &f);
+	add_finding(out, &f);
+}
+
 /* ---------------------------------------------------------------- API */
 
 void health_evaluate(const node *n, const thresholds *th, finding_list *out)
@@ -1000,7 +1161,8 @@ void health_evaluate(const node *n, const thresholds *th, finding_list *out)
 	role r;
 	role_of(o, th, &r);
 
-	rule_time_service(o, &r, out);
+	bool conflicting = rule_conflicting_daemons(o, &r, out);
+	rule_time_service(o, &r, conflicting, out);
 	rule_collection(&chrony_part, o->chrony.state, o->chrony.error, sizeof o->chrony.error,
 			r.chronyd, r.chrony_expected, out);
 	rule_collection(&ptp_part, o->ptp.state, o->ptp.error, sizeof o->ptp.error,
@@ -1014,6 +1176,7 @@ void health_evaluate(const node *n, const thresholds *th, finding_list *out)
 		rules_ptp(o, &n->history, th, out);
 	}
 	rule_nic(o, &r, th, out);
+	rule_clock_offset(o, th, out);
 }
 
 node_status health_status(const node *n, const finding_list *findings)

@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cluster.h"
 #include "conffile.h"
+#include "consistency.h"
 #include "demo_cluster.h"
 #include "demo_transport.h"
 #include "health.h"
@@ -28,6 +30,7 @@
 #include "probe.h"
 #include "report_check.h"
 #include "report_json.h"
+#include "report_prometheus.h"
 #include "report_text.h"
 #include "resolver.h"
 #include "scheduler.h"
@@ -46,6 +49,11 @@ typedef struct {
 	size_t n_nodes;
 	thresholds th;             /* fallback for a node without settings */
 	scheduler *sched;
+	/* This machine's own clock state (its chronyc, through the local probe):
+	 * the reference of every clock check, so the header shows it. */
+	node client;
+	scheduler *client_sched;
+	ev_timer cluster_timer;    /* live: the cross-node checks, then sinks */
 	ev_timer overall_deadline; /* --once / --check */
 	ev_timer print_timer;      /* live plain-text table */
 	ev_signal sigint, sigterm, sighup;
@@ -64,6 +72,38 @@ static void on_all_done(void *ctx)
 {
 	app *a = ctx;
 	ev_break(a->loop, EVBREAK_ALL);
+}
+
+/* The client finishing its one poll says nothing about the nodes. */
+static void on_client_done(void *ctx)
+{
+	(void)ctx;
+}
+
+/* The cross-node checks, then the file sinks: what every sink shows. */
+static void evaluate_cluster(app *a)
+{
+	consistency_evaluate(a->nodes, a->n_nodes, a->settings, NULL);
+	if (a->opt.prometheus_file) {
+		char err[512];
+		cluster_summary s;
+		cluster_summarise(a->nodes, a->n_nodes, &s);
+		if (report_prometheus_write(a->opt.prometheus_file, a->nodes, a->n_nodes, &s, wall_now(), err,
+					    sizeof err) != 0) {
+			/* Live: keep going, the next sweep may succeed (a full disk). */
+			log_printf("--prometheus: %s", err);
+			if (!a->tui) {
+				fprintf(stderr, "synctop: --prometheus: %s\n", err);
+			}
+		}
+	}
+}
+
+static void on_cluster_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	app *a = w->data;
+	evaluate_cluster(a);
+	tui_mark_dirty(a->tui);
 }
 
 /* The model changed: the TUI draws it at its next frame. */
@@ -95,6 +135,25 @@ static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
 	app *a = w->data;
 	a->interrupted = true;
 	ev_break(loop, EVBREAK_ALL);
+}
+
+/* This machine's own chrony, polled like a node through the local probe, less
+ * often: it changes slowly and the nodes' checks only need its state. */
+static void start_client(app *a, const scheduler_config *nodes_cfg)
+{
+	scheduler_config cfg = *nodes_cfg;
+	const char *argv[] = {"/bin/sh", "-c", probe_script, NULL};
+	node_init(&a->client, "this machine");
+	if (a->opt.clock_check_s <= 0 || !a->tui) {
+		return; /* no clock check, or no header to show it in */
+	}
+	cfg.interval_s = nodes_cfg->interval_s > 10 ? nodes_cfg->interval_s : 10;
+	cfg.clock_check_every_s = 0;
+	cfg.on_all_done = on_client_done;
+	a->client_sched = scheduler_new(a->loop, &cfg);
+	sched_node *sn = scheduler_add(a->client_sched, &a->client, NULL);
+	scheduler_attach(sn, local_transport_new(a->loop, argv, scheduler_transport_events(), sn));
+	scheduler_start(a->client_sched);
 }
 
 static int start_engine(app *a)
@@ -145,6 +204,7 @@ static int start_engine(app *a)
 		scheduler_attach(sn, t);
 	}
 	scheduler_start(a->sched);
+	start_client(a, &cfg);
 	return 0;
 }
 
@@ -183,13 +243,24 @@ static int run(app *a)
 		ev_timer_init(&a->overall_deadline, on_overall_deadline, a->opt.timeout_s, 0);
 		a->overall_deadline.data = a;
 		ev_timer_start(a->loop, &a->overall_deadline);
-	} else if (!use_tui) {
-		start_print_timer(a);
+	} else {
+		/* once a second, and a Prometheus file per poll interval at most */
+		double every = a->opt.interval_s < 1 ? a->opt.interval_s : 1;
+		if (a->opt.prometheus_file && a->opt.interval_s > every) {
+			every = a->opt.interval_s;
+		}
+		ev_timer_init(&a->cluster_timer, on_cluster_timer, every, every);
+		a->cluster_timer.data = a;
+		ev_timer_start(a->loop, &a->cluster_timer);
+		if (!use_tui) {
+			start_print_timer(a);
+		}
 	}
 	if (start_engine(a) != 0) {
 		return 70;
 	}
 	if (use_tui) {
+		tui_set_client(a->tui, a->client_sched ? &a->client : NULL);
 		status = tui_run(a->tui, a->loop, a->nodes, a->n_nodes, a->sched);
 		if (status != TUI_NO_TERMINAL) {
 			return status;
@@ -211,6 +282,9 @@ static int run(app *a)
 	}
 	for (size_t i = 0; i < a->n_nodes; i++) {
 		health_apply(&a->nodes[i], &a->settings[i].th);
+	}
+	if (a->opt.mode != MODE_LIVE) {
+		evaluate_cluster(a);
 	}
 	switch (a->opt.mode) {
 	case MODE_ONCE_JSON:
@@ -300,6 +374,11 @@ int main(int argc, char **argv)
 		node_init(&a.nodes[i], a.demo ? demo_cluster_name(a.demo, i) : a.inv.specs[i].name);
 		if (a.demo) {
 			inventory_node_settings(&a.opt, conf, demo_cluster_name(a.demo, i), &a.settings[i]);
+			if (!a.settings[i].ntp_upstream[0]) {
+				/* as a site's --config would say: the relay is not a stray */
+				snprintf(a.settings[i].ntp_upstream, sizeof a.settings[i].ntp_upstream, "%s",
+					 demo_cluster_ntp_upstream(a.demo, i));
+			}
 		} else {
 			a.settings[i] = a.inv.specs[i].settings;
 		}
@@ -310,6 +389,7 @@ int main(int argc, char **argv)
 	tui_free(a.tui);
 
 	scheduler_free(a.sched);
+	scheduler_free(a.client_sched);
 	demo_cluster_free(a.demo); /* after the transports that read it */
 	private_agent_stop(); /* after the transports: none is still talking to it */
 	ssh_transport_global_free();

@@ -1124,6 +1124,222 @@ static void test_nic_timestamping(void **state)
 	free(n);
 }
 
+/* ------------------------------------------- independent clock check */
+
+static void set_clock(node *n, double offset_s, double uncertainty_s)
+{
+	clock_check_obs *cc = &n->obs.clock;
+	clock_check_obs_init(cc);
+	cc->state = OBS_OK;
+	cc->exchanges = CLOCK_CHECK_EXCHANGES;
+	cc->offset_s = offset_s;
+	cc->uncertainty_s = uncertainty_s;
+	cc->measured_at = T0;
+}
+
+static void test_clock_offset_boundaries(void **state)
+{
+	(void)state;
+	thresholds th = defaults();
+	node *n = chrony_node();
+
+	/* defaults: warn 10 ms, crit 100 ms, beyond the uncertainty */
+	set_clock(n, 0.009, 0.0002);
+	expect_code(n, &th, "clock.offset", SEVERITY_OK);
+	set_clock(n, 0.0105, 0.0002);
+	expect_code(n, &th, "clock.offset", SEVERITY_WARN);
+	set_clock(n, -0.0105, 0.0002);                 /* behind counts the same */
+	expect_code(n, &th, "clock.offset", SEVERITY_WARN);
+	set_clock(n, 0.0105, 0.001);                   /* within its uncertainty */
+	expect_code(n, &th, "clock.offset", SEVERITY_OK);
+	set_clock(n, 0.099, 0.0002);
+	expect_code(n, &th, "clock.offset", SEVERITY_WARN);
+	set_clock(n, 0.1005, 0.0002);
+	expect_code(n, &th, "clock.offset", SEVERITY_CRIT);
+	set_clock(n, 0.1005, 0.001);                   /* crit only beyond the uncertainty */
+	expect_code(n, &th, "clock.offset", SEVERITY_WARN);
+
+	/* exactly at a limit (binary fractions, so the subtraction is exact) */
+	th.clock_offset_warn_s = 0.0078125;
+	th.clock_offset_crit_s = 0.0625;
+	set_clock(n, 0.0078125 + 0.0009765625, 0.0009765625);
+	expect_code(n, &th, "clock.offset", SEVERITY_OK);
+	set_clock(n, 0.0078125 + 0.0009765625 + 1e-9, 0.0009765625);
+	expect_code(n, &th, "clock.offset", SEVERITY_WARN);
+	set_clock(n, -(0.0625 + 0.0009765625), 0.0009765625);
+	expect_code(n, &th, "clock.offset", SEVERITY_WARN);
+	set_clock(n, -(0.0625 + 0.0009765625 + 1e-9), 0.0009765625);
+	expect_code(n, &th, "clock.offset", SEVERITY_CRIT);
+	free(n);
+}
+
+static void test_clock_offset_message_and_claim(void **state)
+{
+	(void)state;
+	thresholds th = defaults();
+
+	/* the libfaketime case: the clock is 2 s ahead, chronyd claims 3 µs */
+	node *n = chrony_node();
+	set_clock(n, 2.0, 150e-6);
+	expect_code(n, &th, "clock.offset", SEVERITY_CRIT);
+	assert_int_equal(n->status, NODE_STATUS_CRIT);
+	const finding *f = find(&n->findings, "clock.offset");
+	assert_contains(f->message, "+2.000 s ± 150.000 µs");
+	assert_contains(f->message, "crit above 100.000 ms");
+	assert_contains(f->hint, "chronyd claims -3.403 µs");
+	assert_contains(f->hint, "`chronyc sources -v`");
+	assert_contains(f->hint, "`chronyc tracking`");
+	/* nothing else is wrong with this node */
+	assert_int_equal(n->findings.count, 1);
+	free(n);
+
+	/* a PTP node: ptp4l's claim is about the PHC */
+	n = ptp_node();
+	set_clock(n, -0.5, 1e-3);
+	expect_code(n, &th, "clock.offset", SEVERITY_CRIT);
+	f = find(&n->findings, "clock.offset");
+	assert_contains(f->message, "-500.000 ms");
+	assert_contains(f->hint, "ptp4l claims -120 ns");
+	assert_contains(f->hint, "phc2sys");
+
+	/* no claim read at all */
+	n->obs.ptp.state = OBS_DAEMON_UNREACHABLE;
+	set_daemons(n, DAEMON_TIMESYNCD);
+	expect_code(n, &th, "clock.offset", SEVERITY_CRIT);
+	assert_contains(find(&n->findings, "clock.offset")->hint, "No daemon's own offset");
+	free(n);
+}
+
+static void test_clock_offset_needs_a_current_check(void **state)
+{
+	(void)state;
+	thresholds th = defaults();
+	node *n = chrony_node();
+	set_clock(n, 2.0, 1e-4);
+	expect_code(n, &th, "clock.offset", SEVERITY_CRIT);
+
+	/* failed or absent checks, unknown numbers */
+	n->obs.clock.state = OBS_COMMAND_FAILED;
+	expect_code(n, &th, "clock.offset", SEVERITY_OK);
+	n->obs.clock.state = OBS_NOT_COLLECTED;
+	expect_code(n, &th, "clock.offset", SEVERITY_OK);
+	set_clock(n, 2.0, NAN);
+	expect_code(n, &th, "clock.offset", SEVERITY_OK);
+	set_clock(n, NAN, 1e-4);
+	expect_code(n, &th, "clock.offset", SEVERITY_OK);
+
+	/* an unreachable node is not judged at all */
+	set_clock(n, 2.0, 1e-4);
+	n->reachable = false;
+	assert_int_equal(evaluate(n, &th)->count, 0);
+	assert_int_equal(n->status, NODE_STATUS_UNKNOWN);
+	free(n);
+}
+
+/* --------------------------------------------------- conflicting daemons */
+
+static void add_refclock(chrony_obs *c, const char *name)
+{
+	chrony_source *s = add_source(c, CHRONY_STATE_SELECTED, name, 0, 0377);
+	s->mode = CHRONY_MODE_REFCLOCK;
+}
+
+static void test_conflicting_ntp_daemons(void **state)
+{
+	(void)state;
+	thresholds th = defaults();
+	node *n = chrony_node();
+	expect_code(n, &th, "time.conflicting_daemons", SEVERITY_OK);
+
+	set_daemons(n, DAEMON_CHRONYD | DAEMON_TIMESYNCD);
+	expect_code(n, &th, "time.conflicting_daemons", SEVERITY_CRIT);
+	const finding *f = find(&n->findings, "time.conflicting_daemons");
+	assert_contains(f->message, "chronyd and systemd-timesyncd both steer");
+	assert_contains(f->hint, "systemctl disable --now systemd-timesyncd`");
+
+	set_daemons(n, DAEMON_CHRONYD | DAEMON_NTPD | DAEMON_TIMESYNCD);
+	expect_code(n, &th, "time.conflicting_daemons", SEVERITY_CRIT);
+	f = find(&n->findings, "time.conflicting_daemons");
+	assert_contains(f->message, "chronyd, ntpd and systemd-timesyncd all steer");
+	assert_contains(f->hint, "--now ntpd systemd-timesyncd`");
+
+	/* chronyd answers, no process list: ntpd is not known to run */
+	n->obs.daemons.state = OBS_NOT_COLLECTED;
+	expect_code(n, &th, "time.conflicting_daemons", SEVERITY_OK);
+	free(n);
+
+	/* ntpd and timesyncd without chrony: the conflict replaces the
+	 * "cannot inspect" warning instead of adding to it */
+	n = new_node();
+	set_daemons(n, DAEMON_NTPD | DAEMON_TIMESYNCD);
+	n->obs.chrony.state = OBS_TOOL_MISSING;
+	n->obs.ptp.state = OBS_TOOL_MISSING;
+	const finding_list *l = evaluate(n, &th);
+	assert_int_equal(l->count, 1);
+	assert_string_equal(l->items[0].code, "time.conflicting_daemons");
+	assert_contains(l->items[0].message, "ntpd and systemd-timesyncd");
+	assert_contains(l->items[0].hint, "timedatectl set-ntp false");
+	assert_int_equal(count_code(l, "time.other_daemon"), 0);
+	assert_int_equal(count_code(l, "time.no_service"), 0);
+
+	/* one of them alone is still the plain warning */
+	set_daemons(n, DAEMON_NTPD);
+	expect_code(n, &th, "time.conflicting_daemons", SEVERITY_OK);
+	expect_code(n, &th, "time.other_daemon", SEVERITY_WARN);
+	free(n);
+}
+
+static void test_conflicting_phc2sys_and_chronyd(void **state)
+{
+	(void)state;
+	thresholds th = defaults();
+	/* a PTP slave whose phc2sys steers the system clock, and chronyd too */
+	node *n = ptp_node();
+	set_daemons(n, DAEMON_PTP4L | DAEMON_PHC2SYS | DAEMON_CHRONYD);
+	healthy_chrony(n);
+	expect_code(n, &th, "time.conflicting_daemons", SEVERITY_CRIT);
+	const finding *f = find(&n->findings, "time.conflicting_daemons");
+	assert_contains(f->message, "phc2sys and chronyd");
+	assert_contains(f->hint, "refclock PHC /dev/ptp0");
+
+	/* chronyd reads the PHC itself (`refclock PHC`): one steering chain */
+	add_refclock(&n->obs.chrony, "PHC0");
+	expect_code(n, &th, "time.conflicting_daemons", SEVERITY_OK);
+
+	/* the sources list was cut: the refclock may be one we did not keep */
+	healthy_chrony(n);
+	n->obs.chrony.n_sources_total = CHRONY_MAX_SOURCES + 4;
+	expect_code(n, &th, "time.conflicting_daemons", SEVERITY_OK);
+
+	/* chronyd runs but its sources are unreadable: unknown, not a conflict */
+	healthy_chrony(n);
+	n->obs.chrony.state = OBS_DAEMON_UNREACHABLE;
+	expect_code(n, &th, "time.conflicting_daemons", SEVERITY_OK);
+
+	/* a grandmaster: phc2sys feeds the PHC from the system clock */
+	healthy_chrony(n);
+	n->obs.ptp.ports[0].state = PTP_PORT_MASTER;
+	expect_code(n, &th, "time.conflicting_daemons", SEVERITY_OK);
+	n->obs.ptp.ports[0].state = PTP_PORT_UNCALIBRATED;
+	expect_code(n, &th, "time.conflicting_daemons", SEVERITY_CRIT);
+
+	/* no phc2sys: nothing to fight */
+	n->obs.ptp.ports[0].state = PTP_PORT_SLAVE;
+	set_daemons(n, DAEMON_PTP4L | DAEMON_CHRONYD);
+	expect_code(n, &th, "time.conflicting_daemons", SEVERITY_OK);
+
+	/* phc2sys with systemd-timesyncd (which takes no refclock) */
+	n->obs.chrony.state = OBS_TOOL_MISSING;
+	set_daemons(n, DAEMON_PTP4L | DAEMON_PHC2SYS | DAEMON_TIMESYNCD);
+	expect_code(n, &th, "time.conflicting_daemons", SEVERITY_CRIT);
+	assert_contains(find(&n->findings, "time.conflicting_daemons")->message,
+			"phc2sys and systemd-timesyncd");
+	/* with ntpd synctop cannot see whether it reads phc2sys's clock */
+	set_daemons(n, DAEMON_PTP4L | DAEMON_PHC2SYS | DAEMON_NTPD);
+	expect_code(n, &th, "time.conflicting_daemons", SEVERITY_OK);
+	free(n);
+}
+
 /* ------------------------------------------------------ order, status */
 
 static void test_sorted_and_status_is_worst(void **state)
@@ -1253,6 +1469,11 @@ int main(void)
 		cmocka_unit_test(test_ptp_path_delay_sign),
 		cmocka_unit_test(test_ptp_path_delay_jump),
 		cmocka_unit_test(test_nic_timestamping),
+		cmocka_unit_test(test_clock_offset_boundaries),
+		cmocka_unit_test(test_clock_offset_message_and_claim),
+		cmocka_unit_test(test_clock_offset_needs_a_current_check),
+		cmocka_unit_test(test_conflicting_ntp_daemons),
+		cmocka_unit_test(test_conflicting_phc2sys_and_chronyd),
 		cmocka_unit_test(test_sorted_and_status_is_worst),
 		cmocka_unit_test(test_remote_text_sanitised),
 		cmocka_unit_test(test_thresholds_are_read),

@@ -169,20 +169,25 @@ static void test_cluster_counts(void **state)
 static void test_cluster_chrony_spread(void **state)
 {
 	(void)state;
-	node *nodes = make_nodes(7, NULL);
+	node *nodes = make_nodes(9, NULL);
 	set_chrony(&nodes[0], 0.001);
 	set_chrony(&nodes[1], -0.002);
 	set_chrony(&nodes[2], 0.0005);
 	/* not counted: chrony failed, node unreachable (stale data), offset
-	 * unknown, never polled */
+	 * unknown, never polled, unsynchronised (placeholder offset), serving
+	 * its own clock (`local`) */
 	set_chrony(&nodes[3], 5.0);
 	nodes[3].obs.chrony.state = OBS_DAEMON_UNREACHABLE;
 	set_chrony(&nodes[4], -7.0);
 	nodes[4].reachable = false;
 	set_chrony(&nodes[5], NAN);
+	set_chrony(&nodes[7], 0.5);
+	nodes[7].obs.chrony.tracking.leap = CHRONY_LEAP_UNSYNC;
+	set_chrony(&nodes[8], -0.5);
+	nodes[8].obs.chrony.tracking.reference_id = 0x7F7F0101;
 
 	cluster_summary s;
-	cluster_summarise(nodes, 7, &s);
+	cluster_summarise(nodes, 9, &s);
 	assert_int_equal(s.chrony_nodes, 3);
 	assert_near(s.max_abs_offset_s, 0.002, 1e-15);
 	assert_near(s.offset_spread_s, 0.003, 1e-15);

@@ -1,0 +1,748 @@
+/* report_prometheus.c - the fleet in the Prometheus text exposition format
+ * and its atomic write (the metrics are listed in docs/prometheus.md). */
+#include <config.h>
+
+#include "report_prometheus.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sanitize.h"
+#include "xalloc.h"
+
+/* Sanitising can turn each byte into 3 (sanitize.h). */
+#define CLEAN_LEN(raw) (3 * (raw) + 1)
+
+/* Finding codes are static strings; bounded as the JSON sink bounds them. */
+#define CODE_MAX FINDING_MESSAGE_LEN
+
+typedef struct {
+	const char *key;
+	const char *value; /* sanitised, escaped on output */
+} label;
+
+/* Writes one metric family at a time.  # HELP and # TYPE go out with the
+ * first sample, so a family nobody has a value for is left out whole
+ * rather than announced empty. */
+typedef struct {
+	FILE *out;
+	const char *name;
+	const char *type;
+	const char *help;
+	bool announced;
+} writer;
+
+/* A node as the exposition names it. */
+typedef struct {
+	const node *nd;
+	char *name; /* sanitised host (xmalloc'd) */
+	bool skip;  /* a node earlier in the inventory has the same name */
+} entry;
+
+static void family(writer *w, const char *name, const char *type, const char *help)
+{
+	w->name = name;
+	w->type = type;
+	w->help = help;
+	w->announced = false;
+}
+
+/* Label values may hold any UTF-8; the format escapes exactly these three. */
+static void put_escaped(FILE *f, const char *s)
+{
+	if (!strpbrk(s, "\\\"\n")) {
+		fputs(s, f); /* the usual case, and many times faster */
+		return;
+	}
+	for (; *s; s++) {
+		switch (*s) {
+		case '\\': fputs("\\\\", f); break;
+		case '"': fputs("\\\"", f); break;
+		case '\n': fputs("\\n", f); break;
+		default: fputc(*s, f); break;
+		}
+	}
+}
+
+/* The shortest text that reads back as the same double ("0.001", not
+ * "0.00100000000000000002"); whole numbers without an exponent while they
+ * are exact. */
+static void put_number(FILE *f, double v)
+{
+	char buf[40];
+
+	if (v == trunc(v) && fabs(v) < 1e15) {
+		snprintf(buf, sizeof buf, "%.0f", v);
+	} else {
+		for (int prec = 15; prec <= 17; prec++) {
+			snprintf(buf, sizeof buf, "%.*g", prec, v);
+			if (strtod(buf, NULL) == v) {
+				break;
+			}
+		}
+	}
+	fputs(buf, f);
+}
+
+/* One sample of the current family; an unknown (non-finite) value is left
+ * out, never written as NaN or 0. */
+static void sample(writer *w, const label *labels, size_t n_labels, double v)
+{
+	if (!isfinite(v)) {
+		return;
+	}
+	if (!w->announced) {
+		fprintf(w->out, "# HELP %s %s\n# TYPE %s %s\n", w->name, w->help, w->name, w->type);
+		w->announced = true;
+	}
+	fputs(w->name, w->out);
+	if (n_labels > 0) {
+		fputc('{', w->out);
+		for (size_t i = 0; i < n_labels; i++) {
+			if (i > 0) {
+				fputc(',', w->out);
+			}
+			fputs(labels[i].key, w->out);
+			fputs("=\"", w->out);
+			put_escaped(w->out, labels[i].value);
+			fputc('"', w->out);
+		}
+		fputc('}', w->out);
+	}
+	fputc(' ', w->out);
+	put_number(w->out, v);
+	fputc('\n', w->out);
+}
+
+static void node_sample(writer *w, const entry *e, double v)
+{
+	label l = {"node", e->name};
+	sample(w, &l, 1, v);
+}
+
+static void clean(char *buf, size_t len, const char *s, size_t max)
+{
+	sanitize_text(s, strnlen(s, max), buf, len, SANITIZE_SINGLE_LINE);
+}
+
+static int clamp_count(int n, int max)
+{
+	if (n < 0) {
+		return 0;
+	}
+	return n < max ? n : max;
+}
+
+/* ------------------------------------------------------------ the model */
+
+/* Only a node that answered its last poll says something about now. */
+static bool answered(const node *nd)
+{
+	return nd->reachable && nd->has_observation;
+}
+
+static const chrony_tracking *tracking_of(const node *nd)
+{
+	return answered(nd) && nd->obs.chrony.state == OBS_OK ? &nd->obs.chrony.tracking : NULL;
+}
+
+/* An unsynchronised chronyd prints placeholders, not measurements (0
+ * offsets and frequency, stratum 0, 1 s root delay and dispersion: fixture
+ * chronyc-c-tracking-unsync.txt); only its leap status means something. */
+static const chrony_tracking *tracking_numbers_of(const node *nd)
+{
+	const chrony_tracking *t = tracking_of(nd);
+	return t && t->leap != CHRONY_LEAP_UNSYNC ? t : NULL;
+}
+
+static const ptp_obs *ptp_of(const node *nd)
+{
+	return answered(nd) && nd->obs.ptp.state == OBS_OK ? &nd->obs.ptp : NULL;
+}
+
+static const clock_check_obs *clock_check_of(const node *nd)
+{
+	return answered(nd) && nd->obs.clock.state == OBS_OK ? &nd->obs.clock : NULL;
+}
+
+static double int_value(int v)
+{
+	return v == INT_UNKNOWN ? NAN : (double)v;
+}
+
+/* Dividing by the exact 1e9 gives the double nearest the true value, so
+ * -6600 ns prints as -6.6e-06. */
+static double ns_seconds(int64_t ns)
+{
+	return ns == PTP_NS_UNKNOWN ? NAN : (double)ns / 1e9;
+}
+
+static double ppm_ratio(double ppm)
+{
+	return ppm / 1e6;
+}
+
+/* No ptp4l on this node at all, as opposed to a ptp4l that does not answer
+ * (the same rule as the JSON snapshot's "ptp": null). */
+static bool ptp_absent(const ptp_obs *p, const daemons_obs *d)
+{
+	if (p->state == OBS_NOT_COLLECTED || p->state == OBS_TOOL_MISSING) {
+		return true;
+	}
+	return p->state == OBS_DAEMON_UNREACHABLE && d->state == OBS_OK && !(d->running & DAEMON_PTP4L);
+}
+
+static bool part_absent(obs_state state)
+{
+	return state == OBS_NOT_COLLECTED || state == OBS_TOOL_MISSING;
+}
+
+/* ------------------------------------------------- one value per node */
+
+static double v_up(const node *nd)
+{
+	return nd->reachable ? 1 : 0;
+}
+
+static double v_status(const node *nd)
+{
+	switch (cluster_node_status(nd)) {
+	case NODE_STATUS_OK: return 0;
+	case NODE_STATUS_WARN: return 1;
+	case NODE_STATUS_CRIT: return 2;
+	case NODE_STATUS_UNKNOWN: break;
+	}
+	return 3;
+}
+
+static double v_polls_completed(const node *nd)
+{
+	return (double)nd->polls_completed;
+}
+
+static double v_polls_failed(const node *nd)
+{
+	return (double)nd->polls_failed;
+}
+
+/* Written for a node we lost too: its age is how long it has been gone. */
+static double v_observed_at(const node *nd)
+{
+	return nd->has_observation ? nd->obs.taken_at : NAN;
+}
+
+static double v_rtt(const node *nd)
+{
+	return answered(nd) ? nd->obs.rtt_s : NAN;
+}
+
+#define TRACKING_VALUE(fn, expr) \
+	static double fn(const node *nd) \
+	{ \
+		const chrony_tracking *t = tracking_numbers_of(nd); \
+		return t ? (expr) : NAN; \
+	}
+
+TRACKING_VALUE(v_chrony_offset, t->system_time_offset_s)
+TRACKING_VALUE(v_chrony_last_offset, t->last_offset_s)
+TRACKING_VALUE(v_chrony_rms_offset, t->rms_offset_s)
+TRACKING_VALUE(v_chrony_frequency, ppm_ratio(t->frequency_ppm))
+TRACKING_VALUE(v_chrony_skew, ppm_ratio(t->skew_ppm))
+TRACKING_VALUE(v_chrony_root_delay, t->root_delay_s)
+TRACKING_VALUE(v_chrony_root_dispersion, t->root_dispersion_s)
+TRACKING_VALUE(v_chrony_update_interval, t->update_interval_s)
+TRACKING_VALUE(v_chrony_stratum, int_value(t->stratum))
+
+/* chrony's own numbering (LEAP_Normal .. LEAP_Unsynchronised), which is
+ * also NTP's leap indicator. */
+static double v_chrony_leap(const node *nd)
+{
+	const chrony_tracking *t = tracking_of(nd);
+	if (!t) {
+		return NAN;
+	}
+	switch (t->leap) {
+	case CHRONY_LEAP_NORMAL: return 0;
+	case CHRONY_LEAP_INSERT: return 1;
+	case CHRONY_LEAP_DELETE: return 2;
+	case CHRONY_LEAP_UNSYNC: return 3;
+	case CHRONY_LEAP_UNKNOWN: break;
+	}
+	return NAN;
+}
+
+#define PTP_VALUE(fn, expr) \
+	static double fn(const node *nd) \
+	{ \
+		const ptp_obs *p = ptp_of(nd); \
+		return p ? (expr) : NAN; \
+	}
+
+PTP_VALUE(v_ptp_offset, ns_seconds(p->offset_from_master_ns))
+PTP_VALUE(v_ptp_mean_path_delay, ns_seconds(p->mean_path_delay_ns))
+PTP_VALUE(v_ptp_steps_removed, int_value(p->steps_removed))
+PTP_VALUE(v_ptp_gm_present, p->gm_present == INT_UNKNOWN ? NAN : p->gm_present != 0)
+
+#define CLOCK_CHECK_VALUE(fn, expr) \
+	static double fn(const node *nd) \
+	{ \
+		const clock_check_obs *c = clock_check_of(nd); \
+		return c ? (expr) : NAN; \
+	}
+
+CLOCK_CHECK_VALUE(v_clock_check_offset, c->offset_s)
+CLOCK_CHECK_VALUE(v_clock_check_uncertainty, c->uncertainty_s)
+CLOCK_CHECK_VALUE(v_clock_check_at, c->measured_at)
+
+/* ------------------------------------------ several series per node */
+
+static void emit_part_up(writer *w, const entry *e)
+{
+	const node *nd = e->nd;
+	if (!answered(nd)) {
+		return;
+	}
+	const observation *o = &nd->obs;
+	const struct {
+		const char *part;
+		obs_state state;
+		bool absent; /* not asked for, or the tool is not installed */
+	} parts[] = {
+		{"chrony", o->chrony.state, part_absent(o->chrony.state)},
+		{"ptp", o->ptp.state, ptp_absent(&o->ptp, &o->daemons)},
+		{"nic", o->nic.state, part_absent(o->nic.state)},
+		{"clock_check", o->clock.state, o->clock.state == OBS_NOT_COLLECTED},
+	};
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+		if (parts[i].absent) {
+			continue;
+		}
+		label l[] = {{"node", e->name}, {"part", parts[i].part}};
+		sample(w, l, 2, parts[i].state == OBS_OK ? 1 : 0);
+	}
+}
+
+/* The state is a label: ptp4l's internal numbering (GRAND_MASTER = 7) and
+ * IEEE 1588's portState (PASSIVE = 7) disagree, a name cannot be misread. */
+static void emit_ptp_port_state(writer *w, const entry *e)
+{
+	const ptp_obs *p = ptp_of(e->nd);
+	if (!p) {
+		return;
+	}
+	for (int i = 0; i < clamp_count(p->n_ports, PTP_MAX_PORTS); i++) {
+		const ptp_port *port = &p->ports[i];
+		if (port->state == PTP_PORT_UNKNOWN || port->port_number == INT_UNKNOWN) {
+			continue;
+		}
+		char number[16];
+		snprintf(number, sizeof number, "%d", port->port_number);
+		label l[] = {{"node", e->name}, {"port", number}, {"state", ptp_port_state_name(port->state)}};
+		sample(w, l, 3, 1);
+	}
+}
+
+static void emit_ptp_grandmaster(writer *w, const entry *e)
+{
+	const ptp_obs *p = ptp_of(e->nd);
+	if (!p) {
+		return;
+	}
+	char gm[CLEAN_LEN(PTP_ID_LEN)];
+	clean(gm, sizeof gm, cluster_gm_identity(p), PTP_ID_LEN);
+	if (gm[0] == '\0') {
+		return;
+	}
+	label l[] = {{"node", e->name}, {"grandmaster", gm}};
+	sample(w, l, 2, 1);
+}
+
+static void emit_nic_hw_timestamping(writer *w, const entry *e)
+{
+	const node *nd = e->nd;
+	if (!answered(nd) || nd->obs.nic.state != OBS_OK) {
+		return;
+	}
+	const nic_obs *nic = &nd->obs.nic;
+	char iface[CLEAN_LEN(sizeof nic->interface)];
+	clean(iface, sizeof iface, nic->interface, sizeof nic->interface);
+	bool hw = (nic->caps & NIC_CAP_HW_TX) && (nic->caps & NIC_CAP_HW_RX);
+	label l[] = {{"node", e->name}, {"interface", iface}};
+	sample(w, l, 2, hw ? 1 : 0);
+}
+
+/* Counts are written when the health rules judged the node (it answered),
+ * or when it carries findings anyway (the cluster-wide ones). */
+static void emit_findings(writer *w, const entry *e)
+{
+	const node *nd = e->nd;
+	int count = clamp_count(nd->findings.count, MAX_FINDINGS);
+	if (!answered(nd) && count == 0) {
+		return;
+	}
+	static const severity sevs[] = {SEVERITY_WARN, SEVERITY_CRIT};
+	for (size_t s = 0; s < sizeof sevs / sizeof sevs[0]; s++) {
+		int k = 0;
+		for (int i = 0; i < count; i++) {
+			k += nd->findings.items[i].sev == sevs[s];
+		}
+		label l[] = {{"node", e->name}, {"severity", severity_name(sevs[s])}};
+		sample(w, l, 2, k);
+	}
+}
+
+static const char *finding_code(const finding *f)
+{
+	return f->code ? f->code : "";
+}
+
+/* One series per (code, severity), valued by how many findings share it:
+ * one rule can speak twice (e.g. collector.daemon_unreachable for chronyd
+ * and for ptp4l), and a repeated series would invalidate the file. */
+static void emit_finding(writer *w, const entry *e)
+{
+	const finding_list *list = &e->nd->findings;
+	int count = clamp_count(list->count, MAX_FINDINGS);
+	for (int i = 0; i < count; i++) {
+		const finding *f = &list->items[i];
+		bool seen = false;
+		int k = 0;
+		for (int j = 0; j < count; j++) {
+			const finding *g = &list->items[j];
+			if (g->sev != f->sev || strncmp(finding_code(g), finding_code(f), CODE_MAX) != 0) {
+				continue;
+			}
+			if (j < i) {
+				seen = true;
+				break;
+			}
+			k++;
+		}
+		if (seen) {
+			continue;
+		}
+		char code[CLEAN_LEN(CODE_MAX)];
+		clean(code, sizeof code, finding_code(f), CODE_MAX);
+		label l[] = {{"node", e->name}, {"code", code}, {"severity", severity_name(f->sev)}};
+		sample(w, l, 3, k);
+	}
+}
+
+/* ------------------------------------------------------ the families */
+
+typedef double (*node_value)(const node *nd);
+typedef void (*node_emit)(writer *w, const entry *e);
+
+/* Exactly one of get (one series per node, label node) and emit. */
+typedef struct {
+	const char *name;
+	const char *type;
+	const char *help;
+	node_value get;
+	node_emit emit;
+} node_family;
+
+static const node_family node_families[] = {
+	{"synctop_node_up", "gauge",
+	 "1 if the node's last poll completed, else 0.", v_up, NULL},
+	{"synctop_node_status", "gauge",
+	 "Node health, the worst finding: 0 ok, 1 warn, 2 crit, 3 unknown (unreachable or not yet polled).",
+	 v_status, NULL},
+	{"synctop_node_polls_completed_total", "counter",
+	 "Polls of the node answered and decoded since synctop started.", v_polls_completed, NULL},
+	{"synctop_node_polls_failed_total", "counter",
+	 "Polls of the node that failed (deadline, flood, lost connection) since synctop started.",
+	 v_polls_failed, NULL},
+	{"synctop_node_observation_timestamp_seconds", "gauge",
+	 "Unix time (synctop's clock) when the node's latest answer arrived.", v_observed_at, NULL},
+	{"synctop_node_poll_rtt_seconds", "gauge",
+	 "Round trip of the node's last poll, request sent to answer complete.", v_rtt, NULL},
+	{"synctop_part_up", "gauge",
+	 "1 if the tool behind this part answered usably in the last poll, else 0; absent when the tool is not installed.",
+	 NULL, emit_part_up},
+
+	{"synctop_chrony_offset_seconds", "gauge",
+	 "chronyd System time offset: node clock minus its reference (positive = node ahead).",
+	 v_chrony_offset, NULL},
+	{"synctop_chrony_last_offset_seconds", "gauge",
+	 "chronyd Last offset, at the last clock update: node minus reference.", v_chrony_last_offset, NULL},
+	{"synctop_chrony_rms_offset_seconds", "gauge",
+	 "chronyd RMS offset: long-term average of the offset.", v_chrony_rms_offset, NULL},
+	{"synctop_chrony_frequency_ratio", "gauge",
+	 "chronyd Frequency as a ratio (ppm / 1e6): how fast the uncorrected clock runs (positive = fast).",
+	 v_chrony_frequency, NULL},
+	{"synctop_chrony_skew_ratio", "gauge",
+	 "chronyd Skew as a ratio (ppm / 1e6): estimated error bound on the frequency.", v_chrony_skew, NULL},
+	{"synctop_chrony_root_delay_seconds", "gauge",
+	 "chronyd Root delay: total network path delay to the stratum-1 clock.", v_chrony_root_delay, NULL},
+	{"synctop_chrony_root_dispersion_seconds", "gauge",
+	 "chronyd Root dispersion: total dispersion accumulated up to the stratum-1 clock.",
+	 v_chrony_root_dispersion, NULL},
+	{"synctop_chrony_update_interval_seconds", "gauge",
+	 "chronyd Update interval: time between the last two clock updates.", v_chrony_update_interval, NULL},
+	{"synctop_chrony_stratum", "gauge", "chronyd Stratum.", v_chrony_stratum, NULL},
+	{"synctop_chrony_leap_status", "gauge",
+	 "chronyd Leap status: 0 normal, 1 insert second, 2 delete second, 3 not synchronised.",
+	 v_chrony_leap, NULL},
+
+	{"synctop_ptp_offset_seconds", "gauge",
+	 "ptp4l offsetFromMaster: node clock minus its master (positive = node ahead).", v_ptp_offset, NULL},
+	{"synctop_ptp_mean_path_delay_seconds", "gauge",
+	 "ptp4l meanPathDelay: one-way delay to the master.", v_ptp_mean_path_delay, NULL},
+	{"synctop_ptp_steps_removed", "gauge",
+	 "ptp4l stepsRemoved: boundary-clock hops between the node and its grandmaster.", v_ptp_steps_removed,
+	 NULL},
+	{"synctop_ptp_gm_present", "gauge",
+	 "ptp4l gmPresent: 1 if the node sees a grandmaster, else 0.", v_ptp_gm_present, NULL},
+	{"synctop_ptp_port_state", "gauge",
+	 "1 per PTP port, labelled with its state as pmc prints it (SLAVE, MASTER, LISTENING, FAULTY, ...).",
+	 NULL, emit_ptp_port_state},
+	{"synctop_ptp_grandmaster_info", "gauge",
+	 "1, labelled with the identity of the grandmaster the node follows.", NULL, emit_ptp_grandmaster},
+
+	{"synctop_nic_hardware_timestamping", "gauge",
+	 "1 if ethtool -T lists hardware transmit and receive timestamping on the interface, else 0.",
+	 NULL, emit_nic_hw_timestamping},
+
+	{"synctop_clock_check_offset_seconds", "gauge",
+	 "Independent clock check: node clock minus synctop's clock, over the SSH session.",
+	 v_clock_check_offset, NULL},
+	{"synctop_clock_check_uncertainty_seconds", "gauge",
+	 "Independent clock check: the true offset lies within +- this (half the best round trip).",
+	 v_clock_check_uncertainty, NULL},
+	{"synctop_clock_check_timestamp_seconds", "gauge",
+	 "Unix time (synctop's clock) of the clock check's best exchange.", v_clock_check_at, NULL},
+
+	{"synctop_findings", "gauge",
+	 "Findings of the health rules about the node, by severity.", NULL, emit_findings},
+	{"synctop_finding", "gauge",
+	 "Findings with this code and severity on the node (normally 1); see `synctop --check -v` for the text.",
+	 NULL, emit_finding},
+};
+
+/* ---------------------------------------------------------- the fleet */
+
+static void emit_cluster(writer *w, const cluster_summary *s, size_t duplicates, double now)
+{
+	const struct {
+		const char *status;
+		size_t count;
+	} statuses[] = {
+		{"ok", s->ok}, {"warn", s->warn}, {"crit", s->crit}, {"unknown", s->unknown},
+	};
+
+	family(w, "synctop_cluster_nodes", "gauge", "Nodes in the inventory, by status.");
+	for (size_t i = 0; i < sizeof statuses / sizeof statuses[0]; i++) {
+		label l = {"status", statuses[i].status};
+		sample(w, &l, 1, (double)statuses[i].count);
+	}
+
+	family(w, "synctop_cluster_chrony_nodes", "gauge",
+	       "Nodes whose chrony offset went into the cluster offset figures (answered, chrony ok).");
+	sample(w, NULL, 0, (double)s->chrony_nodes);
+	family(w, "synctop_cluster_max_abs_offset_seconds", "gauge",
+	       "Largest absolute chrony offset over those nodes.");
+	sample(w, NULL, 0, s->max_abs_offset_s);
+	family(w, "synctop_cluster_offset_spread_seconds", "gauge",
+	       "Largest minus smallest chrony offset over those nodes: how far apart the fleet is.");
+	sample(w, NULL, 0, s->offset_spread_s);
+
+	family(w, "synctop_cluster_ptp_nodes", "gauge",
+	       "Nodes whose PTP offset went into the cluster PTP figures (answered, a SLAVE port).");
+	sample(w, NULL, 0, (double)s->ptp_nodes);
+	family(w, "synctop_cluster_ptp_max_abs_offset_seconds", "gauge",
+	       "Largest absolute PTP offsetFromMaster over those nodes.");
+	sample(w, NULL, 0, s->ptp_max_abs_offset_ns / 1e9);
+	family(w, "synctop_cluster_ptp_offset_spread_seconds", "gauge",
+	       "Largest minus smallest PTP offsetFromMaster over those nodes.");
+	sample(w, NULL, 0, s->ptp_offset_spread_ns / 1e9);
+
+	family(w, "synctop_cluster_grandmasters", "gauge",
+	       "Distinct grandmaster identities the nodes follow; more than 1 usually means a split domain.");
+	sample(w, NULL, 0, (double)(s->n_gms + s->gms_more));
+	family(w, "synctop_cluster_grandmaster_nodes", "gauge",
+	       "Nodes following this grandmaster (the 8 most followed).");
+	for (size_t i = 0; i < s->n_gms && i < CLUSTER_MAX_GMS; i++) {
+		char gm[CLEAN_LEN(PTP_ID_LEN)];
+		clean(gm, sizeof gm, s->gms[i].identity, sizeof s->gms[i].identity);
+		label l = {"grandmaster", gm};
+		sample(w, &l, 1, (double)s->gms[i].nodes);
+	}
+
+	family(w, "synctop_export_duplicate_nodes", "gauge",
+	       "Nodes left out of this file because an earlier node has the same name.");
+	sample(w, NULL, 0, (double)duplicates);
+	family(w, "synctop_last_sweep_timestamp_seconds", "gauge",
+	       "Unix time when synctop wrote this file, at the end of a sweep.");
+	sample(w, NULL, 0, now);
+}
+
+/* Host order, then inventory order (the pointers are into one array). */
+static int cmp_entry(const void *a, const void *b)
+{
+	const entry *x = *(const entry *const *)a, *y = *(const entry *const *)b;
+	int c = strcmp(x->name, y->name);
+	if (c != 0) {
+		return c;
+	}
+	return x < y ? -1 : (x > y);
+}
+
+/* Name every node and mark the later ones of each name; returns how many. */
+static size_t name_entries(const node *nodes, size_t n, entry *entries)
+{
+	char buf[CLEAN_LEN(NODE_NAME_LEN)];
+
+	for (size_t i = 0; i < n; i++) {
+		clean(buf, sizeof buf, nodes[i].host, sizeof nodes[i].host);
+		entries[i].nd = &nodes[i];
+		entries[i].name = xstrdup(buf);
+		entries[i].skip = false;
+	}
+	if (n < 2) {
+		return 0;
+	}
+	entry **sorted = xmalloc(n * sizeof *sorted);
+	for (size_t i = 0; i < n; i++) {
+		sorted[i] = &entries[i];
+	}
+	qsort(sorted, n, sizeof *sorted, cmp_entry);
+	size_t duplicates = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (strcmp(sorted[i]->name, sorted[i - 1]->name) == 0) {
+			sorted[i]->skip = true;
+			duplicates++;
+		}
+	}
+	free(sorted);
+	return duplicates;
+}
+
+int report_prometheus_format(FILE *out, const node *nodes, size_t n, const cluster_summary *summary,
+			     double now)
+{
+	cluster_summary own;
+	if (!summary) {
+		cluster_summarise(nodes, n, &own);
+		summary = &own;
+	}
+	/* The format wants "0.5" whatever LC_NUMERIC the program runs under. */
+	locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	if (c_locale == (locale_t)0) {
+		return -1;
+	}
+	locale_t old_locale = uselocale(c_locale);
+
+	entry *entries = xmalloc((n ? n : 1) * sizeof *entries);
+	size_t duplicates = name_entries(nodes, n, entries);
+	writer w = {.out = out};
+
+	for (size_t f = 0; f < sizeof node_families / sizeof node_families[0]; f++) {
+		const node_family *fam = &node_families[f];
+		family(&w, fam->name, fam->type, fam->help);
+		for (size_t i = 0; i < n; i++) {
+			if (entries[i].skip) {
+				continue;
+			}
+			if (fam->get) {
+				node_sample(&w, &entries[i], fam->get(entries[i].nd));
+			} else {
+				fam->emit(&w, &entries[i]);
+			}
+		}
+	}
+	emit_cluster(&w, summary, duplicates, now);
+
+	int rc = fflush(out) != 0 || ferror(out) ? -1 : 0;
+	int saved = errno;
+	for (size_t i = 0; i < n; i++) {
+		free(entries[i].name);
+	}
+	free(entries);
+	uselocale(old_locale);
+	freelocale(c_locale);
+	errno = saved;
+	return rc;
+}
+
+/* ------------------------------------------------------------ the file */
+
+int report_prometheus_write(const char *path, const node *nodes, size_t n, const cluster_summary *summary,
+			    double now, char *err, size_t errlen)
+{
+	static const char suffix[] = ".XXXXXX";
+	size_t len = strlen(path);
+	char *tmp = xmalloc(len + sizeof suffix);
+	memcpy(tmp, path, len);
+	memcpy(tmp + len, suffix, sizeof suffix);
+
+	const char *what;
+	int e;
+	FILE *f = NULL;
+
+	/* Same directory, so the rename cannot cross file systems; the name
+	 * does not end in .prom, so the collector never reads it half done. */
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot create a temporary file next to it: %s", path, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	/* node_exporter runs as another user; mkstemp makes the file 0600. */
+	if (fchmod(fd, 0644) != 0) {
+		e = errno;
+		what = "cannot make the temporary file readable";
+		goto fail;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		e = errno;
+		what = "cannot write";
+		goto fail;
+	}
+	errno = 0;
+	if (report_prometheus_format(f, nodes, n, summary, now) != 0) {
+		e = errno;
+		what = "cannot write";
+		goto fail;
+	}
+	if (fsync(fileno(f)) != 0) {
+		e = errno;
+		what = "cannot sync";
+		goto fail;
+	}
+	int rc = fclose(f);
+	f = NULL;
+	fd = -1;
+	if (rc != 0) {
+		e = errno;
+		what = "cannot write";
+		goto fail;
+	}
+	if (rename(tmp, path) != 0) {
+		e = errno;
+		what = "cannot replace it";
+		goto fail;
+	}
+	free(tmp);
+	return 0;
+
+fail:
+	if (f) {
+		fclose(f);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	unlink(tmp);
+	snprintf(err, errlen, "%s: %s: %s", path, what, strerror(e ? e : EIO));
+	free(tmp);
+	return -1;
+}
