@@ -67,6 +67,7 @@ struct scheduler {
 
 static void send_poll(sched_node *sn);
 static void send_exchange(sched_node *sn);
+static void retry_later(sched_node *sn, const char *why);
 
 void scheduler_config_init(scheduler_config *cfg)
 {
@@ -363,10 +364,18 @@ static void on_data(void *owner, const char *data, size_t len)
 		sn->discarding = true;
 		ev_timer_stop(sn->s->loop, &sn->deadline);
 		sn->model->polls_failed++;
-		event(sn, msg);
 		set_node_error(sn, msg);
 		notify(sn);
-		abandon_poll(sn);
+		bytebuf_clear(&sn->answer);
+		/* A channel the node keeps filling cannot be closed politely (the
+		 * close only times out): drop the connection and come back later. */
+		transport_stop(sn->t);
+		if (sn->s->cfg.once) {
+			event(sn, msg);
+			finish_once(sn);
+			return;
+		}
+		retry_later(sn, msg);
 		return;
 	}
 	bytebuf_append(&sn->answer, data, len);
@@ -391,6 +400,23 @@ static const char *error_kind_text(transport_error kind)
 	case TRANSPORT_ERR_LOST: return "connection lost";
 	}
 	return "error";
+}
+
+/* Reconnect after a backoff that grows with each consecutive failure. */
+static void retry_later(sched_node *sn, const char *why)
+{
+	scheduler *s = sn->s;
+	double delay = scheduler_backoff_delay(sn->failures, s->cfg.backoff_min_s, s->cfg.backoff_max_s,
+					       (double)random() / (double)RAND_MAX);
+	sn->failures++;
+	sn->state = SN_BACKOFF;
+	sn->poll_due = false; /* the next connection polls at once */
+	sn->pending_due = 0;
+	char note[NODE_ERROR_LEN + 48];
+	snprintf(note, sizeof note, "%s; reconnecting in %.1f s", why, delay);
+	event(sn, note);
+	ev_timer_set(&sn->backoff, delay, 0);
+	ev_timer_start(s->loop, &sn->backoff);
 }
 
 static void on_failed(void *owner, transport_error kind, const char *message)
@@ -422,15 +448,7 @@ static void on_failed(void *owner, transport_error kind, const char *message)
 		finish_once(sn);
 		return;
 	}
-	double delay = scheduler_backoff_delay(sn->failures, s->cfg.backoff_min_s, s->cfg.backoff_max_s,
-					       (double)random() / (double)RAND_MAX);
-	sn->failures++;
-	sn->state = SN_BACKOFF;
-	char note[NODE_ERROR_LEN + 48];
-	snprintf(note, sizeof note, "%s; reconnecting in %.1f s", msg, delay);
-	event(sn, note);
-	ev_timer_set(&sn->backoff, delay, 0);
-	ev_timer_start(s->loop, &sn->backoff);
+	retry_later(sn, msg);
 }
 
 static const transport_events events = {
@@ -455,10 +473,9 @@ static void send_poll(sched_node *sn)
 	bool pmc_sudo = sn->has_settings ? sn->settings.pmc_sudo : s->cfg.pmc_sudo;
 
 	if (sn->state != SN_READY) {
-		sn->poll_due = sn->state == SN_WAITING || sn->state == SN_CLOCK || sn->state == SN_CONNECTING;
-		if (!sn->poll_due) {
-			sn->pending_due = 0; /* down: the next connection polls at once */
-		}
+		/* poll now: after the answer in flight; a connection that is not
+		 * up yet polls as soon as it is */
+		sn->poll_due = sn->state == SN_WAITING || sn->state == SN_CLOCK;
 		return;
 	}
 	if (sn->last_ethtool == 0 || ev_now(s->loop) - sn->last_ethtool >= s->cfg.ethtool_every_s) {
@@ -503,14 +520,25 @@ static void on_poll_timer(struct ev_loop *loop, ev_timer *w, int revents)
 	if (sn->s->paused) {
 		return;
 	}
-	if (sn->poll_due) {
-		/* the previous due poll has not even been sent: one is enough */
-		log_printf("%s: poll skipped due=%.6f (the previous one is still waiting)", sn->model->host,
-			   ev_now(loop));
-		return;
+	switch (sn->state) {
+	case SN_READY:
+		sn->pending_due = ev_now(loop);
+		send_poll(sn);
+		break;
+	case SN_WAITING:
+	case SN_CLOCK:
+		if (sn->poll_due) {
+			/* one due poll is already waiting for the answer in flight */
+			log_printf("%s: poll skipped due=%.6f (the previous one is still in flight)",
+				   sn->model->host, ev_now(loop));
+		} else {
+			sn->poll_due = true; /* sent when the answer is in */
+			sn->pending_due = ev_now(loop);
+		}
+		break;
+	default:
+		break; /* not connected: the connection polls as soon as it is up */
 	}
-	sn->pending_due = ev_now(loop);
-	send_poll(sn);
 }
 
 static void on_deadline(struct ev_loop *loop, ev_timer *w, int revents)

@@ -13,11 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "node_settings.h"
 #include "probe.h"
+#include "log.h"
 #include "scheduler.h"
 #include "thresholds.h"
 #include "transport.h"
@@ -29,7 +31,7 @@ typedef struct {
 	int starts, restarts, stops, sends;
 	char last_request[128];
 	bool running;
-	enum { ANSWER, SILENT, FLOOD, FAIL_CONNECT, FAIL_HOSTKEY } mode;
+	enum { ANSWER, SILENT, FLOOD, FAIL_CONNECT, FAIL_HOSTKEY, STALL_CONNECT } mode;
 	double start_times[16];
 	double clock_offset_s;  /* added to the client's clock in clock exchanges */
 	int date_rc;            /* exit status of `date` in clock exchanges */
@@ -89,6 +91,9 @@ static void fake_start(transport *t)
 	if (f->mode == FAIL_HOSTKEY) {
 		f->base.events->failed(f->base.owner, TRANSPORT_ERR_HOSTKEY, "host key has CHANGED");
 		return;
+	}
+	if (f->mode == STALL_CONNECT) {
+		return; /* a handshake that never finishes */
 	}
 	f->running = true;
 	f->base.events->ready(f->base.owner);
@@ -339,6 +344,77 @@ static void test_flood_is_cut_off(void **state)
 	teardown_fx(fx);
 }
 
+/* Live mode: a node that floods loses its connection, not just its shell
+ * (closing a channel the node keeps filling only times out), and comes back
+ * after a backoff. */
+static void test_live_flood_drops_the_connection(void **state)
+{
+	(void)state;
+	fixture *fx = setup(false, FLOOD, 1.0);
+	scheduler_start(fx->s);
+	run_for(fx, 0.3);
+	assert_int_equal(fx->f->restarts, 0);
+	assert_true(fx->f->stops >= 1);
+	assert_true(fx->f->starts >= 2);
+	assert_non_null(strstr(fx->n->error, "more than 256 KiB"));
+	assert_true(fx->n->polls_failed >= 1);
+	teardown_fx(fx);
+}
+
+static int count_lines_with(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	int n = 0;
+	assert_non_null(f);
+	while (fgets(line, sizeof line, f)) {
+		n += strstr(line, needle) != NULL;
+	}
+	fclose(f);
+	return n;
+}
+
+/* A node that is not connected has no poll in flight: its due times are not
+ * "skipped" polls, and the first poll after connecting is due then. */
+static void test_no_skipped_polls_while_connecting(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/synctop-test-sched-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(log_open(path), 0);
+	fixture *fx = setup(false, STALL_CONNECT, 1.0);
+	scheduler_start(fx->s);
+	run_for(fx, 0.3);
+	log_close();
+	assert_int_equal(count_lines_with(path, "poll skipped"), 0);
+	assert_int_equal(fx->f->sends, 0);
+	teardown_fx(fx);
+	unlink(path);
+}
+
+/* With a poll in flight longer than the interval, the due times that pass
+ * are dropped (and logged); the answer is followed by one poll, not many. */
+static void test_slow_answer_skips_due_polls(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/synctop-test-sched-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(log_open(path), 0);
+	fixture *fx = setup(false, SILENT, 10.0);
+	scheduler_start(fx->s);
+	run_for(fx, 0.4);
+	log_close();
+	assert_int_equal(fx->f->sends, 1);
+	/* 0.4 s at 0.05 s: the first due time is kept, the others skipped */
+	assert_true(count_lines_with(path, "poll skipped") >= 2);
+	teardown_fx(fx);
+	unlink(path);
+}
+
 static void test_backoff_delay(void **state)
 {
 	(void)state;
@@ -442,6 +518,9 @@ int main(void)
 		cmocka_unit_test(test_live_polls_every_interval),
 		cmocka_unit_test(test_deadline_restarts_shell),
 		cmocka_unit_test(test_flood_is_cut_off),
+		cmocka_unit_test(test_live_flood_drops_the_connection),
+		cmocka_unit_test(test_no_skipped_polls_while_connecting),
+		cmocka_unit_test(test_slow_answer_skips_due_polls),
 		cmocka_unit_test(test_backoff_delay),
 		cmocka_unit_test(test_failures_back_off),
 		cmocka_unit_test(test_refused_host_key_is_not_retried),

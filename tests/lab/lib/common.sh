@@ -1,5 +1,5 @@
 # shellcheck shell=bash disable=SC2034 # variables are for the sourcing scripts
-# common.sh - helpers shared by lab-up, lab-down and lab-wait (bash, sourced).
+# common.sh - helpers shared by lab-up, lab-down, lab-wait and lab-fault (bash, sourced).
 #
 # Process identity: a pid alone can be reused, so every process the lab starts
 # is recorded as "PID STARTTIME COMM NODE WHAT" in LABDIR/pids.  STARTTIME is
@@ -163,4 +163,24 @@ lab_ports_free() {
 			}
 		}
 		END { exit hit }'
+}
+
+# Start a daemon in the background and record it in LABDIR/pids; its pid is
+# left in LAB_SPAWNED_PID.  Every launcher in the chain (setsid, ip netns
+# exec, unshare, setpriv, node-exec) execs in place, so $! is the daemon's own
+# pid.  setsid: no controlling terminal, so a ^C typed at whoever ran lab-up
+# never reaches the lab's daemons.  The command line is kept in
+# LABDIR/NODE/WHAT.cmd (shell-quoted, sourceable: out=, cmd=()), so that
+# lab-fault starts a stopped daemon exactly as lab-up did.
+lab_spawn() { # node what comm outfile cmd...
+	local node=$1 what=$2 comm=$3 out=$4
+	shift 4
+	{
+		printf 'out=%q\ncmd=(' "$out"
+		printf ' %q' "$@"
+		printf ' )\n'
+	} >"$LABDIR/$node/$what.cmd"
+	setsid "$@" </dev/null >>"$out" 2>&1 &
+	LAB_SPAWNED_PID=$!
+	lab_record "$LAB_SPAWNED_PID" "$comm" "$node" "$what"
 }
