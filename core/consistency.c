@@ -11,7 +11,6 @@
 #include "consistency.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,12 +30,6 @@
 #define MAX_CLUSTER_FINDINGS 8
 #define NAME_LEN 64 /* remote names quoted in messages */
 
-#if defined(__GNUC__)
-#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
-#else
-#define PRINTF_LIKE(f, a)
-#endif
-
 /* ------------------------------------------------------------ findings */
 
 typedef struct {
@@ -47,30 +40,10 @@ typedef struct {
 static finding *finding_new(cluster_findings *l, severity sev, const char *code)
 {
 	finding *f = &l->items[l->count++]; /* each check adds at most one */
-	f->sev = sev;
-	f->code = code;
-	f->message[0] = '\0';
-	f->hint[0] = '\0';
+	finding_start(f, sev, code);
 	return f;
 }
 
-PRINTF_LIKE(2, 3)
-static void finding_message(finding *f, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(f->message, sizeof f->message, fmt, ap);
-	va_end(ap);
-}
-
-PRINTF_LIKE(2, 3)
-static void finding_hint(finding *f, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(f->hint, sizeof f->hint, fmt, ap);
-	va_end(ap);
-}
 
 /* Names that came from a node (or the configuration) are sanitised before
  * they reach a message, which may go to a terminal or into JSON. */
@@ -80,14 +53,6 @@ static const char *clean(char *dst, size_t dst_len, const char *src)
 	return dst;
 }
 
-static const char *magnitude_s(double s, char *buf, size_t len)
-{
-	units_format_seconds(s, buf, len);
-	if (buf[0] == '+') {
-		memmove(buf, buf + 1, strlen(buf));
-	}
-	return buf;
-}
 
 /* ------------------------------------------------------- node values */
 
@@ -784,8 +749,8 @@ static void check_chrony_spread(const node *nd, const node_settings *ns, const s
 			"chrony nodes (%s above %s)", units_format_seconds(off, v, sizeof v),
 			units_format_seconds(dev, d, sizeof d),
 			units_format_seconds(s->median, m, sizeof m),
-			magnitude_s(spread, sp, sizeof sp), s->count, severity_name(sev),
-			magnitude_s(sev == SEVERITY_CRIT ? th->cluster_chrony_spread_crit_s :
+			units_magnitude_seconds(spread, sp, sizeof sp), s->count, severity_name(sev),
+			units_magnitude_seconds(sev == SEVERITY_CRIT ? th->cluster_chrony_spread_crit_s :
 				    th->cluster_chrony_spread_warn_s, limit, sizeof limit));
 	finding_hint(f, "Compare `chronyc -n sources -v` and `chronyc tracking` here and on a node "
 		     "near the median (same upstream? see cluster.reference); `chronyc makestep` "
@@ -813,8 +778,8 @@ static void check_ptp_spread(const node *nd, const node_settings *ns, const stat
 			"slaves (%s above %s)", units_format_ns(off, v, sizeof v),
 			units_format_seconds(dev * 1e-9, d, sizeof d),
 			units_format_seconds(s->median * 1e-9, m, sizeof m),
-			magnitude_s(spread * 1e-9, sp, sizeof sp), s->count, severity_name(sev),
-			magnitude_s((double)(sev == SEVERITY_CRIT ? th->cluster_ptp_spread_crit_ns :
+			units_magnitude_seconds(spread * 1e-9, sp, sizeof sp), s->count, severity_name(sev),
+			units_magnitude_seconds((double)(sev == SEVERITY_CRIT ? th->cluster_ptp_spread_crit_ns :
 					     th->cluster_ptp_spread_warn_ns) * 1e-9,
 				    limit, sizeof limit));
 	finding_hint(f, "`pmc -u -b 0 'GET CURRENT_DATA_SET'` here and on a node near the median; "
@@ -839,10 +804,10 @@ static void check_clock_median(const node *nd, const node_settings *ns, const st
 	finding *f = finding_new(out, SEVERITY_WARN, "cluster.clock_median");
 	finding_message(f, "Clock %s ± %s is %s from the median %s of %zu nodes' clocks (warn above "
 			"%s beyond the uncertainty)", units_format_seconds(cc->offset_s, v, sizeof v),
-			magnitude_s(cc->uncertainty_s, u, sizeof u),
+			units_magnitude_seconds(cc->uncertainty_s, u, sizeof u),
 			units_format_seconds(dev, d, sizeof d),
 			units_format_seconds(s->median, m, sizeof m), s->count,
-			magnitude_s(ns->th.clock_median_warn_s, limit, sizeof limit));
+			units_magnitude_seconds(ns->th.clock_median_warn_s, limit, sizeof limit));
 	const chrony_tracking *t = &nd->obs.chrony.tracking;
 	if (chrony_synchronised(&nd->obs.chrony) && isfinite(t->system_time_offset_s)) {
 		finding_hint(f, "The other clocks agree, this one does not, yet chronyd claims %s: a "

@@ -27,4 +27,16 @@ typedef struct {
 	finding items[MAX_FINDINGS];
 } finding_list;
 
+#if defined(__GNUC__)
+#define FINDING_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define FINDING_PRINTF(f, a)
+#endif
+
+/* Sets severity and code (a static string), empties message and hint. */
+void finding_start(finding *f, severity sev, const char *code);
+/* printf into the message / the hint, truncated to fit. */
+FINDING_PRINTF(2, 3) void finding_message(finding *f, const char *fmt, ...);
+FINDING_PRINTF(2, 3) void finding_hint(finding *f, const char *fmt, ...);
+
 #endif

@@ -10,7 +10,6 @@
 #include "health.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,12 +28,6 @@
  * it by rounding noise. */
 #define DRIFT_RESOLUTION_PPM_PER_HOUR 1e-6
 #define NAME_LEN 64                    /* remote names quoted in messages */
-
-#if defined(__GNUC__)
-#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
-#else
-#define PRINTF_LIKE(f, a)
-#endif
 
 typedef enum {
 	TRI_UNKNOWN = 0,
@@ -73,31 +66,6 @@ static void add_finding(finding_list *out, const finding *f)
 	}
 }
 
-static void finding_start(finding *f, severity sev, const char *code)
-{
-	f->sev = sev;
-	f->code = code;
-	f->message[0] = '\0';
-	f->hint[0] = '\0';
-}
-
-PRINTF_LIKE(2, 3)
-static void finding_message(finding *f, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(f->message, sizeof f->message, fmt, ap);
-	va_end(ap);
-}
-
-PRINTF_LIKE(2, 3)
-static void finding_hint(finding *f, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(f->hint, sizeof f->hint, fmt, ap);
-	va_end(ap);
-}
 
 /* --------------------------------------------------------- formatting */
 
@@ -113,14 +81,6 @@ static const char *clean(char *dst, size_t dst_len, const char *src, size_t src_
 #define CLEAN(buf, field) clean((buf), sizeof(buf), (field), sizeof(field))
 
 /* A limit or magnitude: the formatter's sign means nothing there. */
-static const char *magnitude_s(double s, char *buf, size_t len)
-{
-	units_format_seconds(s, buf, len);
-	if (buf[0] == '+') {
-		memmove(buf, buf + 1, strlen(buf));
-	}
-	return buf;
-}
 
 static const char *magnitude_ns(int64_t ns, char *buf, size_t len)
 {
@@ -559,7 +519,7 @@ static void rule_chrony_offset(const chrony_obs *c, const thresholds *th, findin
 	finding_start(&f, sev, "chrony.offset");
 	finding_message(&f, "System time offset %s (%s above %s)",
 			units_format_seconds(off, value, sizeof value), severity_name(sev),
-			magnitude_s(sev == SEVERITY_CRIT ? th->chrony_offset_crit_s :
+			units_magnitude_seconds(sev == SEVERITY_CRIT ? th->chrony_offset_crit_s :
 				    th->chrony_offset_warn_s, limit, sizeof limit));
 	finding_hint(&f, "Check `chronyc tracking` and `chronyc sources -v`; step once with "
 		     "`chronyc makestep`, and add `makestep 1 3` to chrony.conf so large offsets "
@@ -582,11 +542,11 @@ static void rule_chrony_error_bound(const chrony_obs *c, const thresholds *th, f
 	finding_start(&f, sev, "chrony.error_bound");
 	finding_message(&f, "Clock error bound %s = |offset| %s + root dispersion %s + "
 			"root delay/2 %s (%s above %s)",
-			magnitude_s(bound, b, sizeof b),
-			magnitude_s(fabs(t->system_time_offset_s), off, sizeof off),
-			magnitude_s(t->root_dispersion_s, disp, sizeof disp),
-			magnitude_s(t->root_delay_s / 2.0, del, sizeof del), severity_name(sev),
-			magnitude_s(sev == SEVERITY_CRIT ? th->chrony_error_bound_crit_s :
+			units_magnitude_seconds(bound, b, sizeof b),
+			units_magnitude_seconds(fabs(t->system_time_offset_s), off, sizeof off),
+			units_magnitude_seconds(t->root_dispersion_s, disp, sizeof disp),
+			units_magnitude_seconds(t->root_delay_s / 2.0, del, sizeof del), severity_name(sev),
+			units_magnitude_seconds(sev == SEVERITY_CRIT ? th->chrony_error_bound_crit_s :
 				    th->chrony_error_bound_warn_s, limit, sizeof limit));
 	finding_hint(&f, "The bound carries the whole upstream chain: see Root delay/dispersion "
 		     "in `chronyc tracking` and `chronyc sources -v`; prefer a closer or "
@@ -1010,7 +970,7 @@ static void rule_ptp_path_delay(const ptp_obs *p, const nic_obs *nic, const hist
 	finding_start(&f, SEVERITY_WARN, "ptp.path_delay");
 	finding_message(&f, "Mean path delay %s on %s, %+.0f%% from the median %s of %d samples "
 			"(warn above %.0f%%)", magnitude_ns(delay, value, sizeof value), iface,
-			change * 100.0, magnitude_s(median * 1e-9, med, sizeof med), samples,
+			change * 100.0, units_magnitude_seconds(median * 1e-9, med, sizeof med), samples,
 			th->ptp_path_delay_jump_warn_ratio * 100.0);
 	finding_hint(&f, "The path to the master changed (route, switch, congestion, a transparent "
 		     "clock gone): `pmc -u -b 0 'GET CURRENT_DATA_SET'` and the network topology.");
@@ -1142,8 +1102,8 @@ static void rule_clock_offset(const observation *o, const thresholds *th, findin
 	finding_start(&f, sev, "clock.offset");
 	finding_message(&f, "Clock %s ± %s against synctop's clock (%s above %s beyond the "
 			"uncertainty)", units_format_seconds(cc->offset_s, value, sizeof value),
-			magnitude_s(cc->uncertainty_s, unc, sizeof unc), severity_name(sev),
-			magnitude_s(sev == SEVERITY_CRIT ? th->clock_offset_crit_s :
+			units_magnitude_seconds(cc->uncertainty_s, unc, sizeof unc), severity_name(sev),
+			units_magnitude_seconds(sev == SEVERITY_CRIT ? th->clock_offset_crit_s :
 				    th->clock_offset_warn_s, limit, sizeof limit));
 	clock_claim_hint(o, &f);
 	add_finding(out, &f);

@@ -7,16 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *severity_name(severity sev)
-{
-	switch (sev) {
-	case SEVERITY_OK: return "ok";
-	case SEVERITY_WARN: return "warn";
-	case SEVERITY_CRIT: return "crit";
-	}
-	return "?";
-}
-
 const char *node_status_name(node_status status)
 {
 	switch (status) {

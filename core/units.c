@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 typedef struct {
 	double ns_per_unit;
@@ -81,4 +82,13 @@ char *units_format_ns(int64_t ns, char *buf, size_t len)
 		return format_ns(NAN, buf, len);
 	}
 	return format_ns((double)ns, buf, len);
+}
+
+char *units_magnitude_seconds(double s, char *buf, size_t len)
+{
+	units_format_seconds(s, buf, len);
+	if (buf[0] == '+') {
+		memmove(buf, buf + 1, strlen(buf));
+	}
+	return buf;
 }

@@ -21,4 +21,7 @@ char *units_format_seconds(double s, char *buf, size_t len);
  * (PTP_NS_UNKNOWN), prints "unknown".  Returns buf. */
 char *units_format_ns(int64_t ns, char *buf, size_t len);
 
+/* units_format_seconds without the "+": for magnitudes and limits. */
+char *units_magnitude_seconds(double s, char *buf, size_t len);
+
 #endif
