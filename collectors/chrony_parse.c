@@ -155,7 +155,9 @@ static void sanitize(span s, char *dst, size_t cap)
 static void copy_name(span s, char *dst, size_t cap)
 {
 	size_t n = s.n < cap - 1 ? s.n : cap - 1;
-	memcpy(dst, s.p, n);
+	if (n > 0) { /* an empty span may have no pointer at all */
+		memcpy(dst, s.p, n);
+	}
 	dst[n] = '\0';
 }
 
@@ -837,7 +839,8 @@ static bool csv_line(chrony_obs *dst, csv_progress *pg, span line, bool terminat
 	span fields[MAX_FIELDS];
 	int n = split_fields(line, fields);
 	int kind = n <= MAX_FIELDS ? record_kind(n) : -1;
-	field_value v[MAX_FIELDS];
+	/* zeroed so no path can store a field that was never parsed */
+	field_value v[MAX_FIELDS] = {0};
 	int bad = -1;
 	if (kind >= 0) {
 		const record_spec *rec = &records[kind];
@@ -1082,7 +1085,7 @@ static bool parse_text_reftime(span value, double *out)
 	if ((days_since + 4) % 7 != weekday) {
 		return false;
 	}
-	*out = (double)(days_since * 86400 + hh * 3600 + mm * 60 + ss);
+	*out = (double)(days_since * 86400 + hh * 3600LL + mm * 60LL + ss);
 	return true;
 }
 

@@ -343,13 +343,9 @@ void ethtool_parse(const tool_output *out, nic_obs *dst)
 		} else if (!indented && span_prefix(line, "Capabilities:", &rest)) {
 			list = LIST_CAPS;
 			recognised++;
-		} else if (!indented && span_prefix(line, "PTP Hardware Clock:", &rest)) {
-			(void)parse_phc(rest, &dst->phc_index); /* unparsable stays unknown */
-			phc_seen = true;
-			list = LIST_NONE;
-			recognised++;
 		} else if (!indented &&
-			   span_prefix(line, "Hardware timestamp provider index:", &rest)) {
+			   (span_prefix(line, "PTP Hardware Clock:", &rest) ||
+			    span_prefix(line, "Hardware timestamp provider index:", &rest))) {
 			(void)parse_phc(rest, &dst->phc_index); /* unparsable stays unknown */
 			phc_seen = true;
 			list = LIST_NONE;

@@ -80,7 +80,7 @@ static void sha1_compress(uint32_t *h, const unsigned char *block)
 {
 	uint32_t w[80];
 	for (int i = 0; i < 16; i++) {
-		w[i] = load_be32(block + 4 * i);
+		w[i] = load_be32(block + 4 * (size_t)i);
 	}
 	for (int i = 16; i < 80; i++) {
 		w[i] = rol32(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
@@ -130,7 +130,7 @@ static void sha256_compress(uint32_t *h, const unsigned char *block)
 {
 	uint32_t w[64];
 	for (int i = 0; i < 16; i++) {
-		w[i] = load_be32(block + 4 * i);
+		w[i] = load_be32(block + 4 * (size_t)i);
 	}
 	for (int i = 16; i < 64; i++) {
 		uint32_t s0 = ror32(w[i - 15], 7) ^ ror32(w[i - 15], 18) ^ (w[i - 15] >> 3);

@@ -23,13 +23,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sanitize.h"
 #include "ssh_config.h"
 #include "textfile.h"
 
 #define MAX_DEPTH 16                     /* OpenSSH's READCONF_MAX_DEPTH */
 #define MAX_FILES 256                    /* per load: bounds glob include loops */
-#define FILE_MAX (4u * 1024u * 1024u)    /* bytes per file */
-#define TOTAL_MAX (64u * 1024u * 1024u)  /* bytes per load */
+#define FILE_MAX (4u << 20)              /* bytes per file */
+#define TOTAL_MAX (64u << 20)            /* bytes per load */
 #define MAX_WARNINGS 32
 
 typedef enum {
@@ -116,15 +117,19 @@ struct ssh_config {
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Errors and warnings quote values from the file: whatever bytes they hold
+ * (bidi controls, invalid UTF-8) are shown as \xNN (sanitize_show). */
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
+	char buf[1024];
 	va_list ap;
 	if (!err || errlen == 0) {
 		return;
 	}
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
+	sanitize_show(buf, strlen(buf), err, errlen);
 }
 
 static void add_warning(ssh_config *cfg, const char *fmt, ...)
@@ -132,11 +137,12 @@ static void add_warning(ssh_config *cfg, const char *fmt, ...)
 
 static void add_warning(ssh_config *cfg, const char *fmt, ...)
 {
-	char buf[512];
+	char raw[512], buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
+	sanitize_show(raw, strlen(raw), buf, sizeof buf);
 	if (cfg->nwarnings < MAX_WARNINGS) {
 		cfg->warnings[cfg->nwarnings] = strdup(buf);
 		if (cfg->warnings[cfg->nwarnings]) {
@@ -1150,13 +1156,15 @@ static void warn(ssh_host_options *out, const char *fmt, ...) __attribute__((for
 
 static void warn(ssh_host_options *out, const char *fmt, ...)
 {
+	char raw[SSH_WARNING_LEN];
 	va_list ap;
 	if (out->warning[0] != '\0') {
 		return; /* keep the first */
 	}
 	va_start(ap, fmt);
-	vsnprintf(out->warning, sizeof out->warning, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
+	sanitize_show(raw, strlen(raw), out->warning, sizeof out->warning); /* see set_err() */
 }
 
 static void first_scalars(const entry *e, void *ctx)

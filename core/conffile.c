@@ -766,9 +766,12 @@ int conffile_parse(const char *text, size_t len, const char *name, conffile **ou
 	}
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
-		char why[sizeof jerr.text];
+		/* jansson quotes the offending bytes of the file, raw: show
+		 * them rather than drop them (with what follows) */
+		char why[4 * sizeof jerr.text];
+		sanitize_show(jerr.text, strlen(jerr.text), why, sizeof why);
 		snprintf(err, err_len, "%s:%d:%d: %s", name, jerr.line > 0 ? jerr.line : 1,
-			 jerr.column > 0 ? jerr.column : 1, printable(jerr.text, why, sizeof why));
+			 jerr.column > 0 ? jerr.column : 1, why);
 		return -1;
 	}
 	sc_skip_ws(&sc);

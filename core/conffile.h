@@ -20,7 +20,7 @@
 
 #include "node_settings.h"
 
-#define CONFFILE_MAX_BYTES (1024 * 1024) /* far above any real file */
+#define CONFFILE_MAX_BYTES (1 << 20) /* far above any real file */
 
 typedef struct conffile conffile;
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "hostlist.h"
+#include "sanitize.h"
 
 /* 18 digits always fit in uint64_t, and no host number is that long. */
 #define MAX_DIGITS 18
@@ -60,18 +61,6 @@ static int fail(parser *p, size_t off, const char *fmt, ...)
 	return -1;
 }
 
-/* A printable rendering of one byte for messages: remote or typed text may
- * hold anything. */
-static const char *show_char(unsigned char c, char buf[8])
-{
-	if (c >= 0x21 && c < 0x7f) {
-		snprintf(buf, 8, "'%c'", c);
-	} else {
-		snprintf(buf, 8, "\\x%02x", c);
-	}
-	return buf;
-}
-
 static bool is_digit(char c)
 {
 	return c >= '0' && c <= '9';
@@ -110,13 +99,13 @@ static int parse_number(parser *p, size_t *pos, size_t close, const char *what, 
 			int *width)
 {
 	size_t i = *pos;
-	char cb[8];
+	char cb[SANITIZE_SHOW_CHAR_LEN];
 	if (i >= close || !is_digit(p->s[i])) {
 		if (i >= close || p->s[i] == ',') {
 			return fail(p, i, "missing %s in range", what);
 		}
 		return fail(p, i, "expected a digit for the %s, found %s", what,
-			    show_char((unsigned char)p->s[i], cb));
+			    sanitize_show_char((unsigned char)p->s[i], cb));
 	}
 	uint64_t n = 0;
 	int d = 0;
@@ -140,7 +129,7 @@ static int parse_item(parser *p, size_t item, size_t close, uint64_t *lo, uint64
 {
 	size_t i = item;
 	int hi_width;
-	char cb[8];
+	char cb[SANITIZE_SHOW_CHAR_LEN];
 	if (parse_number(p, &i, close, "lower bound", lo, width) != 0) {
 		return -1;
 	}
@@ -157,7 +146,7 @@ static int parse_item(parser *p, size_t item, size_t close, uint64_t *lo, uint64
 	}
 	if (i < close && p->s[i] != ',') {
 		return fail(p, i, "unexpected %s in range, expected ',' or ']'",
-			    show_char((unsigned char)p->s[i], cb));
+			    sanitize_show_char((unsigned char)p->s[i], cb));
 	}
 	*next = i;
 	return 0;
@@ -193,7 +182,7 @@ static int scan_ranges(parser *p, const group *g, uint64_t *count, size_t *width
  * count its names and bound their length. */
 static int parse_element(parser *p, size_t start, size_t end, element *e)
 {
-	char cb[8];
+	char cb[SANITIZE_SHOW_CHAR_LEN];
 	size_t name_len = 0;
 	e->start = start;
 	e->end = end;
@@ -211,7 +200,7 @@ static int parse_element(parser *p, size_t start, size_t end, element *e)
 			return fail(p, i, "whitespace in a host list");
 		}
 		if (c < 0x20 || c == 0x7f) {
-			return fail(p, i, "control character %s in a host list", show_char(c, cb));
+			return fail(p, i, "control character %s in a host list", sanitize_show_char(c, cb));
 		}
 		if (c != '[') {
 			name_len++;
@@ -244,7 +233,7 @@ static int parse_element(parser *p, size_t start, size_t end, element *e)
 				c = (unsigned char)p->s[k];
 				if (c <= 0x20 || c == 0x7f) {
 					return fail(p, k, "character %s in an IPv6 address",
-						    show_char(c, cb));
+						    sanitize_show_char(c, cb));
 				}
 			}
 			name_len += j - i + 1;

@@ -146,11 +146,12 @@ int report_check_write(FILE *f, const node *nodes, size_t n, const cluster_summa
 		s = &own;
 	}
 
-	const node **order = xmalloc((n ? n : 1) * sizeof *order);
+	/* order is an array of pointers: sizeof *order is meant */
+	const node **order = xmalloc((n ? n : 1) * sizeof *order); /* NOLINT(bugprone-sizeof-expression) */
 	for (size_t i = 0; i < n; i++) {
 		order[i] = &nodes[i];
 	}
-	qsort(order, n, sizeof *order, cmp_host);
+	qsort(order, n, sizeof *order, cmp_host); /* NOLINT(bugprone-sizeof-expression) */
 
 	for (int rank = RANK_CRIT; rank >= RANK_WARN; rank--) {
 		for (size_t k = 0; k < n; k++) {

@@ -610,11 +610,12 @@ static size_t name_entries(const node *nodes, size_t n, entry *entries)
 	if (n < 2) {
 		return 0;
 	}
-	entry **sorted = xmalloc(n * sizeof *sorted);
+	/* sorted is an array of pointers: sizeof *sorted is meant */
+	entry **sorted = xmalloc(n * sizeof *sorted); /* NOLINT(bugprone-sizeof-expression) */
 	for (size_t i = 0; i < n; i++) {
 		sorted[i] = &entries[i];
 	}
-	qsort(sorted, n, sizeof *sorted, cmp_entry);
+	qsort(sorted, n, sizeof *sorted, cmp_entry); /* NOLINT(bugprone-sizeof-expression) */
 	size_t duplicates = 0;
 	for (size_t i = 1; i < n; i++) {
 		if (strcmp(sorted[i]->name, sorted[i - 1]->name) == 0) {

@@ -90,11 +90,12 @@ void report_text_write(FILE *f, const node *nodes, size_t n, double generated_at
 	}
 	fprintf(f, "%-24s %-7s %12s %9s %-16s %-12s %10s %-4s %7s  %s\n", "NODE", "STATUS", "OFFSET", "FREQ",
 		"LEAP", "PTP", "PTP-OFF", "TS", "RTT", "NOTE");
-	const node **order = xcalloc(n ? n : 1, sizeof *order);
+	/* order is an array of pointers: sizeof *order is meant */
+	const node **order = xcalloc(n ? n : 1, sizeof *order); /* NOLINT(bugprone-sizeof-expression) */
 	for (size_t i = 0; i < n; i++) {
 		order[i] = &nodes[i];
 	}
-	qsort(order, n, sizeof *order, compare_nodes);
+	qsort(order, n, sizeof *order, compare_nodes); /* NOLINT(bugprone-sizeof-expression) */
 	for (size_t i = 0; i < n; i++) {
 		write_node(f, order[i]);
 	}

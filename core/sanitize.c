@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* SANITIZE_LINE_MAX packs 24 bits above 8 flag bits. */
@@ -223,6 +224,30 @@ static size_t utf8_next(const unsigned char *p, size_t n, uint32_t *cp)
 	return need + 1;
 }
 
+/* Characters that reorder or hide the text around them without showing
+ * anything themselves: the bidi embeddings, overrides, isolates and marks
+ * (U+061C, U+200E/F, U+202A..E, U+2066..9), zero-width spaces and joiners
+ * (U+200B..D, U+2060..4, U+FEFF), the other invisible format characters
+ * (U+00AD, U+180E, U+206A..F, the annotation marks U+FFF9..B) and the tag
+ * characters U+E0000..U+E007F, which can smuggle text no one sees.  U+2065
+ * is reserved in that block and treated the same. */
+static bool is_hidden(uint32_t cp)
+{
+	if (cp < 0x2000) {
+		return cp == 0x00AD || cp == 0x061C || cp == 0x180E;
+	}
+	return (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x202A && cp <= 0x202E) ||
+	       (cp >= 0x2060 && cp <= 0x206F) || cp == 0xFEFF || (cp >= 0xFFF9 && cp <= 0xFFFB) ||
+	       (cp >= 0xE0000 && cp <= 0xE007F);
+}
+
+/* U+2028 LINE SEPARATOR and U+2029 PARAGRAPH SEPARATOR: line breaks to
+ * Unicode, unknown (or zero-width) to a terminal. */
+static bool is_line_separator(uint32_t cp)
+{
+	return cp == 0x2028 || cp == 0x2029;
+}
+
 /* A C1 control met as text: the introducers start the same sequences as
  * their ESC forms; the rest are simply dropped. */
 static scan_state c1_state(uint32_t cp)
@@ -273,6 +298,10 @@ size_t sanitize_text(const char *in, size_t in_len, char *out, size_t out_len, u
 					put_replacement(&s);
 				} else if (cp <= 0x9F) {
 					state = c1_state(cp);
+				} else if (is_line_separator(cp)) {
+					put_newline(&s);
+				} else if (is_hidden(cp)) {
+					/* dropped, like a control */
 				} else if (s.ascii) {
 					put_char(&s, "?", 1);
 				} else {
@@ -355,4 +384,64 @@ size_t sanitize_text(const char *in, size_t in_len, char *out, size_t out_len, u
 
 	out[s.pos] = '\0';
 	return s.pos;
+}
+
+size_t sanitize_show(const char *in, size_t in_len, char *out, size_t out_len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)in;
+	size_t pos = 0;
+	size_t mark = 0; /* the last end after which "..." still fits */
+	size_t i = 0;
+
+	if (!out || out_len == 0) {
+		return 0;
+	}
+	if (!in) {
+		in_len = 0;
+	}
+	while (i < in_len) {
+		uint32_t cp;
+		size_t len = utf8_next(p + i, in_len - i, &cp);
+		bool keep = (cp >= 0x20 && cp < 0x7F) ||
+			    (cp >= 0xA0 && cp != INVALID && !is_hidden(cp) && !is_line_separator(cp));
+		size_t n = keep ? len : 4;
+
+		if (pos + n >= out_len) {
+			pos = mark;
+			if (pos + 3 < out_len) {
+				memcpy(out + pos, "...", 3);
+				pos += 3;
+			}
+			break;
+		}
+		if (keep) {
+			memcpy(out + pos, in + i, len);
+		} else {
+			/* one byte at a time: the rest of a multibyte
+			 * sequence follows as stray continuation bytes */
+			out[pos] = '\\';
+			out[pos + 1] = 'x';
+			out[pos + 2] = hex[p[i] >> 4];
+			out[pos + 3] = hex[p[i] & 0x0F];
+			len = 1;
+		}
+		pos += n;
+		i += len;
+		if (pos + 3 < out_len) {
+			mark = pos;
+		}
+	}
+	out[pos] = '\0';
+	return pos;
+}
+
+const char *sanitize_show_char(unsigned char c, char buf[SANITIZE_SHOW_CHAR_LEN])
+{
+	if (c >= 0x21 && c < 0x7f) {
+		snprintf(buf, SANITIZE_SHOW_CHAR_LEN, "'%c'", c);
+	} else {
+		snprintf(buf, SANITIZE_SHOW_CHAR_LEN, "\\x%02x", c);
+	}
+	return buf;
 }

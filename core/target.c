@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "hostlist.h"
+#include "sanitize.h"
 #include "textfile.h"
 #include "target.h"
 
@@ -40,16 +41,6 @@ static int fail(problem *pb, size_t off, const char *fmt, ...)
 	return -1;
 }
 
-static const char *show_char(unsigned char c, char buf[8])
-{
-	if (c >= 0x21 && c < 0x7f) {
-		snprintf(buf, 8, "'%c'", c);
-	} else {
-		snprintf(buf, 8, "\\x%02x", c);
-	}
-	return buf;
-}
-
 static bool is_alnum(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -69,7 +60,7 @@ static bool is_host_char(char c)
 /* s[off, off+len) is a host name. */
 static int check_name(const char *s, size_t off, size_t len, problem *pb)
 {
-	char cb[8];
+	char cb[SANITIZE_SHOW_CHAR_LEN];
 	if (len == 0) {
 		return fail(pb, off, "missing host name");
 	}
@@ -82,7 +73,7 @@ static int check_name(const char *s, size_t off, size_t len, problem *pb)
 	for (size_t i = off; i < off + len; i++) {
 		if (!is_host_char(s[i])) {
 			return fail(pb, i, "character %s not allowed in a host name",
-				    show_char((unsigned char)s[i], cb));
+				    sanitize_show_char((unsigned char)s[i], cb));
 		}
 	}
 	return 0;
@@ -93,7 +84,7 @@ static int check_v6(const char *s, size_t off, size_t len, problem *pb)
 {
 	char addr[INET6_ADDRSTRLEN + 1];
 	unsigned char bin[16];
-	char cb[8];
+	char cb[SANITIZE_SHOW_CHAR_LEN];
 	const char *pct = memchr(s + off, '%', len);
 	size_t alen = pct ? (size_t)(pct - (s + off)) : len;
 
@@ -109,7 +100,9 @@ static int check_v6(const char *s, size_t off, size_t len, problem *pb)
 	memcpy(addr, s + off, alen);
 	addr[alen] = '\0';
 	if (inet_pton(AF_INET6, addr, bin) != 1) {
-		return fail(pb, off, "not an IPv6 address: %s", addr);
+		char shown[4 * sizeof addr];
+		sanitize_show(addr, alen, shown, sizeof shown);
+		return fail(pb, off, "not an IPv6 address: %s", shown);
 	}
 	if (pct) {
 		size_t z = off + alen + 1;
@@ -119,7 +112,7 @@ static int check_v6(const char *s, size_t off, size_t len, problem *pb)
 		for (size_t i = z; i < off + len; i++) {
 			if (!is_host_char(s[i])) {
 				return fail(pb, i, "character %s not allowed in an IPv6 zone",
-					    show_char((unsigned char)s[i], cb));
+					    sanitize_show_char((unsigned char)s[i], cb));
 			}
 		}
 	}
@@ -129,7 +122,7 @@ static int check_v6(const char *s, size_t off, size_t len, problem *pb)
 /* s[off, len) after a ':' is a port. */
 static int parse_port(const char *s, size_t off, size_t len, int *port, problem *pb)
 {
-	char cb[8];
+	char cb[SANITIZE_SHOW_CHAR_LEN];
 	long v = 0;
 	if (off >= len) {
 		return fail(pb, off, "missing port after ':'");
@@ -137,7 +130,7 @@ static int parse_port(const char *s, size_t off, size_t len, int *port, problem 
 	for (size_t i = off; i < len; i++) {
 		if (s[i] < '0' || s[i] > '9') {
 			return fail(pb, i, "character %s not allowed in a port",
-				    show_char((unsigned char)s[i], cb));
+				    sanitize_show_char((unsigned char)s[i], cb));
 		}
 		if (v <= 65535) {
 			v = v * 10 + (s[i] - '0');
@@ -160,7 +153,7 @@ static void copy_out(char *dst, const char *src, size_t len)
 static int parse_target(const char *s, size_t len, target *out, problem *pb)
 {
 	target t = {.port = 0};
-	char cb[8];
+	char cb[SANITIZE_SHOW_CHAR_LEN];
 	size_t h = 0; /* start of the host part */
 
 	if (len == 0) {
@@ -172,7 +165,7 @@ static int parse_target(const char *s, size_t len, target *out, problem *pb)
 			return fail(pb, i, "space in a host entry");
 		}
 		if (c < 0x20 || c == 0x7f) {
-			return fail(pb, i, "control character %s in a host entry", show_char(c, cb));
+			return fail(pb, i, "control character %s in a host entry", sanitize_show_char(c, cb));
 		}
 	}
 	for (size_t i = len; i > 0; i--) {
@@ -195,7 +188,7 @@ static int parse_target(const char *s, size_t len, target *out, problem *pb)
 		for (size_t i = 0; i < ulen; i++) {
 			if (!is_user_char(s[i])) {
 				return fail(pb, i, "character %s not allowed in a user name",
-					    show_char((unsigned char)s[i], cb));
+					    sanitize_show_char((unsigned char)s[i], cb));
 			}
 		}
 		copy_out(t.user, s, ulen);
@@ -293,7 +286,10 @@ static int add_one(const char *host, void *ctx)
 		a->stopped = true;
 		a->column = pb.column;
 		snprintf(a->host, sizeof a->host, "%s", host);
-		snprintf(a->msg, sizeof a->msg, "%s: %s", host, pb.msg);
+		/* the name may hold any non-ASCII byte, bidi controls too:
+		 * shown in up to half the message */
+		size_t n = sanitize_show(host, strlen(host), a->msg, sizeof a->msg / 2);
+		snprintf(a->msg + n, sizeof a->msg - n, ": %s", pb.msg);
 		return 1;
 	}
 	if (l->count >= TARGET_LIST_MAX) {

@@ -21,7 +21,7 @@
 /* Most targets one list may hold. */
 #define TARGET_LIST_MAX HOSTLIST_MAX_HOSTS
 /* Largest hosts file read, bytes: a 100000-node list with comments fits. */
-#define TARGET_FILE_MAX (16u * 1024u * 1024u)
+#define TARGET_FILE_MAX (16u << 20)
 
 typedef struct {
 	char user[TARGET_USER_LEN]; /* "" = not given */

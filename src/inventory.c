@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "private_agent.h"
+#include "sanitize.h"
 #include "ssh_config.h"
 #include "target.h"
 #include "xalloc.h"
@@ -184,15 +185,18 @@ int inventory_build(const cli_options *opt, const conffile *conf, inventory *inv
 
 	memset(inv, 0, sizeof *inv);
 	target_list_init(&targets);
+	char shown[256]; /* an argument quoted in an error, made visible */
 	for (size_t i = 0; i < opt->n_hosts; i++) {
 		if (target_list_add_expr(&targets, opt->hosts[i], why, sizeof why) != 0) {
-			snprintf(err, err_len, "host '%s': %s", opt->hosts[i], why);
+			sanitize_show(opt->hosts[i], strlen(opt->hosts[i]), shown, sizeof shown);
+			snprintf(err, err_len, "host '%s': %s", shown, why);
 			goto fail;
 		}
 	}
 	for (size_t i = 0; i < opt->n_hostlists; i++) {
 		if (target_list_add_expr(&targets, opt->hostlists[i], why, sizeof why) != 0) {
-			snprintf(err, err_len, "-w '%s': %s", opt->hostlists[i], why);
+			sanitize_show(opt->hostlists[i], strlen(opt->hostlists[i]), shown, sizeof shown);
+			snprintf(err, err_len, "-w '%s': %s", shown, why);
 			goto fail;
 		}
 	}
@@ -282,7 +286,10 @@ void inventory_load_encrypted_keys(inventory *inv)
 	for (size_t s = 0; s < inv->count; s++) {
 		ssh_options *so = &inv->specs[s].ssh;
 		for (int i = 0; !inv->specs[s].local && i < so->n_identity_files; i++) {
-			so->identity_states[i] = keys[key_index(keys, n, so->identity_files[i])].state;
+			size_t k = key_index(keys, n, so->identity_files[i]);
+			if (k < n) { /* always true (the loop above listed every file) */
+				so->identity_states[i] = keys[k].state;
+			}
 		}
 		snprintf(so->private_agent_socket, sizeof so->private_agent_socket, "%s", private_agent_socket());
 	}

@@ -11,12 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sanitize.h"
+
 #ifndef SYNCTOP_DATADIR
 #define SYNCTOP_DATADIR "/usr/local/share/synctop"
 #endif
 
 /* A theme file is a few kilobytes; anything near this is not a theme. */
-#define THEME_FILE_MAX (1024 * 1024)
+#define THEME_FILE_MAX (1 << 20)
 
 static const char *const role_names[ROLE_COUNT] = {
 #define THEME_ROLE_NAME(id, name) name,
@@ -370,7 +372,10 @@ int theme_parse(const char *text, size_t len, const char *source, const char *na
 	theme_builtin_default(out);
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
-		snprintf(err, err_len, "%s:%d:%d: %s", source, jerr.line, jerr.column, jerr.text);
+		/* jansson quotes the offending bytes of the file, raw */
+		char near[4 * sizeof jerr.text];
+		sanitize_show(jerr.text, strlen(jerr.text), near, sizeof near);
+		snprintf(err, err_len, "%s:%d:%d: %s", source, jerr.line, jerr.column, near);
 		return -1;
 	}
 	if (!json_is_object(root)) {

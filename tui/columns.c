@@ -560,8 +560,6 @@ static double leap_badness(const node *nd)
 void columns_sort_key(const node *nd, column_id id, double now, sort_key *out)
 {
 	const observation *o = &nd->obs;
-	column_cell c;
-
 	out->numeric = true;
 	out->num = NAN;
 	out->str[0] = '\0';
@@ -621,18 +619,35 @@ void columns_sort_key(const node *nd, column_id id, double now, sort_key *out)
 			out->num = now - o->taken_at;
 		}
 		break;
-	case COL_STRATUM:
-	case COL_PORT:
-	case COL_HWTS:
-		columns_cell(nd, id, 0, now, false, &c);
-		if (strcmp(c.text, "-") == 0 || strcmp(c.text, "?") == 0) {
-			break; /* unknown: last */
+	/* What the cell shows, read from the model (not formatted and parsed
+	 * back: sorting 10,000 nodes must stay cheap); unknown sorts last. */
+	case COL_STRATUM: {
+		int v = INT_UNKNOWN;
+		if (ptp_follows(nd) || (!chrony_ok(nd) && ptp_ok(nd))) {
+			v = o->ptp.steps_removed;
+		} else if (chrony_ok(nd)) {
+			v = o->chrony.tracking.stratum;
 		}
-		if (id == COL_STRATUM) {
-			out->num = (double)strtol(c.text, NULL, 10);
-		} else {
+		if (v != INT_UNKNOWN) {
+			out->num = (double)v;
+		}
+		break;
+	}
+	case COL_PORT: {
+		const ptp_port *port = nd->has_observation ? primary_port(&o->ptp) : NULL;
+		if (port) {
 			out->numeric = false;
-			snprintf(out->str, sizeof out->str, "%.*s", (int)(sizeof out->str - 1), c.text);
+			snprintf(out->str, sizeof out->str, "%s", ptp_port_state_name(port->state));
+		}
+		break;
+	}
+	case COL_HWTS:
+		if (nd->has_observation) {
+			const char *ts = hw_timestamping(nd);
+			if (strcmp(ts, "?") != 0) {
+				out->numeric = false;
+				snprintf(out->str, sizeof out->str, "%s", ts);
+			}
 		}
 		break;
 	case COL_COUNT:

@@ -13,6 +13,8 @@
 typedef struct {
 	column_id column;
 	int direction; /* +1 the column's natural direction, -1 reversed */
+	int num_sign;  /* the same for numeric keys, which may sort biggest first */
+	const size_t *host_rank; /* NULL: compare host names */
 } order_spec;
 
 typedef struct {
@@ -23,6 +25,24 @@ typedef struct {
 	sort_key key;
 	const order_spec *spec;
 } entry;
+
+/* Host names in version order ("gpu9" before "gpu10"): by their precomputed
+ * rank when there is one, which saves strverscmp in most comparisons. */
+static int cmp_host(const entry *x, const entry *y)
+{
+	const size_t *r = x->spec->host_rank;
+	if (r) {
+		return r[x->index] < r[y->index] ? -1 : r[x->index] > r[y->index];
+	}
+	return strverscmp(x->host, y->host);
+}
+
+/* Text keys: most are equal (one source for the whole fleet), and strcmp
+ * says so far cheaper than strverscmp. */
+static int cmp_text(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0 ? 0 : strverscmp(a, b);
+}
 
 /* NAN after everything else, in either direction. */
 static int cmp_num(double a, double b, int sign)
@@ -43,7 +63,7 @@ static int cmp_default(const entry *x, const entry *y, int direction)
 	if (d) {
 		return d;
 	}
-	return strverscmp(x->host, y->host);
+	return cmp_host(x, y);
 }
 
 static int cmp_entries(const void *a, const void *b)
@@ -57,13 +77,13 @@ static int cmp_entries(const void *a, const void *b)
 	} else if (x->key.numeric || y->key.numeric) {
 		/* a text key against a number: the text one is unknown */
 		double xn = x->key.numeric ? x->key.num : NAN, yn = y->key.numeric ? y->key.num : NAN;
-		d = cmp_num(xn, yn, columns_info(s->column)->descending ? -s->direction : s->direction);
+		d = cmp_num(xn, yn, s->num_sign);
 	} else {
 		bool xe = x->key.str[0] == '\0', ye = y->key.str[0] == '\0';
 		if (xe || ye) {
 			d = xe - ye;
 		} else {
-			d = strverscmp(x->key.str, y->key.str) * s->direction;
+			d = cmp_text(x->key.str, y->key.str) * s->direction;
 		}
 	}
 	if (!d && s->column != COL_STATUS) {
@@ -75,10 +95,37 @@ static int cmp_entries(const void *a, const void *b)
 	return d;
 }
 
+static int cmp_rank_host(const void *a, const void *b, void *ctx)
+{
+	const node *nodes = ctx;
+	return strverscmp(nodes[*(const size_t *)a].host, nodes[*(const size_t *)b].host);
+}
+
+void order_rank_hosts(const node *nodes, size_t n, size_t *rank)
+{
+	size_t *by_name = xmalloc((n ? n : 1) * sizeof *by_name);
+	for (size_t i = 0; i < n; i++) {
+		by_name[i] = i;
+	}
+	qsort_r(by_name, n, sizeof *by_name, cmp_rank_host, (void *)nodes);
+	for (size_t r = 0; r < n; r++) {
+		rank[by_name[r]] = r;
+	}
+	free(by_name);
+}
+
 size_t order_build(const node *nodes, size_t n, const node_filter *f, column_id column, bool reverse,
 		   double now, size_t *out)
 {
-	order_spec spec = {column, reverse ? -1 : 1};
+	return order_build_ranked(nodes, n, NULL, f, column, reverse, now, out);
+}
+
+size_t order_build_ranked(const node *nodes, size_t n, const size_t *host_rank, const node_filter *f,
+			  column_id column, bool reverse, double now, size_t *out)
+{
+	int direction = reverse ? -1 : 1;
+	order_spec spec = {column, direction, columns_info(column)->descending ? -direction : direction,
+			   host_rank};
 	entry *e;
 	size_t count = 0;
 

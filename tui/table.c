@@ -90,7 +90,7 @@ void table_emit(const table *t, doc *d, int indent, int width, bool utf8)
 		total += w[c] + (c > 0 ? 2 : 0);
 	}
 	/* Too wide: take from the widest column, one at a time. */
-	while (total > width) {
+	while (t->n_cols > 0 && total > width) {
 		int widest = 0;
 		for (int c = 1; c < t->n_cols; c++) {
 			widest = w[c] > w[widest] ? c : widest;

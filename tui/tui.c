@@ -103,7 +103,8 @@ void tui_refresh_rows(tui *t)
 	long was = tui_selected_row(t);
 	size_t keep_row = was >= 0 ? (size_t)was : t->selected_row;
 
-	t->n_rows = order_build(t->nodes, t->n_nodes, &t->filter, t->sort, t->reverse, tui_now(), t->rows);
+	t->n_rows = order_build_ranked(t->nodes, t->n_nodes, t->host_rank, &t->filter, t->sort, t->reverse,
+				       tui_now(), t->rows);
 	long now_at = tui_selected_row(t);
 	if (t->pinned_top) {
 		place_selection(t, 0);
@@ -526,6 +527,7 @@ void tui_free(tui *t)
 	}
 	filter_free(&t->filter);
 	free(t->rows);
+	free(t->host_rank);
 	free(t);
 }
 
@@ -566,6 +568,8 @@ int tui_run(tui *t, struct ev_loop *loop, node *nodes, size_t n, scheduler *sche
 	t->n_nodes = n;
 	t->sched = sched;
 	t->rows = xcalloc(n ? n : 1, sizeof *t->rows);
+	t->host_rank = xcalloc(n ? n : 1, sizeof *t->host_rank);
+	order_rank_hosts(nodes, n, t->host_rank); /* the inventory does not change */
 	if (t->message[0]) {
 		t->message_until = tui_now() + 3 * MESSAGE_SECONDS;
 	}

@@ -46,6 +46,7 @@ struct tui {
 
 	/* grid */
 	size_t *rows;        /* node indexes, filtered and sorted (last frame) */
+	size_t *host_rank;   /* each node's place by name (order_rank_hosts) */
 	size_t n_rows;
 	size_t selected;     /* node index, NO_NODE when no row */
 	size_t selected_row; /* its row, kept when the node leaves the view */

@@ -213,6 +213,22 @@ static void test_unknown_keys(void **state)
 		    "t.json:1:57: unknown key \"x \"");
 }
 
+/* jansson quotes the offending bytes ("near '...'"): a raw control byte is
+ * shown as \xNN, not dropped along with the quote after it. */
+static void test_syntax_error_shows_control_bytes(void **state)
+{
+	(void)state;
+	conffile *cf = NULL;
+	char err[512] = "";
+	assert_int_equal(conffile_parse("{\x1b[31m: 1}", 10, "t.json", &cf, err, sizeof err), -1);
+	for (const char *p = err; *p; p++) {
+		assert_true(*p >= 0x20 && *p < 0x7f);
+	}
+	if (strncmp(err, "t.json:1:2: ", 12) != 0 || !strstr(err, "near '\\x1b'")) {
+		fail_msg("got \"%s\"", err);
+	}
+}
+
 static void test_bad_values(void **state)
 {
 	(void)state;
@@ -391,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_empty_and_minimal_files),
 		cmocka_unit_test(test_every_threshold_key),
 		cmocka_unit_test(test_unknown_keys),
+		cmocka_unit_test(test_syntax_error_shows_control_bytes),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_warn_above_crit),
 		cmocka_unit_test(test_groups_need_name_and_hosts),

@@ -433,6 +433,27 @@ static void test_hosts_file_errors_name_line_and_column(void **state)
 	expect_file_error("ok\nbad\001\n", "hosts:2:4: control character");
 }
 
+/* The host names quoted in errors show bidi controls (here U+202E RLO, which
+ * would flip the rest of the line) as \xNN. */
+static void test_errors_show_hidden_characters(void **state)
+{
+	(void)state;
+	expect_file_error("ok\nnode\xe2\x80\xaex\n",
+			  "hosts:2:5: node\\xe2\\x80\\xaex: character \\xe2 not allowed in a host name");
+	expect_file_error("ok\n[fe80::1\xe2\x80\xaex]\n",
+			  "hosts:2:2: [fe80::1\\xe2\\x80\\xaex]: not an IPv6 address: fe80::1\\xe2\\x80\\xaex");
+
+	target_list l;
+	char err[512] = "";
+	target_list_init(&l);
+	assert_int_equal(target_list_add_expr(&l, "a,n\xe2\x80\xae[1-2]", err, sizeof err), -1);
+	for (const char *p = err; *p; p++) {
+		assert_true((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f);
+	}
+	assert_non_null(strstr(err, "n\\xe2\\x80\\xae1: character \\xe2"));
+	target_list_free(&l);
+}
+
 static void test_list_limit(void **state)
 {
 	(void)state;
@@ -512,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_target_rejects),
 		cmocka_unit_test(test_hosts_file_with_comments),
 		cmocka_unit_test(test_hosts_file_errors_name_line_and_column),
+		cmocka_unit_test(test_errors_show_hidden_characters),
 		cmocka_unit_test(test_list_limit),
 		cmocka_unit_test(test_add_expr),
 		cmocka_unit_test(test_read_file),

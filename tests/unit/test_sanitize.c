@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,6 +128,73 @@ static void test_short_escapes(void **state)
 	CHECK("\x1b[", 0, "");
 	CHECK("\x1b]", 0, "");
 	CHECK("\x1b(", 0, "");
+}
+
+/* ------------------------------------- bidi controls and invisible text */
+
+/* Each of these can reorder the text around it or hide text on the screen
+ * ("Trojan Source", CVE-2021-42574): all are dropped, in every mode. */
+static void test_bidi_and_invisible_dropped(void **state)
+{
+	(void)state;
+	static const char *const hidden[] = {
+		"\xD8\x9C",                                     /* U+061C ALM */
+		"\xE2\x80\x8E", "\xE2\x80\x8F",                 /* U+200E LRM, U+200F RLM */
+		"\xE2\x80\xAA", "\xE2\x80\xAB", "\xE2\x80\xAC", /* U+202A LRE, RLE, PDF */
+		"\xE2\x80\xAD", "\xE2\x80\xAE",                 /* U+202D LRO, U+202E RLO */
+		"\xE2\x81\xA6", "\xE2\x81\xA7", "\xE2\x81\xA8", /* U+2066 LRI, RLI, FSI */
+		"\xE2\x81\xA9",                                 /* U+2069 PDI */
+		"\xE2\x80\x8B", "\xE2\x80\x8C", "\xE2\x80\x8D", /* U+200B ZWSP, ZWNJ, ZWJ */
+		"\xE2\x81\xA0", "\xE2\x81\xA4",                 /* U+2060 WJ, U+2064 */
+		"\xE2\x81\xAA", "\xE2\x81\xAF",                 /* U+206A..U+206F */
+		"\xEF\xBB\xBF",                                 /* U+FEFF BOM / ZWNBSP */
+		"\xC2\xAD",                                     /* U+00AD soft hyphen */
+		"\xE1\xA0\x8E",                                 /* U+180E */
+		"\xEF\xBF\xB9", "\xEF\xBF\xBB",                 /* U+FFF9..U+FFFB annotation */
+		"\xF3\xA0\x80\x81", "\xF3\xA0\x81\xBF",         /* U+E0001, U+E007F tags */
+	};
+	static const unsigned modes[] = {0, SANITIZE_ASCII, SANITIZE_SINGLE_LINE};
+	for (size_t h = 0; h < sizeof hidden / sizeof hidden[0]; h++) {
+		for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+			char in[16];
+			int n = snprintf(in, sizeof in, "a%sb", hidden[h]);
+			char *out = run(in, (size_t)n, 64, modes[m]);
+			bool dropped = strcmp(out, "ab") == 0;
+			free(out);
+			if (!dropped) {
+				fail_msg("hidden[%zu] survived in mode %u", h, modes[m]);
+			}
+		}
+	}
+	/* the classic: a comment that displays as code */
+	CHECK("if (admin) {\xE2\x80\xAE } \xE2\x81\xA6// check\xE2\x81\xA9 \xE2\x81\xA6if (user)", 0,
+	      "if (admin) { } // check if (user)");
+	/* they take no room under a line cap */
+	CHECK("ab\xE2\x80\x8B\xE2\x80\x8B\xE2\x80\xAE" "c", SANITIZE_LINE_MAX(3), "abc");
+}
+
+/* U+2028/U+2029 break lines in Unicode but not in a terminal: they become a
+ * line break like '\n' (a space in one-line mode). */
+static void test_unicode_line_separators(void **state)
+{
+	(void)state;
+	CHECK("a\xE2\x80\xA8" "b\xE2\x80\xA9" "c", 0, "a\nb\nc");
+	CHECK("a\xE2\x80\xA8" "b\xE2\x80\xA9" "c", SANITIZE_SINGLE_LINE, "a b c");
+	CHECK("a\xE2\x80\xA8" "b", SANITIZE_ASCII, "a\nb");
+	CHECK("abcdef\xE2\x80\xA8xy", SANITIZE_LINE_MAX(3), "ab" ELL "\nxy");
+}
+
+/* Their neighbours are ordinary visible characters and stay. */
+static void test_neighbours_of_hidden_kept(void **state)
+{
+	(void)state;
+	CHECK("\xD8\x9B\xD8\x9D", 0, "\xD8\x9B\xD8\x9D");             /* U+061B, U+061D */
+	CHECK("\xE2\x80\x8A\xE2\x80\x90", 0, "\xE2\x80\x8A\xE2\x80\x90"); /* U+200A, U+2010 */
+	CHECK("\xE2\x80\xA7\xE2\x80\xAF", 0, "\xE2\x80\xA7\xE2\x80\xAF"); /* U+2027, U+202F */
+	CHECK("\xE2\x81\x9F\xE2\x81\xB0", 0, "\xE2\x81\x9F\xE2\x81\xB0"); /* U+205F, U+2070 */
+	CHECK("\xEF\xBB\xBE\xEF\xBF\xBC", 0, "\xEF\xBB\xBE\xEF\xBF\xBC"); /* U+FEFE, U+FFFC */
+	CHECK("\xC2\xAC\xC2\xAE", 0, "\xC2\xAC\xC2\xAE");             /* U+00AC, U+00AE */
+	CHECK("\xF3\xA0\x82\x80", 0, "\xF3\xA0\x82\x80");             /* U+E0080 */
 }
 
 /* ------------------------------------------------------------ bad UTF-8 */
@@ -261,9 +329,112 @@ static void test_huge_line(void **state)
 	free(in);
 }
 
+/* ------------------------------------------- showing the operator's input */
+
+static char *show(const char *in, size_t in_len, size_t out_len)
+{
+	char *copy = malloc(in_len ? in_len : 1);
+	assert_non_null(copy);
+	memcpy(copy, in, in_len);
+	char *out = malloc(out_len);
+	assert_non_null(out);
+	size_t n = sanitize_show(copy, in_len, out, out_len);
+	assert_true(n < out_len);
+	assert_int_equal(n, strlen(out));
+	free(copy);
+	return out;
+}
+
+#define SHOW(lit, expected)                                                    \
+	do {                                                                   \
+		char *o_ = show((lit), sizeof(lit) - 1, 4 * sizeof(lit) + 1);  \
+		assert_string_equal(o_, (expected));                           \
+		free(o_);                                                      \
+	} while (0)
+
+static void test_show_makes_bad_bytes_visible(void **state)
+{
+	(void)state;
+	SHOW("node[01-04] ok", "node[01-04] ok");
+	SHOW("", "");
+	SHOW("a\x1b]0;pwned\x07z", "a\\x1b]0;pwned\\x07z");
+	SHOW("near '\x1b'", "near '\\x1b'");
+	SHOW("tab\there\nnl\rcr\x7f\0", "tab\\x09here\\x0anl\\x0dcr\\x7f\\x00");
+	SHOW("back\\slash", "back\\slash");
+	/* valid UTF-8 stays readable */
+	SHOW("d\xC3\xA9" "fauts \xC2\xB5s \xF0\x9F\x95\x92", "d\xC3\xA9" "fauts \xC2\xB5s \xF0\x9F\x95\x92");
+	/* C1, bidi, invisible and line separators are shown byte by byte */
+	SHOW("a\xC2\x9B" "b", "a\\xc2\\x9bb");
+	SHOW("x\xE2\x80\xAEy", "x\\xe2\\x80\\xaey");
+	SHOW("\xEF\xBB\xBFk", "\\xef\\xbb\\xbfk");
+	SHOW("\xE2\x80\xA8", "\\xe2\\x80\\xa8");
+	/* invalid UTF-8 too: overlong, surrogate, truncated */
+	SHOW("\xC0\xAF\xED\xA0\x80\xE2\x82", "\\xc0\\xaf\\xed\\xa0\\x80\\xe2\\x82");
+}
+
+static void test_show_bounds(void **state)
+{
+	(void)state;
+	char buf[16];
+
+	memset(buf, 'Z', sizeof buf);
+	assert_int_equal(sanitize_show("abc", 3, buf, 0), 0);
+	assert_int_equal(buf[0], 'Z');
+	assert_int_equal(sanitize_show("abc", 3, NULL, 0), 0);
+	assert_int_equal(sanitize_show(NULL, 0, buf, sizeof buf), 0);
+	assert_string_equal(buf, "");
+
+	/* fits exactly */
+	assert_int_equal(sanitize_show("abcdefg", 7, buf, 8), 7);
+	assert_string_equal(buf, "abcdefg");
+	/* cut: "..." at the end, never half a \xNN or half a character */
+	memset(buf, 'Z', sizeof buf);
+	assert_int_equal(sanitize_show("abcdefgh", 8, buf, 8), 7);
+	assert_string_equal(buf, "abcd...");
+	assert_int_equal(buf[8], 'Z');
+	sanitize_show("ab\x1b\x1b\x1b", 5, buf, 10);
+	assert_string_equal(buf, "ab\\x1b...");
+	sanitize_show("\xC2\xB5\xC2\xB5\xC2\xB5\xC2\xB5", 8, buf, 8);
+	assert_string_equal(buf, "\xC2\xB5\xC2\xB5...");
+	/* too small for the mark: empty rather than cut without it */
+	sanitize_show("abcdef", 6, buf, 3);
+	assert_string_equal(buf, "");
+	sanitize_show("\x1b\x1b", 2, buf, 3);
+	assert_string_equal(buf, "");
+	/* 4 * in_len + 1 always fits */
+	char big[4 * 4 + 1];
+	assert_int_equal(sanitize_show("\xFF\x01\x80\x1b", 4, big, sizeof big), 16);
+	assert_string_equal(big, "\\xff\\x01\\x80\\x1b");
+}
+
+static void test_show_char(void **state)
+{
+	(void)state;
+	char cb[SANITIZE_SHOW_CHAR_LEN];
+	assert_string_equal(sanitize_show_char('x', cb), "'x'");
+	assert_string_equal(sanitize_show_char('\'', cb), "'''");
+	assert_string_equal(sanitize_show_char('~', cb), "'~'");
+	assert_string_equal(sanitize_show_char(' ', cb), "\\x20");
+	assert_string_equal(sanitize_show_char(0x1b, cb), "\\x1b");
+	assert_string_equal(sanitize_show_char(0x7f, cb), "\\x7f");
+	assert_string_equal(sanitize_show_char(0xe2, cb), "\\xe2");
+	assert_string_equal(sanitize_show_char(0, cb), "\\x00");
+}
+
 /* ------------------------------------------------------ random bytes */
 
-/* An independent strict UTF-8 check (decode, then reject by value). */
+/* What sanitize.h promises never to pass: bidi controls, invisible format
+ * characters and the Unicode line separators (listed independently of
+ * sanitize.c). */
+static bool is_hidden(uint32_t cp)
+{
+	return cp == 0x00AD || cp == 0x061C || cp == 0x180E || (cp >= 0x200B && cp <= 0x200F) ||
+	       (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x206F) || cp == 0xFEFF ||
+	       (cp >= 0xFFF9 && cp <= 0xFFFB) || (cp >= 0xE0000 && cp <= 0xE007F);
+}
+
+/* An independent strict UTF-8 check (decode, then reject by value); C1
+ * controls and hidden characters are reported through *has_c1. */
 static bool valid_utf8(const unsigned char *s, size_t n, bool *has_c1)
 {
 	*has_c1 = false;
@@ -296,7 +467,7 @@ static bool valid_utf8(const unsigned char *s, size_t n, bool *has_c1)
 		if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
 			return false;
 		}
-		if (cp >= 0x80 && cp <= 0x9F) {
+		if ((cp >= 0x80 && cp <= 0x9F) || is_hidden(cp)) {
 			*has_c1 = true;
 		}
 		i += len;
@@ -321,6 +492,7 @@ static unsigned char random_byte(void)
 	static const unsigned char hot[] = {
 		0x1B, '[', ']', 'P', '_', '\\', 0x07, '\n', '\t', '\r', 0x18, 0x00, 0x7F, 0xC2, 0x9B,
 		0x9C, 0x9D, 0xE2, 0x80, 0xA6, 0xED, 0xF0, 0xF4, 0x90, 0xBF, 'a', 'm', ';', '0', ' ',
+		0x81, 0x8B, 0xA8, 0xAE, 0xAD, 0xEF, 0xBB, 0xF3, 0xA0, 0xD8,
 	};
 	uint64_t r = rng();
 	if (r & 1) {
@@ -400,6 +572,43 @@ static void test_random_bytes(void **state)
 	}
 }
 
+/* Random input shown: no control byte, nothing sanitize_text() would
+ * change, and showing it again changes nothing. */
+static void test_show_random(void **state)
+{
+	(void)state;
+	unsigned char in[256];
+	char out[4 * sizeof in + 1];
+	char again[4 * sizeof out + 1];
+	char clean[3 * sizeof out + 1];
+
+	for (int iter = 0; iter < 20000; iter++) {
+		size_t in_len = rng() % sizeof in;
+		for (size_t i = 0; i < in_len; i++) {
+			in[i] = random_byte();
+		}
+		size_t out_len = (iter & 1) ? sizeof out : 1 + rng() % 48;
+		memset(out, 'Z', sizeof out);
+		size_t n = sanitize_show((const char *)in, in_len, out, out_len);
+		assert_true(n < out_len);
+		assert_int_equal(strlen(out), n);
+		if (out_len < sizeof out) {
+			assert_int_equal(out[out_len], 'Z');
+		}
+		for (size_t i = 0; i < n; i++) {
+			unsigned char c = (unsigned char)out[i];
+			assert_true(c >= 0x20 && c != 0x7F);
+		}
+		bool c1;
+		assert_true(valid_utf8((const unsigned char *)out, n, &c1));
+		assert_false(c1);
+		assert_int_equal(sanitize_text(out, n, clean, sizeof clean, 0), n);
+		assert_memory_equal(clean, out, n);
+		assert_int_equal(sanitize_show(out, n, again, sizeof again), n);
+		assert_memory_equal(again, out, n);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +618,9 @@ int main(void)
 		cmocka_unit_test(test_osc),
 		cmocka_unit_test(test_dcs_and_other_strings),
 		cmocka_unit_test(test_short_escapes),
+		cmocka_unit_test(test_bidi_and_invisible_dropped),
+		cmocka_unit_test(test_unicode_line_separators),
+		cmocka_unit_test(test_neighbours_of_hidden_kept),
 		cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_ascii_only),
 		cmocka_unit_test(test_line_cap),
@@ -416,6 +628,10 @@ int main(void)
 		cmocka_unit_test(test_overflow_respects_line_cap),
 		cmocka_unit_test(test_huge_line),
 		cmocka_unit_test(test_random_bytes),
+		cmocka_unit_test(test_show_makes_bad_bytes_visible),
+		cmocka_unit_test(test_show_bounds),
+		cmocka_unit_test(test_show_char),
+		cmocka_unit_test(test_show_random),
 	};
 	return cmocka_run_group_tests_name("sanitize", tests, NULL, NULL);
 }

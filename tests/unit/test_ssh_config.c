@@ -464,6 +464,30 @@ static void test_syntax_errors_name_file_line_column(void **state)
 				    "~ is not allowed in the system file"));
 }
 
+/* Values quoted in errors and warnings show bidi controls and other hidden
+ * characters as \xNN instead of passing them to the terminal. */
+static void test_messages_show_hidden_characters(void **state)
+{
+	(void)state;
+	char err[512] = "";
+	char want[512];
+	setenv("HOME", HOME, 1);
+	assert_null(ssh_config_load(fixture_path("bad-bidi-port.conf"), err, sizeof err));
+	snprintf(want, sizeof want, "%s", fixture_path("bad-bidi-port.conf:2:8: bad port '2\\xe2\\x80\\xae2'"));
+	if (strncmp(err, want, strlen(want)) != 0) {
+		fail_msg("got \"%s\", want \"%s...\"", err, want);
+	}
+
+	ssh_config *cfg = load_fixture("warn-bidi-identity.conf");
+	assert_true(has_warning(cfg, "IdentityFile %C/\\xe2\\x80\\xaeid ignored"));
+	for (size_t i = 0; i < ssh_config_warning_count(cfg); i++) {
+		for (const char *p = ssh_config_warning(cfg, i); *p; p++) {
+			assert_true((unsigned char)*p < 0x80);
+		}
+	}
+	ssh_config_free(cfg);
+}
+
 static void test_garbage_never_breaks_it(void **state)
 {
 	(void)state;
@@ -518,6 +542,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_include_loops_are_bounded, home_setup, home_teardown),
 		cmocka_unit_test_setup_teardown(test_which_files, home_setup, home_teardown),
 		cmocka_unit_test(test_syntax_errors_name_file_line_column),
+		cmocka_unit_test(test_messages_show_hidden_characters),
 		cmocka_unit_test(test_garbage_never_breaks_it),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -160,6 +160,22 @@ static void test_error_message_is_printable(void **state)
 	}
 }
 
+/* A syntax error quoting a raw control byte of the file (jansson's "near"
+ * text) shows it as \xNN. */
+static void test_syntax_error_shows_control_bytes(void **state)
+{
+	(void)state;
+	const char *json = "{\x1b]0;pwned\x07: 1}";
+	char err[THEME_ERROR_LEN] = "";
+	theme t;
+	assert_int_equal(theme_parse(json, strlen(json), "x.json", "x", &t, err, sizeof err), -1);
+	for (const char *p = err; *p; p++) {
+		assert_true(*p >= 0x20 && *p < 0x7f);
+	}
+	assert_non_null(strstr(err, "x.json:1:2: "));
+	assert_non_null(strstr(err, "'\\x1b"));
+}
+
 static void test_roles_inherit(void **state)
 {
 	(void)state;
@@ -332,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_syntax_error_has_line_and_column),
 		cmocka_unit_test(test_semantic_errors_name_the_role),
 		cmocka_unit_test(test_error_message_is_printable),
+		cmocka_unit_test(test_syntax_error_shows_control_bytes),
 		cmocka_unit_test(test_roles_inherit),
 		cmocka_unit_test(test_parse_color),
 		cmocka_unit_test(test_fit_color),
