@@ -48,6 +48,7 @@
 #include "demo_transport.h"
 #include "draw.h"
 #include "grid.h"
+#include "order.h"
 #include "scheduler.h"
 #include "thresholds.h"
 #include "tui.h"
@@ -256,6 +257,8 @@ static tui *view_attach(model *m)
 	t->n_nodes = m->n;
 	t->sched = m->sched;
 	t->rows = xcalloc(m->n ? m->n : 1, sizeof *t->rows);
+	t->host_rank = xcalloc(m->n ? m->n : 1, sizeof *t->host_rank);
+	order_rank_hosts(m->nodes, m->n, t->host_rank);
 	t->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	t->color = has_colors() && COLORS >= 8;
 	if (!t->color) {

@@ -438,7 +438,8 @@ typedef struct {
 /* One pass over the nodes: each node is far from the next in memory, so
  * reading everything it contributes at once is what keeps 10,000 nodes
  * cheap. */
-static void votes_collect(const node *nodes, size_t n, votes *v, size_t *local_nodes)
+static void votes_collect(const node *nodes, size_t n, const node_settings *settings,
+			  const node_settings *defaults, votes *v, size_t *local_nodes)
 {
 	*local_nodes = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -465,13 +466,18 @@ static void votes_collect(const node *nodes, size_t n, votes *v, size_t *local_n
 		if (cluster_ptp_offset(nd, &ns)) {
 			v->ptp[v->n_ptp++] = (double)ns;
 		}
-		if (clock_value(nd)) {
+		/* Only a measurement more precise than the limit it is judged by
+		 * says where the clocks are: on a loaded client or a slow link
+		 * the round trips grow, and vague offsets would drag the median. */
+		const node_settings *own = settings ? &settings[i] : defaults;
+		if (clock_value(nd) && nd->obs.clock.uncertainty_s <= own->th.clock_median_warn_s) {
 			v->clock[v->n_clock++] = nd->obs.clock.offset_s;
 		}
 	}
 }
 
-static void figures_collect(const node *nodes, size_t n, figures *fig)
+static void figures_collect(const node *nodes, size_t n, const node_settings *settings,
+			    const node_settings *defaults, figures *fig)
 {
 	size_t slots = n ? n : 1;
 	votes v;
@@ -487,7 +493,7 @@ static void figures_collect(const node *nodes, size_t n, figures *fig)
 	v.ptp = values + slots;
 	v.clock = values + 2 * slots;
 
-	votes_collect(nodes, n, &v, &fig->local_nodes);
+	votes_collect(nodes, n, settings, defaults, &v, &fig->local_nodes);
 	tally_keys(v.gm, v.n_gm, &fig->gm);
 	tally_keys(v.domain, v.n_domain, &fig->domain);
 	tally_keys(v.utc, v.n_utc, &fig->utc);
@@ -856,7 +862,7 @@ void consistency_evaluate(node *nodes, size_t n, const node_settings *settings,
 	figures fig;
 	node_settings defaults;
 	node_settings_init(&defaults);
-	figures_collect(nodes, n, &fig);
+	figures_collect(nodes, n, settings, &defaults, &fig);
 
 	size_t flagged = 0, chrony_outliers = 0, ptp_outliers = 0;
 	for (size_t i = 0; i < n; i++) {
