@@ -432,6 +432,14 @@ static void on_failed(void *owner, transport_error kind, const char *message)
 	bytebuf_clear(&sn->answer);
 	notify(sn);
 
+	/* A key that was accepted before and is refused now is most likely the
+	 * node's trouble (sshd restarting, its directory service down), not a
+	 * wrong key: retried with the growing backoff, never given up. */
+	bool refused_after_success = kind == TRANSPORT_ERR_AUTH && sn->model->polls_completed > 0;
+	if (refused_after_success && !s->cfg.once) {
+		retry_later(sn, msg);
+		return;
+	}
 	if (kind == TRANSPORT_ERR_HOSTKEY || kind == TRANSPORT_ERR_AUTH) {
 		/* Retrying cannot fix these and would hammer the node's sshd. */
 		event(sn, msg);

@@ -464,6 +464,24 @@ static void test_refused_host_key_is_not_retried(void **state)
 	teardown_fx(fx);
 }
 
+/* A key refused after it worked (sshd restarting, LDAP down on the node) is
+ * retried with backoff; a key refused from the start is not (above). */
+static void test_auth_refused_after_success_is_retried(void **state)
+{
+	(void)state;
+	fixture *fx = setup(false, ANSWER, 1.0);
+	scheduler_start(fx->s);
+	run_for(fx, 0.1);
+	assert_true(fx->n->polls_completed > 0);
+	int starts = fx->f->starts;
+	fx->f->base.events->failed(fx->f->base.owner, TRANSPORT_ERR_AUTH, "publickey refused");
+	assert_false(fx->n->reachable);
+	run_for(fx, 0.3);
+	assert_true(fx->f->starts > starts); /* reconnected after the backoff */
+	assert_true(fx->n->reachable);
+	teardown_fx(fx);
+}
+
 static void test_event_log_keeps_the_newest(void **state)
 {
 	(void)state;
@@ -524,6 +542,7 @@ int main(void)
 		cmocka_unit_test(test_backoff_delay),
 		cmocka_unit_test(test_failures_back_off),
 		cmocka_unit_test(test_refused_host_key_is_not_retried),
+		cmocka_unit_test(test_auth_refused_after_success_is_retried),
 		cmocka_unit_test(test_event_log_keeps_the_newest),
 		cmocka_unit_test(test_node_settings_drive_the_probe),
 	};
