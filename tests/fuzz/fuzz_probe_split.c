@@ -230,7 +230,14 @@ static void request_line(const uint8_t *data, size_t size)
 		FUZZ_CHECK(len > 0 && strcmp(buf, want) == 0 && (size_t)len == strlen(want));
 		FUZZ_CHECK(probe_request_format(buf, (size_t)len, N, flags, iface) == -1);
 	}
-	FUZZ_CHECK(probe_request_format(buf, sizeof buf, N, 4u, iface) == -1);
+	if (valid || unknown) {
+		/* a clock exchange: "T" alone, whatever else was asked */
+		char want[128];
+		snprintf(want, sizeof want, "%s T %s\n", N, unknown ? "-" : iface);
+		len = probe_request_format(buf, sizeof buf, N, flags | PROBE_FLAG_TIME_ONLY, iface);
+		FUZZ_CHECK(len > 0 && strcmp(buf, want) == 0);
+	}
+	FUZZ_CHECK(probe_request_format(buf, sizeof buf, N, 1u << 3, iface) == -1);
 	free(iface);
 }
 

@@ -45,7 +45,7 @@ cat >"$tmp/a.log" <<'EOF'
 2026-12-02T13:00:06.500000Z node1: poll complete rtt_s=0.100000 bytes=1
 EOF
 got=$(polls "$tmp/a.log" 2026-12-02T13:00:00Z 2026-12-02T13:00:08Z 1 2)
-same "$got" "polls=6 slots=15 ontime=5 late=1 missed=9 events=0 hosts=1" \
+same "$got" "polls=6 slots=15 ontime=5 late=1 missed=9 events=0 hosts=1 skipped=0 clock_checks=0" \
 	"polls.awk: late, skipped and silent nodes at 1 s"
 # interval 10 s, event loop lag 0-1.2 s, rtt 2 s: n1 skips its 13:00:53 due
 # time, n2's 13:01:09.9 poll takes 11 s
@@ -75,8 +75,20 @@ cat >"$tmp/b.log" <<'EOF'
 2026-12-02T13:02:02.434465Z n2: poll complete rtt_s=2.000000 bytes=100
 EOF
 got=$(polls "$tmp/b.log" 2026-12-02T13:00:20Z 2026-12-02T13:01:40Z 10 2)
-same "$got" "polls=15 slots=14 ontime=12 late=1 missed=1 events=0 hosts=2" \
+same "$got" "polls=15 slots=14 ontime=12 late=1 missed=1 events=0 hosts=2 skipped=0 clock_checks=0" \
 	"polls.awk: loop lag is not a missed poll at 10 s"
+# synctop's own due= times and skip lines: served, late, skipped exactly
+e=$(date -u -d 2026-12-02T13:00:00Z +%s)
+cat >"$tmp/c.log" <<EOF
+2026-12-02T13:00:00.600000Z node1: poll complete rtt_s=0.150000 bytes=1 due=$e.400000 sent=$e.450000
+2026-12-02T13:00:02.400000Z node1: poll skipped due=$((e + 2)).400000 (the previous one is still in flight)
+2026-12-02T13:00:02.500000Z node1: poll complete rtt_s=1.050000 bytes=1 due=$((e + 1)).400000 sent=$((e + 1)).450000
+2026-12-02T13:00:03.500000Z node1: poll complete rtt_s=0.050000 bytes=1 due=$((e + 3)).400000 sent=$((e + 3)).450000
+2026-12-02T13:00:03.520000Z node1: clock check offset_s=0.000100 uncertainty_s=0.000200 exchanges=4
+EOF
+got=$(polls "$tmp/c.log" 2026-12-02T13:00:00Z 2026-12-02T13:00:05Z 1 1)
+same "$got" "polls=3 slots=4 ontime=2 late=1 missed=1 events=0 hosts=1 skipped=1 clock_checks=1" \
+	"polls.awk: due= times, a skipped due time and a clock check"
 user_before=$(getent passwd synctopbench)
 cgroups() { find /sys/fs/cgroup -maxdepth 2 -name 'synctop-bench-*' 2>/dev/null | sort; }
 cg_before=$(cgroups)
