@@ -21,7 +21,7 @@ struct resolver_request {
 	resolver_cb cb;
 	void *ctx;
 	bool cancelled;
-	bool numeric;           /* resolved inline; delivered by the idle pass */
+	bool numeric;           /* resolved inline; delivered by the next loop iteration */
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	char err[384];
@@ -39,7 +39,11 @@ static struct {
 	resolver_request *done_head;               /* answered, not yet delivered */
 	int pipe_fds[2];
 	ev_io pipe_watcher;
-	ev_idle deliver_idle;
+	/* A 0 s timer, not an idle watcher: libev runs idle watchers only when
+	 * nothing else is pending, which a busy loop (hundreds of nodes) may
+	 * never be, and literal addresses then sat "resolving" until the
+	 * connect deadline. */
+	ev_timer deliver_soon;
 } R;
 
 static void finish_lookup(resolver_request *req, int flags)
@@ -121,9 +125,8 @@ static void on_pipe(struct ev_loop *loop, ev_io *w, int revents)
 	deliver_done();
 }
 
-static void on_idle(struct ev_loop *loop, ev_idle *w, int revents)
+static void on_deliver_soon(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	ev_idle_stop(loop, w);
 	deliver_done();
 }
 
@@ -148,7 +151,7 @@ int resolver_init(struct ev_loop *loop)
 	}
 	ev_io_init(&R.pipe_watcher, on_pipe, R.pipe_fds[0], EV_READ);
 	ev_io_start(loop, &R.pipe_watcher);
-	ev_idle_init(&R.deliver_idle, on_idle);
+	ev_timer_init(&R.deliver_soon, on_deliver_soon, 0, 0);
 	return 0;
 }
 
@@ -171,7 +174,7 @@ void resolver_free(void)
 		pthread_join(R.thread, NULL);
 	}
 	ev_io_stop(R.loop, &R.pipe_watcher);
-	ev_idle_stop(R.loop, &R.deliver_idle);
+	ev_timer_stop(R.loop, &R.deliver_soon);
 	pthread_mutex_lock(&R.lock);
 	for (resolver_request *req = R.queue_head, *next; req; req = next) {
 		next = req->next;
@@ -183,6 +186,12 @@ void resolver_free(void)
 	}
 	R.queue_head = R.queue_tail = R.done_head = NULL;
 	pthread_mutex_unlock(&R.lock);
+	if (!busy) {
+		/* joined: nothing writes to the pipe any more (a detached
+		 * thread may, so its pipe stays open until exit) */
+		close(R.pipe_fds[0]);
+		close(R.pipe_fds[1]);
+	}
 	R.loop = NULL;
 }
 
@@ -194,7 +203,7 @@ resolver_request *resolver_lookup(const char *host, int port, resolver_cb cb, vo
 	req->cb = cb;
 	req->ctx = ctx;
 
-	/* Literal addresses never touch DNS: answer on the next idle pass. */
+	/* Literal addresses never touch DNS: answer on the next loop iteration. */
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICHOST};
 	struct addrinfo *res = NULL;
 	if (getaddrinfo(req->host, req->port, &hints, &res) == 0) {
@@ -204,7 +213,10 @@ resolver_request *resolver_lookup(const char *host, int port, resolver_cb cb, vo
 		pthread_mutex_lock(&R.lock);
 		push_done_locked(req);
 		pthread_mutex_unlock(&R.lock);
-		ev_idle_start(R.loop, &R.deliver_idle);
+		if (!ev_is_active(&R.deliver_soon)) {
+			ev_timer_set(&R.deliver_soon, 0, 0);
+			ev_timer_start(R.loop, &R.deliver_soon);
+		}
 		return req;
 	}
 

@@ -213,6 +213,24 @@ static void set_interest(ssh_conn *c, int events)
 
 /* Report a failure: everything is torn down first, so the owner may start
  * the transport again from inside the callback. */
+/* libssh2 errors that say the connection broke, not that the server refused:
+ * retried with backoff instead of being taken as a wrong key. */
+static bool connection_error(int rc)
+{
+	switch (rc) {
+	case LIBSSH2_ERROR_SOCKET_NONE:
+	case LIBSSH2_ERROR_SOCKET_SEND:
+	case LIBSSH2_ERROR_SOCKET_RECV:
+	case LIBSSH2_ERROR_SOCKET_DISCONNECT:
+	case LIBSSH2_ERROR_SOCKET_TIMEOUT:
+	case LIBSSH2_ERROR_TIMEOUT:
+	case LIBSSH2_ERROR_BANNER_RECV:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static step_result fail(ssh_conn *c, transport_error kind, const char *fmt, ...)
 {
 	char msg[512];
@@ -348,8 +366,12 @@ static step_result step_auth_list(ssh_conn *c)
 			c->state = SSH_CHANNEL_OPEN; /* "none" auth accepted */
 			return STEP_NEXT;
 		}
-		if (libssh2_session_last_errno(c->session) == LIBSSH2_ERROR_EAGAIN) {
+		int err = libssh2_session_last_errno(c->session);
+		if (err == LIBSSH2_ERROR_EAGAIN) {
 			return STEP_AGAIN;
+		}
+		if (connection_error(err)) {
+			return fail(c, TRANSPORT_ERR_LOST, "connection lost during authentication: %s", last_error(c));
 		}
 		return fail(c, TRANSPORT_ERR_AUTH, "authentication as %s failed: %s", c->opt.user, last_error(c));
 	}
@@ -539,6 +561,11 @@ static step_result step_auth_keyfile(ssh_conn *c)
 			c->state = SSH_CHANNEL_OPEN;
 			return STEP_NEXT;
 		}
+		if (connection_error(rc)) {
+			/* not a refusal: the next identity would meet the same dead link */
+			return fail(c, TRANSPORT_ERR_LOST, "connection lost during authentication: %s",
+				    last_error(c));
+		}
 		if (rc == LIBSSH2_ERROR_FILE) {
 			note(c, "%s could not be loaded (encrypted keys: load them into ssh-agent with ssh-add)", path);
 		} else if (rsa_signing_broken() && key_file_is_rsa(path)) {
@@ -727,7 +754,8 @@ static void on_deadline(struct ev_loop *loop, ev_timer *w, int revents)
 	ssh_conn *c = w->data;
 	transport_error kind = c->state <= SSH_CONNECTING ? TRANSPORT_ERR_CONNECT
 			       : c->state <= SSH_HOSTKEY ? TRANSPORT_ERR_HANDSHAKE
-			       : c->state <= SSH_AUTH_KEYFILE ? TRANSPORT_ERR_AUTH
+			       /* slow is not refused: a timeout is retried */
+			       : c->state <= SSH_AUTH_KEYFILE ? TRANSPORT_ERR_HANDSHAKE
 			       : TRANSPORT_ERR_CHANNEL;
 	fail(c, kind, "timed out after %.0f s during %s (%s port %d)", c->opt.connect_timeout_s,
 	     state_names[c->state], c->opt.host, c->opt.port);
