@@ -157,17 +157,6 @@ static bool chrony_synchronised(const chrony_obs *c)
 	       (l == CHRONY_LEAP_NORMAL || l == CHRONY_LEAP_INSERT || l == CHRONY_LEAP_DELETE);
 }
 
-static const chrony_source *chrony_selected(const chrony_obs *c)
-{
-	int n = c->n_sources < CHRONY_MAX_SOURCES ? c->n_sources : CHRONY_MAX_SOURCES;
-	for (int i = 0; i < n; i++) {
-		if (c->sources[i].state == CHRONY_STATE_SELECTED) {
-			return &c->sources[i];
-		}
-	}
-	return NULL;
-}
-
 typedef enum {
 	REF_NONE = 0, /* no answer, not synchronised, nothing named */
 	REF_LOCAL,    /* its own clock (`local`) */
@@ -192,7 +181,7 @@ static ref_kind reference_key(const node *nd, key *k)
 	if (k->s[0] != '\0') {
 		return REF_EXTERNAL;
 	}
-	const chrony_source *sel = chrony_selected(c);
+	const chrony_source *sel = chrony_selected_source(c);
 	if (sel) {
 		key_set(k, sel->name, sizeof sel->name);
 		if (k->s[0] != '\0') {
@@ -219,7 +208,7 @@ static bool reference_matches(const node *nd, const char *want)
 		return true;
 	}
 	const chrony_obs *c = &nd->obs.chrony;
-	const chrony_source *sel = chrony_selected(c);
+	const chrony_source *sel = chrony_selected_source(c);
 	if (sel) {
 		key_set(&k, sel->name, sizeof sel->name);
 		if (k.s[0] != '\0' && key_eq(k.s, want)) {

@@ -471,17 +471,6 @@ static void rule_collection(const part_info *part, obs_state state, const char *
 
 /* -------------------------------------------------------------- chrony */
 
-static const chrony_source *chrony_selected(const chrony_obs *c)
-{
-	int n = c->n_sources < CHRONY_MAX_SOURCES ? c->n_sources : CHRONY_MAX_SOURCES;
-	for (int i = 0; i < n; i++) {
-		if (c->sources[i].state == CHRONY_STATE_SELECTED) {
-			return &c->sources[i];
-		}
-	}
-	return NULL;
-}
-
 static void rule_chrony_leap(const chrony_obs *c, finding_list *out)
 {
 	finding f;
@@ -554,10 +543,10 @@ static void rule_chrony_error_bound(const chrony_obs *c, const thresholds *th, f
 	add_finding(out, &f);
 }
 
-static void rule_chrony_selected(const chrony_obs *c, finding_list *out)
+static void rule_chrony_selected_source(const chrony_obs *c, finding_list *out)
 {
 	const chrony_tracking *t = &c->tracking;
-	const chrony_source *sel = chrony_selected(c);
+	const chrony_source *sel = chrony_selected_source(c);
 	finding f;
 
 	if (sel == NULL) {
@@ -692,7 +681,7 @@ static void rule_chrony_frequency(const chrony_obs *c, const thresholds *th, fin
 
 static void rule_chrony_skew(const chrony_obs *c, const thresholds *th, finding_list *out)
 {
-	const chrony_source *sel = chrony_selected(c);
+	const chrony_source *sel = chrony_selected_source(c);
 	const chrony_sourcestat *stat = NULL;
 	if (sel) {
 		int n = c->n_sourcestats < CHRONY_MAX_SOURCES ? c->n_sourcestats : CHRONY_MAX_SOURCES;
@@ -777,7 +766,7 @@ static void rules_chrony(const observation *o, const history *h, const threshold
 		rule_chrony_offset(c, th, out);
 		rule_chrony_error_bound(c, th, out);
 	}
-	rule_chrony_selected(c, out);
+	rule_chrony_selected_source(c, out);
 	rule_chrony_reach(c, out);
 	if (numbers) {
 		rule_chrony_frequency(c, th, out);

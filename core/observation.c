@@ -123,3 +123,14 @@ void observation_init(observation *obs)
 	memset(&obs->daemons, 0, sizeof obs->daemons);
 	clock_check_obs_init(&obs->clock);
 }
+
+const chrony_source *chrony_selected_source(const chrony_obs *c)
+{
+	int n = c->n_sources < CHRONY_MAX_SOURCES ? c->n_sources : CHRONY_MAX_SOURCES;
+	for (int i = 0; i < n; i++) {
+		if (c->sources[i].state == CHRONY_STATE_SELECTED) {
+			return &c->sources[i];
+		}
+	}
+	return NULL;
+}

@@ -123,6 +123,9 @@ typedef struct {
 	chrony_sourcestat sourcestats[CHRONY_MAX_SOURCES];
 } chrony_obs;
 
+/* The source chronyd has selected ('*'), or NULL. */
+const chrony_source *chrony_selected_source(const chrony_obs *c);
+
 /* --------------------------------------------------------------------- PTP */
 
 typedef enum {
