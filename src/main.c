@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cluster.h"
 #include "conffile.h"
 #include "consistency.h"
 #include "demo_cluster.h"
@@ -86,9 +85,7 @@ static void evaluate_cluster(app *a)
 	consistency_evaluate(a->nodes, a->n_nodes, a->settings, NULL);
 	if (a->opt.prometheus_file) {
 		char err[512];
-		cluster_summary s;
-		cluster_summarise(a->nodes, a->n_nodes, &s);
-		if (report_prometheus_write(a->opt.prometheus_file, a->nodes, a->n_nodes, &s, wall_now(), err,
+		if (report_prometheus_write(a->opt.prometheus_file, a->nodes, a->n_nodes, NULL, wall_now(), err,
 					    sizeof err) != 0) {
 			/* Live: keep going, the next sweep may succeed (a full disk). */
 			log_printf("--prometheus: %s", err);

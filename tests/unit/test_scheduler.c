@@ -374,16 +374,23 @@ static int count_lines_with(const char *path, const char *needle)
 	return n;
 }
 
+/* Sends the debug log to a new temporary file; path is the mkstemp template
+ * and gets the file's name. */
+static void log_to_temp(char *path)
+{
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(log_open(path), 0);
+}
+
 /* A node that is not connected has no poll in flight: its due times are not
  * "skipped" polls, and the first poll after connecting is due then. */
 static void test_no_skipped_polls_while_connecting(void **state)
 {
 	(void)state;
 	char path[] = "/tmp/synctop-test-sched-XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(log_open(path), 0);
+	log_to_temp(path);
 	fixture *fx = setup(false, STALL_CONNECT, 1.0);
 	scheduler_start(fx->s);
 	run_for(fx, 0.3);
@@ -400,10 +407,7 @@ static void test_slow_answer_skips_due_polls(void **state)
 {
 	(void)state;
 	char path[] = "/tmp/synctop-test-sched-XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(log_open(path), 0);
+	log_to_temp(path);
 	fixture *fx = setup(false, SILENT, 10.0);
 	scheduler_start(fx->s);
 	run_for(fx, 0.4);
