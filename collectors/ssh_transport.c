@@ -24,7 +24,9 @@
 #include <unistd.h>
 
 #include "bytebuf.h"
+#include "log.h"
 #include "resolver.h"
+#include "ssh_session_memory.h"
 #include "xalloc.h"
 
 typedef enum {
@@ -80,6 +82,7 @@ typedef struct ssh_conn {
 	ev_timer keepalive;
 
 	LIBSSH2_SESSION *session;
+	ssh_session_memory session_memory; /* everything libssh2 allocates for it */
 	LIBSSH2_CHANNEL *channel;
 	LIBSSH2_AGENT *agent;
 	struct libssh2_agent_publickey *agent_identity;
@@ -305,7 +308,7 @@ static step_result step_connecting(ssh_conn *c)
 			    strerror(soerr));
 	}
 connected:
-	c->session = libssh2_session_init_ex(NULL, NULL, NULL, c);
+	c->session = ssh_session_memory_open(&c->session_memory);
 	if (!c->session) {
 		return fail(c, TRANSPORT_ERR_HANDSHAKE, "cannot create an SSH session");
 	}
@@ -795,6 +798,12 @@ static void teardown(ssh_conn *c)
 	if (c->session) {
 		libssh2_session_free(c->session);
 		c->session = NULL;
+		size_t bytes = 0;
+		size_t blocks = ssh_session_memory_release(&c->session_memory, &bytes);
+		if (blocks > 0) {
+			log_printf("ssh %s port %d: freed %zu blocks (%zu bytes) libssh2 left behind",
+				   c->opt.host, c->opt.port, blocks, bytes);
+		}
 	}
 	if (c->fd >= 0) {
 		close(c->fd);
