@@ -456,10 +456,37 @@ static const int crash_signals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
 #define N_CRASH (sizeof crash_signals / sizeof crash_signals[0])
 static struct sigaction crash_old[N_CRASH];
 
+/* What endwin() would send to leave the screen (normal attributes, visible
+ * cursor, keypad off, main screen), looked up while curses is sane: a crash
+ * handler may only write() it. */
+static char crash_restore_seq[256];
+static size_t crash_restore_len;
+
+static void crash_restore_prepare(void)
+{
+	const char *caps[] = {"sgr0", "cnorm", "rmkx", "rmcup"};
+	crash_restore_len = 0;
+	for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+		const char *seq = tigetstr(caps[i]);
+		if (seq == NULL || seq == (const char *)-1) {
+			continue;
+		}
+		size_t n = strlen(seq);
+		if (crash_restore_len + n <= sizeof crash_restore_seq) {
+			memcpy(crash_restore_seq + crash_restore_len, seq, n);
+			crash_restore_len += n;
+		}
+	}
+}
+
 /* Give the shell its terminal back, then let the crash happen as it
  * would have (the previous handler, e.g. a sanitizer's, or the default). */
 static void on_crash(int sig, siginfo_t *si, void *ctx)
 {
+	if (crash_restore_len > 0) {
+		ssize_t ignored = write(STDOUT_FILENO, crash_restore_seq, crash_restore_len);
+		(void)ignored;
+	}
 	reset_shell_mode();
 	for (size_t i = 0; i < N_CRASH; i++) {
 		if (crash_signals[i] == sig) {
@@ -561,6 +588,7 @@ int tui_run(tui *t, struct ev_loop *loop, node *nodes, size_t n, scheduler *sche
 	}
 	set_term(screen);
 	xalloc_set_fatal_hook(restore_terminal);
+	crash_restore_prepare();
 	crash_install();
 
 	t->loop = loop;

@@ -167,6 +167,35 @@ keys C-c
 wait_for "^EXIT=130" 10
 ok $? "Ctrl-C quits cleanly (status 130)"
 
+# --- signals and crashes give the terminal back -----------------------------------------
+# After synctop ends, the pane's shell reports the terminal modes it was left
+# in: "icanon" and "echo" (not "-icanon", "-echo") mean a usable line editor.
+cat >"$tmp/run-tty" <<'EOF2'
+#!/bin/bash
+env "$@"
+echo "EXIT=$?"
+echo "TTY $(stty -a | tr ' ;' '\n\n' | grep -Ex -- '-?(icanon|echo)' | tr '\n' ' ')"
+sleep 60
+EOF2
+chmod +x "$tmp/run-tty"
+for sig in TERM HUP SEGV; do
+	tm kill-server >/dev/null 2>&1
+	runs=$((runs + 1))
+	sock=$tmp/tmux.$runs.sock
+	tm -f /dev/null new-session -d -s t -x 100 -y 30 \
+		"$tmp/run-tty LANG=C.UTF-8 TERM=xterm-256color ASAN_OPTIONS=detect_leaks=0 $bin --demo -d 1"
+	tm set-option -t t status off >/dev/null
+	wait_for "48 nodes" 15
+	shell_pid=$(tm display-message -p -t t '#{pane_pid}')
+	pid=$(pgrep -P "$shell_pid" | head -n 1)
+	[ -n "$pid" ] && kill -s "$sig" "$pid"
+	wait_for "^TTY " 15
+	screen | grep -q "^TTY icanon echo" && ! screen | grep -q "^NODE "
+	ok $? "SIG$sig: terminal left in line mode with echo, dashboard gone ($(screen | grep -E '^(EXIT|TTY)' | tr '\n' ' '))"
+	[ "$(tm display-message -p -t t '#{alternate_on} #{cursor_flag}')" = "0 1" ]
+	ok $? "SIG$sig: normal screen and a visible cursor"
+done
+
 # --- hostile output never reaches the terminal raw --------------------------------------
 mkdir -p "$tmp/bin"
 cat >"$tmp/bin/chronyc" <<'EOF'
