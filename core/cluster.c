@@ -48,17 +48,9 @@ static bool answered(const node *nd)
 	return nd->reachable && nd->has_observation;
 }
 
-static int ptp_ports(const ptp_obs *ptp)
-{
-	if (ptp->n_ports < 0) {
-		return 0;
-	}
-	return ptp->n_ports < PTP_MAX_PORTS ? ptp->n_ports : PTP_MAX_PORTS;
-}
-
 static bool ptp_is_slave(const ptp_obs *ptp)
 {
-	for (int i = 0; i < ptp_ports(ptp); i++) {
+	for (int i = 0; i < ptp_port_count(ptp); i++) {
 		if (ptp->ports[i].state == PTP_PORT_SLAVE) {
 			return true;
 		}

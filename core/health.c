@@ -140,14 +140,6 @@ static bool chrony_synchronised(const chrony_obs *c)
 	       (l == CHRONY_LEAP_NORMAL || l == CHRONY_LEAP_INSERT || l == CHRONY_LEAP_DELETE);
 }
 
-static int ptp_port_count(const ptp_obs *p)
-{
-	if (p->n_ports < 0) {
-		return 0;
-	}
-	return p->n_ports < PTP_MAX_PORTS ? p->n_ports : PTP_MAX_PORTS;
-}
-
 static bool ptp_working(const ptp_obs *p)
 {
 	if (p->state != OBS_OK) {

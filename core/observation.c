@@ -124,6 +124,31 @@ void observation_init(observation *obs)
 	clock_check_obs_init(&obs->clock);
 }
 
+int ptp_port_count(const ptp_obs *p)
+{
+	if (p->n_ports < 0) {
+		return 0;
+	}
+	return p->n_ports < PTP_MAX_PORTS ? p->n_ports : PTP_MAX_PORTS;
+}
+
+const ptp_port *ptp_following_port(const ptp_obs *p)
+{
+	if (p->state != OBS_OK) {
+		return NULL;
+	}
+	const ptp_port *uncalibrated = NULL;
+	for (int i = 0; i < ptp_port_count(p); i++) {
+		if (p->ports[i].state == PTP_PORT_SLAVE) {
+			return &p->ports[i];
+		}
+		if (p->ports[i].state == PTP_PORT_UNCALIBRATED && !uncalibrated) {
+			uncalibrated = &p->ports[i];
+		}
+	}
+	return uncalibrated;
+}
+
 const chrony_source *chrony_selected_source(const chrony_obs *c)
 {
 	int n = c->n_sources < CHRONY_MAX_SOURCES ? c->n_sources : CHRONY_MAX_SOURCES;

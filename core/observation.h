@@ -199,6 +199,16 @@ typedef struct {
 	int foreign_responses; /* answers from other clocks (boundary hops), ignored */
 } ptp_obs;
 
+/* n_ports clamped to the ports held (0..PTP_MAX_PORTS). */
+int ptp_port_count(const ptp_obs *p);
+
+/* The port the node follows a master on: SLAVE, else UNCALIBRATED (the servo
+ * still locking); NULL when none, or when pmc did not answer.  ptp4l keeps
+ * the last offsetFromMaster, master offset and meanPathDelay after its port
+ * stops following (LISTENING, FAULTY, ...): those values are current only
+ * while this returns a port. */
+const ptp_port *ptp_following_port(const ptp_obs *p);
+
 /* --------------------------------------------------------------------- NIC */
 
 enum {

@@ -241,13 +241,8 @@ static json_t *jport_state(ptp_port_state state)
 /* The port that says how this clock is doing: the one following a master. */
 static const ptp_port *primary_port(const ptp_obs *p)
 {
-	int n = clamp_count(p->n_ports, PTP_MAX_PORTS);
-	for (int i = 0; i < n; i++) {
-		if (p->ports[i].state == PTP_PORT_SLAVE || p->ports[i].state == PTP_PORT_UNCALIBRATED) {
-			return &p->ports[i];
-		}
-	}
-	return n > 0 ? &p->ports[0] : NULL;
+	const ptp_port *following = ptp_following_port(p);
+	return following ? following : ptp_port_count(p) > 0 ? &p->ports[0] : NULL;
 }
 
 static json_t *ptp_ports_json(const ptp_obs *p, bool *ok)
@@ -295,8 +290,10 @@ static json_t *ptp_json(const ptp_obs *ptp, const daemons_obs *d, bool *ok)
 	json_t *o = json_object();
 	put(o, "error", jpart_error(ptp->state, ptp->error, sizeof ptp->error), ok);
 	put(o, "port_state", port ? jport_state(port->state) : json_null(), ok);
-	put(o, "offset_from_master_ns", jns(p->offset_from_master_ns), ok);
-	put(o, "mean_path_delay_ns", jns(p->mean_path_delay_ns), ok);
+	/* ptp4l's last values linger after the port stops following: null */
+	bool current = ptp_following_port(p) != NULL;
+	put(o, "offset_from_master_ns", current ? jns(p->offset_from_master_ns) : json_null(), ok);
+	put(o, "mean_path_delay_ns", current ? jns(p->mean_path_delay_ns) : json_null(), ok);
 	put(o, "gm_identity", jtext(cluster_gm_identity(p), PTP_ID_LEN), ok);
 	put(o, "gm_present", jflag(p->gm_present), ok);
 	put(o, "steps_removed", jint(p->steps_removed), ok);

@@ -61,6 +61,8 @@
  *       "port_state": "SLAVE",        first SLAVE/UNCALIBRATED port, else the
  *                                     first port
  *       "offset_from_master_ns": -6600, "mean_path_delay_ns": 8737,
+ *                                     null unless a port is SLAVE or
+ *                                     UNCALIBRATED (ptp4l keeps stale ones)
  *       "gm_identity": "96bec0.fffe.dfca68", "gm_present": true,
  *       "steps_removed": 1, "clock_identity": "1aed80.fffe.1a0b51",
  *       "domain_number": 0, "current_utc_offset": 37,

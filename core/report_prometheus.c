@@ -286,8 +286,10 @@ static double v_chrony_leap(const node *nd)
 		return p ? (expr) : NAN; \
 	}
 
-PTP_VALUE(v_ptp_offset, ns_seconds(p->offset_from_master_ns))
-PTP_VALUE(v_ptp_mean_path_delay, ns_seconds(p->mean_path_delay_ns))
+/* Offset and delay only while a port follows a master: ptp4l keeps its last
+ * values after that, and an alert must not read them as current. */
+PTP_VALUE(v_ptp_offset, ptp_following_port(p) ? ns_seconds(p->offset_from_master_ns) : NAN)
+PTP_VALUE(v_ptp_mean_path_delay, ptp_following_port(p) ? ns_seconds(p->mean_path_delay_ns) : NAN)
 PTP_VALUE(v_ptp_steps_removed, int_value(p->steps_removed))
 PTP_VALUE(v_ptp_gm_present, p->gm_present == INT_UNKNOWN ? NAN : p->gm_present != 0)
 

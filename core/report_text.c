@@ -63,7 +63,9 @@ static void write_node(FILE *f, const node *n)
 	}
 	if (n->has_observation && o->ptp.state == OBS_OK && o->ptp.n_ports > 0) {
 		snprintf(port, sizeof port, "%s", ptp_port_state_name(o->ptp.ports[0].state));
-		units_format_ns(o->ptp.offset_from_master_ns, ptp_off, sizeof ptp_off);
+		if (ptp_following_port(&o->ptp)) { /* else ptp4l's last, stale value */
+			units_format_ns(o->ptp.offset_from_master_ns, ptp_off, sizeof ptp_off);
+		}
 	}
 	if (n->has_observation && isfinite(o->rtt_s)) {
 		snprintf(rtt, sizeof rtt, "%.0f ms", o->rtt_s * 1e3);

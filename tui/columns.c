@@ -39,11 +39,6 @@ const column_info *columns_info(column_id id)
 
 /* ------------------------------------------------------------ the model */
 
-static int n_ports(const ptp_obs *p)
-{
-	return p->n_ports < 0 ? 0 : p->n_ports > PTP_MAX_PORTS ? PTP_MAX_PORTS : p->n_ports;
-}
-
 /* The port that says most about the node: the one it syncs through. */
 static const ptp_port *primary_port(const ptp_obs *p)
 {
@@ -51,11 +46,11 @@ static const ptp_port *primary_port(const ptp_obs *p)
 		PTP_PORT_SLAVE, PTP_PORT_UNCALIBRATED, PTP_PORT_FAULTY, PTP_PORT_LISTENING,
 		PTP_PORT_MASTER, PTP_PORT_GRAND_MASTER, PTP_PORT_PRE_MASTER, PTP_PORT_PASSIVE,
 	};
-	if (p->state != OBS_OK || n_ports(p) == 0) {
+	if (p->state != OBS_OK || ptp_port_count(p) == 0) {
 		return NULL;
 	}
 	for (size_t k = 0; k < sizeof preference / sizeof preference[0]; k++) {
-		for (int i = 0; i < n_ports(p); i++) {
+		for (int i = 0; i < ptp_port_count(p); i++) {
 			if (p->ports[i].state == preference[k]) {
 				return &p->ports[i];
 			}
@@ -67,9 +62,7 @@ static const ptp_port *primary_port(const ptp_obs *p)
 /* PTP steers the node when a port follows a master. */
 static bool ptp_follows(const node *nd)
 {
-	const ptp_port *port = primary_port(&nd->obs.ptp);
-	return nd->has_observation && port &&
-	       (port->state == PTP_PORT_SLAVE || port->state == PTP_PORT_UNCALIBRATED);
+	return nd->has_observation && ptp_following_port(&nd->obs.ptp) != NULL;
 }
 
 static bool chrony_ok(const node *nd)

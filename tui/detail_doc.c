@@ -302,7 +302,7 @@ static void clock_check_section(ctx *c)
 		fmt_seconds(o->chrony.tracking.system_time_offset_s, off, sizeof off, c->utf8);
 		snprintf(buf, sizeof buf, "chrony System time %s", off);
 		kv(c, "Daemon claims", buf);
-	} else if (o->ptp.state == OBS_OK && o->ptp.offset_from_master_ns != PTP_NS_UNKNOWN) {
+	} else if (ptp_following_port(&o->ptp) && o->ptp.offset_from_master_ns != PTP_NS_UNKNOWN) {
 		fmt_ns(o->ptp.offset_from_master_ns, off, sizeof off, c->utf8);
 		snprintf(buf, sizeof buf, "PTP offset from master %s", off);
 		kv(c, "Daemon claims", buf);
@@ -539,14 +539,26 @@ static void ptp_section(ctx *c)
 	kv_remote(c, "Parent port", p->parent_port_identity, sizeof p->parent_port_identity);
 	fmt_int(p->steps_removed, buf, sizeof buf);
 	kv(c, "Steps removed", buf);
-	fmt_ns(p->offset_from_master_ns, buf, sizeof buf, c->utf8);
-	kv_role(c, "Offset from master", tone_role(columns_finding_tone(c->nd, COL_PTP_OFFSET), c->value),
-		buf);
-	fmt_ns(p->master_offset_ns, buf, sizeof buf, c->utf8);
-	kv(c, "Master offset", buf);
-	fmt_ns(p->mean_path_delay_ns, buf, sizeof buf, c->utf8);
-	kv_role(c, "Mean path delay", tone_role(columns_finding_tone(c->nd, COL_DELAY), c->value),
-		buf + (buf[0] == '+'));
+	if (ptp_following_port(p)) {
+		fmt_ns(p->offset_from_master_ns, buf, sizeof buf, c->utf8);
+		kv_role(c, "Offset from master",
+			tone_role(columns_finding_tone(c->nd, COL_PTP_OFFSET), c->value), buf);
+		fmt_ns(p->master_offset_ns, buf, sizeof buf, c->utf8);
+		kv(c, "Master offset", buf);
+		fmt_ns(p->mean_path_delay_ns, buf, sizeof buf, c->utf8);
+		kv_role(c, "Mean path delay", tone_role(columns_finding_tone(c->nd, COL_DELAY), c->value),
+			buf + (buf[0] == '+'));
+	} else {
+		/* ptp4l keeps these from when it last followed a master */
+		if (p->offset_from_master_ns != PTP_NS_UNKNOWN) {
+			fmt_ns(p->offset_from_master_ns, a, sizeof a, c->utf8);
+			snprintf(buf, sizeof buf, "- (no port follows a master; ptp4l's last value %s is stale)",
+				 a);
+		} else {
+			snprintf(buf, sizeof buf, "- (no port follows a master)");
+		}
+		kv(c, "Offset from master", buf);
+	}
 
 	fmt_int(p->current_utc_offset, a, sizeof a);
 	fmt_bool(p->current_utc_offset_valid, b, sizeof b);

@@ -472,8 +472,8 @@ static void crash_restore_prepare(void)
 			continue;
 		}
 		size_t n = strlen(seq);
-		if (crash_restore_len + n <= sizeof crash_restore_seq) {
-			memcpy(crash_restore_seq + crash_restore_len, seq, n);
+		if (crash_restore_len + n < sizeof crash_restore_seq) {
+			memcpy(crash_restore_seq + crash_restore_len, seq, n + 1);
 			crash_restore_len += n;
 		}
 	}

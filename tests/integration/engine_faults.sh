@@ -346,6 +346,12 @@ wait_for 20 printed
 [ $changed_g -eq 0 ] && table_after node2 "$t_p2" | grep -Eq "^node2 .* $state "
 ok $? "g: node2's new port state $state is shown after the first poll sent after the change"
 table_after node2 "$t_p2" | grep -Eq " $state " || diag "row: $(table_after node2 "$t_p2")"
+# ptp4l keeps the offset it had as a slave; synctop must not show it as current
+stale=$(pmc -u -b 0 -s "$LAB_NODE_node2_PTP4L_UDS" 'GET CURRENT_DATA_SET' 2>/dev/null |
+	awk '$1 == "offsetFromMaster" { print $2; exit }')
+diag "node2's ptp4l still reports offsetFromMaster ${stale:-?} in $state"
+[ "$state" = SLAVE ] || table_after node2 "$t_p2" | grep -Eq "^node2 .* $state +- "
+ok $? "g: node2's stale PTP offset is not shown once its port left SLAVE (PTP-OFF '-')"
 master_gone() { row_matches node1 '^node1 +crit .*collector\.daemon_unreachable$'; }
 wait_for 20 master_gone
 ok $? "g: node1 shown crit: ptp4l does not answer (collector.daemon_unreachable)"

@@ -21,6 +21,7 @@
 #include "node.h"
 #include "report_check.h"
 #include "report_json.h"
+#include "report_text.h"
 
 /* cmocka 1.1.5 compares floats only as float */
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
@@ -658,6 +659,34 @@ static void test_json_unknowns_are_null(void **state)
 	free(nodes);
 }
 
+/* A port that stopped following its master (LISTENING after the master went
+ * away) still carries ptp4l's last offset and delay: JSON says null, the
+ * text table "-". */
+static void test_stale_ptp_values_not_reported(void **state)
+{
+	(void)state;
+	node *nodes = make_nodes(1, NULL);
+	set_ptp(&nodes[0], PTP_PORT_LISTENING, -6600, "96bec0.fffe.dfca68");
+	json_t *root = round_trip(nodes, 1, 1796207937.0);
+	json_t *p = get(json_array_get(get(root, "nodes"), 0), "ptp");
+	want_str(p, "port_state", "LISTENING");
+	want_null(p, "offset_from_master_ns");
+	want_null(p, "mean_path_delay_ns");
+	json_decref(root);
+
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	report_text_write(f, nodes, 1, 1796207937.0);
+	fclose(f);
+	assert_non_null(strstr(buf, " LISTENING "));
+	assert_null(strstr(buf, "6.6"));
+	assert_null(strstr(buf, "6600"));
+	free(buf);
+	free(nodes);
+}
+
 static void test_json_failed_parts(void **state)
 {
 	(void)state;
@@ -1055,6 +1084,7 @@ int main(void)
 		cmocka_unit_test(test_cluster_grandmasters),
 		cmocka_unit_test(test_json_healthy_node),
 		cmocka_unit_test(test_json_unknowns_are_null),
+		cmocka_unit_test(test_stale_ptp_values_not_reported),
 		cmocka_unit_test(test_json_clock_check),
 		cmocka_unit_test(test_json_failed_parts),
 		cmocka_unit_test(test_json_findings_and_status),

@@ -775,12 +775,30 @@ static void test_detail_doc(void **state)
 	assert_true(line_of(&d, "ppm \xe2\x94\xa4") > 0); /* a labelled y axis */
 	assert_true(line_of(&d, "now") > 0);
 	assert_int_equal(line_of(&d, "UNREACHABLE"), -1);
+	assert_true(line_of(&d, "Offset from master") > 0);
+	assert_int_equal(line_of(&d, "is stale"), -1);
 	for (size_t i = 0; i < d.n; i++) {
 		if (tw_width(d.lines[i].text) > 100) {
 			fail_msg("line %zu is %d columns: %s", i, tw_width(d.lines[i].text), d.lines[i].text);
 		}
 	}
 	doc_free(&d);
+
+	/* the master gone, the port LISTENING: ptp4l's last offset is shown as
+	 * stale, not as the node's offset */
+	for (int i = 0; i < nd->obs.ptp.n_ports; i++) {
+		nd->obs.ptp.ports[i].state = PTP_PORT_LISTENING;
+	}
+	doc_init(&d);
+	detail_doc_build(&d, nd, NOW, 100, true);
+	long stale = line_of(&d, "Offset from master");
+	assert_true(stale > 0);
+	assert_non_null(strstr(d.lines[stale].text, "is stale"));
+	assert_int_equal(line_of(&d, "Mean path delay"), -1);
+	doc_free(&d);
+	for (int i = 0; i < nd->obs.ptp.n_ports; i++) {
+		nd->obs.ptp.ports[i].state = PTP_PORT_SLAVE;
+	}
 
 #ifdef NODE_EVENTS
 	/* the connection log, when the model keeps one */
