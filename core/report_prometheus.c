@@ -5,16 +5,14 @@
 #include "report_prometheus.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <locale.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "atomic_file.h"
 #include "sanitize.h"
 #include "xalloc.h"
 
@@ -681,71 +679,21 @@ int report_prometheus_format(FILE *out, const node *nodes, size_t n, const clust
 int report_prometheus_write(const char *path, const node *nodes, size_t n, const cluster_summary *summary,
 			    double now, char *err, size_t errlen)
 {
-	static const char suffix[] = ".XXXXXX";
-	size_t len = strlen(path);
-	char *tmp = xmalloc(len + sizeof suffix);
-	memcpy(tmp, path, len);
-	memcpy(tmp + len, suffix, sizeof suffix);
-
-	const char *what;
-	int e;
-	FILE *f = NULL;
-
-	/* Same directory, so the rename cannot cross file systems; the name
-	 * does not end in .prom, so the collector never reads it half done. */
-	int fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot create a temporary file next to it: %s", path, strerror(errno));
-		free(tmp);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f) {
+		snprintf(err, errlen, "%s: cannot format the metrics: %s", path, strerror(errno));
 		return -1;
 	}
-	/* node_exporter runs as another user; mkstemp makes the file 0600. */
-	if (fchmod(fd, 0644) != 0) {
-		e = errno;
-		what = "cannot make the temporary file readable";
-		goto fail;
+	int rc = report_prometheus_format(f, nodes, n, summary, now);
+	int e = errno;
+	if (fclose(f) != 0 || rc != 0) {
+		snprintf(err, errlen, "%s: cannot format the metrics: %s", path, strerror(rc ? e : errno));
+		free(text);
+		return -1;
 	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		e = errno;
-		what = "cannot write";
-		goto fail;
-	}
-	errno = 0;
-	if (report_prometheus_format(f, nodes, n, summary, now) != 0) {
-		e = errno;
-		what = "cannot write";
-		goto fail;
-	}
-	if (fsync(fileno(f)) != 0) {
-		e = errno;
-		what = "cannot sync";
-		goto fail;
-	}
-	int rc = fclose(f);
-	f = NULL;
-	fd = -1;
-	if (rc != 0) {
-		e = errno;
-		what = "cannot write";
-		goto fail;
-	}
-	if (rename(tmp, path) != 0) {
-		e = errno;
-		what = "cannot replace it";
-		goto fail;
-	}
-	free(tmp);
-	return 0;
-
-fail:
-	if (f) {
-		fclose(f);
-	} else if (fd >= 0) {
-		close(fd);
-	}
-	unlink(tmp);
-	snprintf(err, errlen, "%s: %s: %s", path, what, strerror(e ? e : EIO));
-	free(tmp);
-	return -1;
+	rc = atomic_file_replace(path, text, len, err, errlen);
+	free(text);
+	return rc;
 }

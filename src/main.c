@@ -29,6 +29,7 @@
 #include "probe.h"
 #include "report_check.h"
 #include "report_json.h"
+#include "prometheus_sink.h"
 #include "report_prometheus.h"
 #include "report_text.h"
 #include "resolver.h"
@@ -58,6 +59,8 @@ typedef struct {
 	ev_signal sigint, sigterm, sighup;
 	bool interrupted;
 	tui *tui;                  /* live view on a terminal, else NULL */
+	prometheus_sink *prom;     /* live --prometheus: written off the loop */
+	bool prom_failing;         /* the last write failed or was dropped */
 } app;
 
 static double wall_now(void)
@@ -79,11 +82,51 @@ static void on_client_done(void *ctx)
 	(void)ctx;
 }
 
+/* Live --prometheus trouble goes to the log every time, and to stderr (when
+ * no dashboard owns the terminal) once per run of failures. */
+static void prometheus_trouble(app *a, const char *what)
+{
+	log_printf("--prometheus: %s", what);
+	char shown[300];
+	snprintf(shown, sizeof shown, "--prometheus: %s", what);
+	tui_warn(a->tui, shown);
+	if (!a->tui && !a->prom_failing) {
+		fprintf(stderr, "synctop: --prometheus: %s\n", what);
+	}
+	a->prom_failing = true;
+}
+
+static void on_prometheus_written(void *ctx, const char *err)
+{
+	app *a = ctx;
+	if (err) {
+		prometheus_trouble(a, err);
+	} else if (a->prom_failing) {
+		a->prom_failing = false;
+		log_printf("--prometheus: %s written again", a->opt.prometheus_file);
+		if (!a->tui) {
+			fprintf(stderr, "synctop: --prometheus: %s written again\n", a->opt.prometheus_file);
+		}
+	}
+}
+
 /* The cross-node checks, then the file sinks: what every sink shows. */
 static void evaluate_cluster(app *a)
 {
 	consistency_evaluate(a->nodes, a->n_nodes, a->settings, NULL);
-	if (a->opt.prometheus_file) {
+	if (a->prom) {
+		unsigned long dropped = prometheus_sink_dropped(a->prom);
+		if (!prometheus_sink_submit(a->prom, a->nodes, a->n_nodes, wall_now()) &&
+		    prometheus_sink_dropped(a->prom) != dropped) {
+			char what[256];
+			snprintf(what, sizeof what,
+				 "the previous write of %s has taken %.1f s so far; this sweep is not written "
+				 "(%lu skipped in all)",
+				 a->opt.prometheus_file, prometheus_sink_busy_for(a->prom),
+				 prometheus_sink_dropped(a->prom));
+			prometheus_trouble(a, what);
+		}
+	} else if (a->opt.prometheus_file) {
 		char err[512];
 		if (report_prometheus_write(a->opt.prometheus_file, a->nodes, a->n_nodes, NULL, wall_now(), err,
 					    sizeof err) != 0) {
@@ -253,6 +296,14 @@ static int run(app *a)
 			start_print_timer(a);
 		}
 	}
+	if (a->opt.mode == MODE_LIVE && a->opt.prometheus_file) {
+		a->prom = prometheus_sink_new(a->loop, a->opt.prometheus_file, NULL, on_prometheus_written, a);
+		if (!a->prom) {
+			fprintf(stderr, "synctop: --prometheus: cannot start the writer thread: %s\n",
+				strerror(errno));
+			return 70;
+		}
+	}
 	if (start_engine(a) != 0) {
 		return 70;
 	}
@@ -384,6 +435,8 @@ int main(int argc, char **argv)
 
 	status = run(&a);
 	tui_free(a.tui);
+	/* a write hung on its file system is not waited for long at exit */
+	prometheus_sink_free(a.prom, 2.0);
 
 	scheduler_free(a.sched);
 	scheduler_free(a.client_sched);

@@ -55,6 +55,13 @@ void tui_message(tui *t, theme_role role, const char *fmt, ...)
 	t->dirty = true;
 }
 
+void tui_warn(tui *t, const char *text)
+{
+	if (t) {
+		tui_message(t, ROLE_STATUS_WARN, "%s", text);
+	}
+}
+
 long tui_selected_row(const tui *t)
 {
 	if (t->selected == NO_NODE) {

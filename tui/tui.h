@@ -34,6 +34,10 @@ void tui_free(tui *t);
  * marks the screen for the next frame.  t may be NULL. */
 void tui_mark_dirty(tui *t);
 
+/* Something outside the nodes went wrong (a --prometheus write): shown in
+ * the footer for a few seconds, in the warning colour.  t may be NULL. */
+void tui_warn(tui *t, const char *text);
+
 /* This machine's own clock state, for the header: the reference of the
  * clock checks.  Borrowed; NULL (the default) = not polled. */
 void tui_set_client(tui *t, const node *client);

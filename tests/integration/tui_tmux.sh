@@ -167,6 +167,14 @@ keys C-c
 wait_for "^EXIT=130" 10
 ok $? "Ctrl-C quits cleanly (status 130)"
 
+# --- a failing --prometheus write is shown, the dashboard carries on --------------------
+start 160 30 "$bin" --demo -d 0.5 --prometheus "$tmp/no-such-dir/synctop.prom"
+wait_for "prometheus: .*cannot create a temporary file" 15
+ok $? "a failing --prometheus write is shown in the footer"
+keys q
+wait_for "^EXIT=0" 5
+ok $? "q still quits with status 0"
+
 # --- signals and crashes give the terminal back -----------------------------------------
 # After synctop ends, the pane's shell reports the terminal modes it was left
 # in: "icanon" and "echo" (not "-icanon", "-echo") mean a usable line editor.
