@@ -328,6 +328,19 @@ static step_result step_handshake(ssh_conn *c)
 	if (rc == LIBSSH2_ERROR_EAGAIN) {
 		return STEP_AGAIN;
 	}
+	/* libssh2 says only "Failed getting banner" for both of these */
+	if (rc == LIBSSH2_ERROR_BANNER_RECV) {
+		return fail(c, TRANSPORT_ERR_HANDSHAKE,
+			    "SSH handshake with %s port %d failed: no SSH version line (not an SSH server?)",
+			    c->opt.host, c->opt.port);
+	}
+	if ((rc == LIBSSH2_ERROR_SOCKET_RECV || rc == LIBSSH2_ERROR_SOCKET_DISCONNECT) &&
+	    strstr(last_error(c), "banner")) {
+		return fail(c, TRANSPORT_ERR_HANDSHAKE,
+			    "SSH handshake with %s port %d failed: the server hung up before its version "
+			    "line (sshd at MaxStartups, a firewall or tarpit?)",
+			    c->opt.host, c->opt.port);
+	}
 	if (rc != 0) {
 		return fail(c, TRANSPORT_ERR_HANDSHAKE, "SSH handshake with %s port %d failed: %s",
 			    c->opt.host, c->opt.port, last_error(c));

@@ -87,22 +87,62 @@ static size_t kexinit_packet(unsigned char *buf)
 	return len + padding;
 }
 
-/* Child: accept one client, start the key exchange, then only read. */
-static void run_silent_server(int listener)
+/* What a forked server does with the one client it accepts; then it exits. */
+typedef void (*serve_fn)(int fd);
+
+static void drain(int fd)
+{
+	char sink[4096];
+	while (read(fd, sink, sizeof sink) > 0) {
+	}
+}
+
+/* Starts the key exchange, then only reads. */
+static void serve_kexinit_then_silence(int fd)
+{
+	static const char banner[] = "SSH-2.0-silent_test_server\r\n";
+	unsigned char packet[1100];
+	size_t len = kexinit_packet(packet);
+	if (write(fd, banner, sizeof banner - 1) < 0 || write(fd, packet, len) < 0) {
+		return;
+	}
+	drain(fd);
+}
+
+/* Not an SSH server at all (a web server on port 22). */
+static void serve_http(int fd)
+{
+	static const char reply[] = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";
+	if (write(fd, reply, sizeof reply - 1) < 0) {
+		return;
+	}
+}
+
+/* Accepts and hangs up (sshd refusing at MaxStartups, a tarpit). */
+static void serve_hang_up(int fd)
+{
+	(void)fd;
+}
+
+/* A version line, then a KEXINIT whose length field claims 1 GiB. */
+static void serve_huge_packet(int fd)
+{
+	static const char banner[] = "SSH-2.0-hostile_test_server\r\n";
+	unsigned char packet[16] = {0x40, 0, 0, 0, 4, 20};
+	if (write(fd, banner, sizeof banner - 1) < 0 || write(fd, packet, sizeof packet) < 0) {
+		return;
+	}
+	drain(fd);
+}
+
+static void run_server(int listener, serve_fn serve)
 {
 	int fd = accept(listener, NULL, NULL);
 	if (fd < 0) {
 		_exit(1);
 	}
-	static const char banner[] = "SSH-2.0-silent_test_server\r\n";
-	unsigned char packet[1100];
-	size_t len = kexinit_packet(packet);
-	if (write(fd, banner, sizeof banner - 1) < 0 || write(fd, packet, len) < 0) {
-		_exit(1);
-	}
-	char sink[4096];
-	while (read(fd, sink, sizeof sink) > 0) {
-	}
+	serve(fd);
+	close(fd);
 	_exit(0);
 }
 
@@ -167,76 +207,131 @@ static int listen_on_loopback(int *port)
 	return fd;
 }
 
-/* Each round is one aborted key exchange; several make a leak of any size
- * per abort visible, and show the transport can be started again. */
-static void test_key_exchange_abandoned_by_the_server(void **state)
+typedef struct {
+	struct ev_loop *loop;
+	int listener;
+	transport *t;
+	outcome o;
+	char log_path[64];
+} harness;
+
+static void harness_start(harness *h, double connect_timeout_s)
 {
-	(void)state;
-	struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
-	assert_int_equal(resolver_init(loop), 0);
-	assert_int_equal(ssh_transport_global_init(loop, 4), 0);
-	char log_path[] = "/tmp/synctop-test-ssh-XXXXXX";
-	int log_fd = mkstemp(log_path);
+	memset(h, 0, sizeof *h);
+	h->loop = ev_loop_new(EVFLAG_AUTO);
+	assert_int_equal(resolver_init(h->loop), 0);
+	assert_int_equal(ssh_transport_global_init(h->loop, 4), 0);
+	snprintf(h->log_path, sizeof h->log_path, "/tmp/synctop-test-ssh-XXXXXX");
+	int log_fd = mkstemp(h->log_path);
 	assert_true(log_fd >= 0);
 	close(log_fd);
-	assert_int_equal(log_open(log_path), 0);
+	assert_int_equal(log_open(h->log_path), 0);
 
 	int port = 0;
-	int listener = listen_on_loopback(&port);
+	h->listener = listen_on_loopback(&port);
 	ssh_options opt;
 	ssh_options_init(&opt);
 	snprintf(opt.host, sizeof opt.host, "127.0.0.1");
 	opt.port = port;
 	snprintf(opt.user, sizeof opt.user, "nobody");
-	opt.connect_timeout_s = 0.5;
+	opt.connect_timeout_s = connect_timeout_s;
 	opt.keepalive_interval_s = 0;
 	opt.identities_only = true;
 	opt.verify_host_key = never_verify;
-
 	static const transport_events events = {on_ready, on_data, on_failed};
-	outcome o = {0};
-	transport *t = ssh_transport_new(loop, &opt, "true", &events, &o);
-	assert_non_null(t);
+	h->t = ssh_transport_new(h->loop, &opt, "true", &events, &h->o);
+	assert_non_null(h->t);
+}
 
-	for (int round = 1; round <= 3; round++) {
-		pid_t server = fork();
-		assert_true(server >= 0);
-		if (server == 0) {
-			run_silent_server(listener);
-		}
-		ev_timer give_up;
-		ev_timer_init(&give_up, on_give_up, 10.0, 0);
-		ev_timer_start(loop, &give_up);
-		transport_start(t);
-		while (o.failures < round && ev_is_active(&give_up)) {
-			ev_run(loop, EVRUN_ONCE);
-		}
-		ev_timer_stop(loop, &give_up);
-		kill(server, SIGKILL);
-		waitpid(server, NULL, 0);
-
-		assert_int_equal(o.failures, round);
-		assert_int_equal(o.kind, TRANSPORT_ERR_HANDSHAKE);
-		assert_non_null(strstr(o.message, "key exchange"));
+/* One connection against a fresh server child; returns when it failed. */
+static void harness_round(harness *h, serve_fn serve)
+{
+	int before = h->o.failures;
+	pid_t server = fork();
+	assert_true(server >= 0);
+	if (server == 0) {
+		run_server(h->listener, serve);
 	}
-	transport_destroy(t);
-	close(listener);
+	ev_timer give_up;
+	ev_timer_init(&give_up, on_give_up, 20.0, 0);
+	ev_timer_start(h->loop, &give_up);
+	transport_start(h->t);
+	while (h->o.failures == before && ev_is_active(&give_up)) {
+		ev_run(h->loop, EVRUN_ONCE);
+	}
+	ev_timer_stop(h->loop, &give_up);
+	kill(server, SIGKILL);
+	waitpid(server, NULL, 0);
+	assert_int_equal(h->o.failures, before + 1);
+}
+
+/* Ends the transport; returns what --log got (caller frees). */
+static char *harness_stop(harness *h)
+{
+	transport_destroy(h->t);
+	close(h->listener);
 	log_close();
-	char logged[8192] = "";
-	FILE *f = fopen(log_path, "r");
+	char *logged = calloc(1, 16384);
+	assert_non_null(logged);
+	FILE *f = fopen(h->log_path, "r");
 	assert_non_null(f);
-	size_t got = fread(logged, 1, sizeof logged - 1, f);
+	size_t got = fread(logged, 1, 16383, f);
 	logged[got] = '\0';
 	fclose(f);
-	unlink(log_path);
+	unlink(h->log_path);
+	ssh_transport_global_free();
+	resolver_free();
+	ev_loop_destroy(h->loop);
+	return logged;
+}
+
+/* Each round is one aborted key exchange; several make a leak of any size
+ * per abort visible, and show the transport can be started again. */
+static void test_key_exchange_abandoned_by_the_server(void **state)
+{
+	(void)state;
+	harness h;
+	harness_start(&h, 0.5);
+	for (int round = 1; round <= 3; round++) {
+		harness_round(&h, serve_kexinit_then_silence);
+		assert_int_equal(h.o.kind, TRANSPORT_ERR_HANDSHAKE);
+		assert_non_null(strstr(h.o.message, "key exchange"));
+	}
+	char *logged = harness_stop(&h);
 #if LIBSSH2_VERSION_NUM < 0x010b00
 	/* 1.10 does leave the keys behind: the transport must have freed them
 	 * (without a sanitizer this is what fails if it stops doing so). */
 	assert_non_null(strstr(logged, "libssh2 left behind"));
 #endif
-	ssh_transport_global_free();
-	resolver_free();
-	ev_loop_destroy(loop);
+	free(logged);
+}
+
+/* Servers that are not SSH, or break the protocol: a prompt handshake
+ * error, never a wait for the 10 s connect deadline, and the transport can
+ * be started again after each. */
+static void test_hostile_or_broken_servers(void **state)
+{
+	(void)state;
+	static const struct {
+		serve_fn serve;
+		const char *name;
+		const char *says;
+	} cases[] = {
+		{serve_http, "HTTP server", "not an SSH server"},
+		{serve_hang_up, "hang-up after accept", "hung up before its version line"},
+		{serve_huge_packet, "1 GiB packet length", "failed"},
+	};
+	harness h;
+	harness_start(&h, 10.0);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		harness_round(&h, cases[i].serve);
+		if (h.o.kind != TRANSPORT_ERR_HANDSHAKE || strstr(h.o.message, "timed out") ||
+		    !strstr(h.o.message, "127.0.0.1") || !strstr(h.o.message, cases[i].says)) {
+			fail_msg("%s: kind %d, \"%s\"", cases[i].name, (int)h.o.kind, h.o.message);
+		}
+		print_message("%s: %s\n", cases[i].name, h.o.message);
+	}
+	free(harness_stop(&h));
 }
 
 /* A session libssh2 frees completely leaves nothing on the list, and a block
@@ -266,6 +361,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_session_memory_accounts_for_every_block),
 		cmocka_unit_test(test_key_exchange_abandoned_by_the_server),
+		cmocka_unit_test(test_hostile_or_broken_servers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
