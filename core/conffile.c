@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -669,6 +670,34 @@ static double th_value(const thresholds *th, int k)
 	return 0;
 }
 
+static int64_t th_int64(const thresholds *th, int k)
+{
+	int64_t i;
+	memcpy(&i, (const char *)th + threshold_keys[k].offset, sizeof i);
+	return i;
+}
+
+/* Is warn w above crit k?  int64 limits are compared as int64: above 2^53
+ * two different ones can round to the same double, and a warn above its
+ * crit would pass (and both print alike with %g). */
+static bool th_above(const thresholds *th, int w, int k)
+{
+	if (threshold_keys[w].kind == NUM_INT64) {
+		return th_int64(th, w) > th_int64(th, k);
+	}
+	return th_value(th, w) > th_value(th, k);
+}
+
+static const char *th_text(const thresholds *th, int k, char *buf, size_t len)
+{
+	if (threshold_keys[k].kind == NUM_INT64) {
+		snprintf(buf, len, "%" PRId64, th_int64(th, k));
+	} else {
+		snprintf(buf, len, "%g", th_value(th, k));
+	}
+	return buf;
+}
+
 /* After merging l over base: every warn <= its crit.  The error points at
  * the key of l that broke it (l set at least one of the pair, or base would
  * already have failed). */
@@ -681,11 +710,12 @@ static int check_pairs(vctx *c, const node_settings *base, const layer *l, const
 		if (!(l->set & ((1u << w) | (1u << k)))) {
 			continue;
 		}
-		double wv = th_value(&merged.th, w), kv = th_value(&merged.th, k);
-		if (wv > kv) {
-			int at = l->set & (1u << w) ? w : k;
-			return fail_at(c, l->line[at], l->col[at], "\"%s\" (%g) is above \"%s\" (%g)%s",
-				       threshold_keys[w].name, wv, threshold_keys[k].name, kv, where);
+		if (th_above(&merged.th, w, k)) {
+			int at = (l->set & (1u << w)) ? w : k;
+			char wt[32], kt[32];
+			return fail_at(c, l->line[at], l->col[at], "\"%s\" (%s) is above \"%s\" (%s)%s",
+				       threshold_keys[w].name, th_text(&merged.th, w, wt, sizeof wt),
+				       threshold_keys[k].name, th_text(&merged.th, k, kt, sizeof kt), where);
 		}
 	}
 	return 0;

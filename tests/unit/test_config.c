@@ -273,6 +273,30 @@ static void test_warn_above_crit(void **state)
 	conffile_free(cf);
 }
 
+/* Whole-number limits above 2^53 that differ by one round to the same
+ * double: compared as doubles, a warn above its crit passed (found by
+ * tests/fuzz/fuzz_config.c). */
+static void test_warn_above_crit_beyond_double_precision(void **state)
+{
+	(void)state;
+	parse_fails("{\"defaults\":{\"thresholds\":{\"cluster_ptp_spread_warn_ns\":9007199254740993,"
+		    "\"cluster_ptp_spread_crit_ns\":9007199254740992}}}",
+		    "t.json:1:28: \"cluster_ptp_spread_warn_ns\" (9007199254740993) is above "
+		    "\"cluster_ptp_spread_crit_ns\" (9007199254740992)");
+	parse_fails("{\"defaults\": {\"thresholds\": {\"ptp_offset_crit_ns\": 9223372036854775806}},\n"
+		    " \"groups\": [{\"name\": \"g\", \"hosts\": \"n1\",\n"
+		    "   \"thresholds\": {\"ptp_offset_warn_ns\": 9223372036854775807}}]}",
+		    "t.json:3:19: \"ptp_offset_warn_ns\" (9223372036854775807) is above \"ptp_offset_crit_ns\" "
+		    "(9223372036854775806) once merged");
+	/* equal is still fine */
+	conffile *cf = parse_ok("{\"defaults\":{\"thresholds\":{\"ptp_offset_warn_ns\":9007199254740993,"
+				"\"ptp_offset_crit_ns\":9007199254740993}}}");
+	node_settings ns;
+	assert_int_equal(conffile_resolve(cf, "x", &ns), -1);
+	assert_true(ns.th.ptp_offset_warn_ns == INT64_C(9007199254740993));
+	conffile_free(cf);
+}
+
 static void test_groups_need_name_and_hosts(void **state)
 {
 	(void)state;
@@ -410,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_syntax_error_shows_control_bytes),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_warn_above_crit),
+		cmocka_unit_test(test_warn_above_crit_beyond_double_precision),
 		cmocka_unit_test(test_groups_need_name_and_hosts),
 		cmocka_unit_test(test_bad_host_list_points_inside_the_string),
 		cmocka_unit_test(test_upstream_and_grandmaster_syntax),
