@@ -111,6 +111,27 @@ const char *cluster_gm_identity(const ptp_obs *ptp)
 	return ptp->gm_identity;
 }
 
+const char *cluster_node_grandmaster(const ptp_obs *ptp)
+{
+	if (ptp->state != OBS_OK) {
+		return NULL;
+	}
+	const char *id = cluster_gm_identity(ptp);
+	if (id[0] == '\0') {
+		return NULL;
+	}
+	if (ptp_following_port(ptp)) {
+		return id;
+	}
+	for (int i = 0; i < ptp_port_count(ptp); i++) {
+		ptp_port_state s = ptp->ports[i].state;
+		if (s == PTP_PORT_MASTER || s == PTP_PORT_GRAND_MASTER) {
+			return id;
+		}
+	}
+	return NULL;
+}
+
 static int cmp_identity(const void *a, const void *b)
 {
 	return strncmp(*(const char *const *)a, *(const char *const *)b, PTP_ID_LEN);
@@ -142,8 +163,8 @@ static void count_grandmasters(const node *nodes, size_t n, cluster_summary *out
 		if (!answered(&nodes[i]) || ptp->state != OBS_OK) {
 			continue;
 		}
-		const char *id = cluster_gm_identity(ptp);
-		if (id[0] != '\0') {
+		const char *id = cluster_node_grandmaster(ptp);
+		if (id) {
 			ids[n_ids++] = id;
 		}
 	}

@@ -57,6 +57,13 @@ node_status cluster_node_status(const node *nd);
  * the summary name the same clock. */
 const char *cluster_gm_identity(const ptp_obs *ptp);
 
+/* The grandmaster whose time this node keeps: the one it follows (a port
+ * SLAVE or UNCALIBRATED), or itself when a port is MASTER or GRAND_MASTER.
+ * NULL otherwise, and when pmc did not answer: a LISTENING or FAULTY ptp4l
+ * names its own clock as grandmaster, which is nobody's time, so such a
+ * node is neither counted among a fleet's grandmasters nor judged by them. */
+const char *cluster_node_grandmaster(const ptp_obs *ptp);
+
 /* Whether a node's own offset claim counts towards the fleet's spread, and
  * that offset.  Shared with the consistency checks (consistency.h) so the
  * header's spread and the findings about it count the same nodes. */

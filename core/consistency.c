@@ -98,7 +98,11 @@ static bool gm_key(const node *nd, key *k)
 	if (!answered(nd) || p->state != OBS_OK) {
 		return false;
 	}
-	key_set(k, cluster_gm_identity(p), PTP_ID_LEN);
+	const char *gm = cluster_node_grandmaster(p);
+	if (!gm) {
+		return false; /* follows nobody: the port state finding says so */
+	}
+	key_set(k, gm, PTP_ID_LEN);
 	/* pmc prints identities in lower-case hex, as the configuration wants
 	 * them; one spelling keeps the summary's majority stable. */
 	for (char *c = k->s; *c; c++) {

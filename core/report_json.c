@@ -294,7 +294,8 @@ static json_t *ptp_json(const ptp_obs *ptp, const daemons_obs *d, bool *ok)
 	bool current = ptp_following_port(p) != NULL;
 	put(o, "offset_from_master_ns", current ? jns(p->offset_from_master_ns) : json_null(), ok);
 	put(o, "mean_path_delay_ns", current ? jns(p->mean_path_delay_ns) : json_null(), ok);
-	put(o, "gm_identity", jtext(cluster_gm_identity(p), PTP_ID_LEN), ok);
+	const char *gm = cluster_node_grandmaster(p);
+	put(o, "gm_identity", gm ? jtext(gm, PTP_ID_LEN) : json_null(), ok);
 	put(o, "gm_present", jflag(p->gm_present), ok);
 	put(o, "steps_removed", jint(p->steps_removed), ok);
 	put(o, "clock_identity", jtext(p->clock_identity, sizeof p->clock_identity), ok);

@@ -64,6 +64,9 @@
  *                                     null unless a port is SLAVE or
  *                                     UNCALIBRATED (ptp4l keeps stale ones)
  *       "gm_identity": "96bec0.fffe.dfca68", "gm_present": true,
+ *                                     gm_identity: the grandmaster it follows
+ *                                     or is; null when no port follows a
+ *                                     master nor is one (ptp4l names itself)
  *       "steps_removed": 1, "clock_identity": "1aed80.fffe.1a0b51",
  *       "domain_number": 0, "current_utc_offset": 37,
  *       "ports": [ {

@@ -357,7 +357,11 @@ static void emit_ptp_grandmaster(writer *w, const entry *e)
 		return;
 	}
 	char gm[CLEAN_LEN(PTP_ID_LEN)];
-	clean(gm, sizeof gm, cluster_gm_identity(p), PTP_ID_LEN);
+	const char *id = cluster_node_grandmaster(p);
+	if (!id) {
+		return; /* follows nobody (LISTENING, FAULTY): ptp4l names itself */
+	}
+	clean(gm, sizeof gm, id, PTP_ID_LEN);
 	if (gm[0] == '\0') {
 		return;
 	}

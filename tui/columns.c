@@ -89,8 +89,10 @@ void columns_source(const node *nd, char *out, size_t out_len)
 	}
 	out[0] = '\0';
 	if (ptp_follows(nd) || (!chrony_ok(nd) && ptp_ok(nd))) {
-		const char *gm = cluster_gm_identity(&nd->obs.ptp);
-		snprintf(out, out_len, "%.*s", (int)strnlen(gm, PTP_ID_LEN), gm);
+		const char *gm = cluster_node_grandmaster(&nd->obs.ptp);
+		if (gm) { /* a LISTENING ptp4l names itself: nobody's time */
+			snprintf(out, out_len, "%.*s", (int)strnlen(gm, PTP_ID_LEN), gm);
+		}
 	} else if (chrony_ok(nd)) {
 		if (t->reference_name[0]) {
 			snprintf(out, out_len, "%.*s", (int)strnlen(t->reference_name, sizeof t->reference_name),

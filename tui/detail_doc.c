@@ -529,7 +529,12 @@ static void ptp_section(ctx *c)
 
 	fmt_bool(p->gm_present, buf, sizeof buf);
 	kv_role(c, "GM present", tone_role(columns_finding_tone(c->nd, COL_SOURCE), c->value), buf);
-	kv_remote(c, "Grandmaster", cluster_gm_identity(p), PTP_ID_LEN);
+	const char *gm = cluster_node_grandmaster(p);
+	if (gm) {
+		kv_remote(c, "Grandmaster", gm, PTP_ID_LEN);
+	} else {
+		kv(c, "Grandmaster", "- (no port follows a master or is one)");
+	}
 	fmt_int(p->gm_priority1, a, sizeof a);
 	fmt_int(p->gm_priority2, b, sizeof b);
 	snprintf(buf, sizeof buf, "%s / %s, class ", a, b);

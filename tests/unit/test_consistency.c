@@ -357,6 +357,44 @@ static void test_grandmaster_minority(void **state)
 	fleet_free(&f);
 }
 
+/* A LISTENING or FAULTY ptp4l names its own clock as grandmaster (PARENT_DATA_SET
+ * falls back to itself; seen in the lab once node1's ptp4l stopped, and in the
+ * demo's FAULTY port).  It keeps nobody's time: no vote, no cluster finding. */
+static void test_grandmaster_ignores_ports_that_follow_nobody(void **state)
+{
+	(void)state;
+	fleet f = fleet_new(5);
+	set_ptp(&f.nodes[0], PTP_PORT_MASTER, GM_A, 0);
+	set_ptp(&f.nodes[1], PTP_PORT_SLAVE, GM_A, 10);
+	set_ptp(&f.nodes[2], PTP_PORT_UNCALIBRATED, GM_A, 900);
+	set_ptp(&f.nodes[3], PTP_PORT_LISTENING, "c0ffee.fffe.000003", 0);
+	set_ptp(&f.nodes[4], PTP_PORT_FAULTY, "c0ffee.fffe.000004", 0);
+
+	consistency_summary s = evaluate(&f);
+	assert_int_equal(s.gm_nodes, 3);
+	assert_int_equal(s.n_gms, 1);
+	assert_false(s.gm_tied);
+	assert_int_equal(s.flagged_nodes, 0);
+	for (size_t i = 0; i < f.n; i++) {
+		expect(&f.nodes[i], "cluster.grandmaster", SEVERITY_OK);
+	}
+
+	/* two unlocked nodes do not outvote the grandmaster and its slave */
+	fleet g = fleet_new(4);
+	set_ptp(&g.nodes[0], PTP_PORT_MASTER, GM_A, 0);
+	set_ptp(&g.nodes[1], PTP_PORT_SLAVE, GM_A, 10);
+	set_ptp(&g.nodes[2], PTP_PORT_LISTENING, GM_B, 0);
+	set_ptp(&g.nodes[3], PTP_PORT_LISTENING, GM_B, 0);
+	s = evaluate(&g);
+	assert_int_equal(s.n_gms, 1);
+	assert_string_equal(s.majority_gm, GM_A);
+	for (size_t i = 0; i < g.n; i++) {
+		expect(&g.nodes[i], "cluster.grandmaster", SEVERITY_OK);
+	}
+	fleet_free(&g);
+	fleet_free(&f);
+}
+
 static void test_grandmaster_tie_is_a_split(void **state)
 {
 	(void)state;
@@ -1040,6 +1078,7 @@ int main(void)
 		cmocka_unit_test(test_empty_fleet),
 		cmocka_unit_test(test_unanswered_nodes_ignored_and_cleared),
 		cmocka_unit_test(test_grandmaster_minority),
+		cmocka_unit_test(test_grandmaster_ignores_ports_that_follow_nobody),
 		cmocka_unit_test(test_grandmaster_tie_is_a_split),
 		cmocka_unit_test(test_grandmaster_configured_wins),
 		cmocka_unit_test(test_ptp_domain),
