@@ -4,7 +4,9 @@
 #include "draw.h"
 
 #include <curses.h>
+#include <stdint.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "textwidth.h"
 
@@ -89,6 +91,47 @@ int draw_attr(theme_role role, bool on_selected)
 	return on_selected ? role_attr_selected[role] : role_attr[role];
 }
 
+/* Text already fitted to the screen, at (y, x) in attr.  ncursesw takes a
+ * narrow string through mbrtowc and iconv one byte at a time (43% of a
+ * 1,000-row frame, bench/results/screen.md).  Most cells are ASCII: those
+ * go in as chtypes, with nothing to decode; the others are decoded here
+ * once and added as wide characters.  Neither path wraps or moves past the
+ * right margin. */
+static void put_text(int y, int x, int attr, const char *s)
+{
+	enum { MAX_CELLS = 1024 };
+	size_t len = strlen(s);
+	bool ascii = true;
+	for (size_t i = 0; i < len; i++) {
+		if ((unsigned char)s[i] >= 0x80) {
+			ascii = false;
+			break;
+		}
+	}
+	if (ascii && len <= MAX_CELLS) {
+		chtype cells[MAX_CELLS];
+		for (size_t i = 0; i < len; i++) {
+			cells[i] = (chtype)(unsigned char)s[i] | (chtype)attr;
+		}
+		mvaddchnstr(y, x, cells, (int)len);
+		return;
+	}
+	attrset(attr);
+	if (!ascii && sizeof(wchar_t) >= 4) {
+		wchar_t wide[MAX_CELLS + 1];
+		size_t n = 0;
+		for (size_t i = 0; i < len && n < MAX_CELLS;) {
+			uint32_t cp;
+			i += tw_decode(s + i, len - i, &cp);
+			wide[n++] = (wchar_t)cp;
+		}
+		wide[n] = L'\0';
+		mvaddnwstr(y, x, wide, (int)n);
+		return;
+	}
+	mvaddstr(y, x, s);
+}
+
 int draw_text(int y, int x, int cols, int attr, const char *s, bool utf8)
 {
 	char buf[2048];
@@ -97,8 +140,7 @@ int draw_text(int y, int x, int cols, int attr, const char *s, bool utf8)
 		return 0;
 	}
 	w = tw_fit(s, cols, utf8, buf, sizeof buf);
-	attrset(attr);
-	mvaddstr(y, x, buf);
+	put_text(y, x, attr, buf);
 	return w;
 }
 
@@ -119,12 +161,12 @@ void draw_cell(int y, int x, int cols, int attr, const char *s, bool right, bool
 		return;
 	}
 	w = tw_fit(s, cols, utf8, buf, sizeof buf);
-	attrset(attr);
+	attrset(attr); /* for the padding */
 	if (right) {
 		mvhline(y, x, ' ', cols - w);
-		mvaddstr(y, x + cols - w, buf);
+		put_text(y, x + cols - w, attr, buf);
 	} else {
-		mvaddstr(y, x, buf);
+		put_text(y, x, attr, buf);
 		if (w < cols) {
 			mvhline(y, x + w, ' ', cols - w);
 		}
