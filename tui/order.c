@@ -74,6 +74,8 @@ static int cmp_entries(const void *a, const void *b)
 
 	if (s->column == COL_STATUS) {
 		d = cmp_default(x, y, s->direction);
+	} else if (s->column == COL_NODE && s->host_rank) {
+		d = cmp_host(x, y) * s->direction; /* the rank is the key */
 	} else if (x->key.numeric || y->key.numeric) {
 		/* a text key against a number: the text one is unknown */
 		double xn = x->key.numeric ? x->key.num : NAN, yn = y->key.numeric ? y->key.num : NAN;
@@ -144,7 +146,8 @@ size_t order_build_ranked(const node *nodes, size_t n, const size_t *host_rank, 
 		en->abs_offset = columns_abs_offset(nd);
 		en->host = nd->host;
 		en->spec = &spec;
-		if (column == COL_STATUS) {
+		if (column == COL_STATUS || (column == COL_NODE && host_rank)) {
+			/* compared without a key (cmp_entries) */
 			en->key.numeric = true;
 			en->key.num = NAN;
 			en->key.str[0] = '\0';
