@@ -269,16 +269,7 @@ static tri chrony_has_refclock(const chrony_obs *c)
  * `-a -rr`), next to an NTP daemon by design. */
 static bool ptp_following(const ptp_obs *p)
 {
-	if (p->state != OBS_OK) {
-		return false;
-	}
-	for (int i = 0; i < ptp_port_count(p); i++) {
-		ptp_port_state s = p->ports[i].state;
-		if (s == PTP_PORT_SLAVE || s == PTP_PORT_UNCALIBRATED) {
-			return true;
-		}
-	}
-	return false;
+	return ptp_following_port(p) != NULL;
 }
 
 /* Returns whether it raised a finding (which then replaces time.other_daemon
