@@ -248,7 +248,7 @@ static const ptp_port *primary_port(const ptp_obs *p)
 static json_t *ptp_ports_json(const ptp_obs *p, bool *ok)
 {
 	json_t *arr = json_array();
-	for (int i = 0; i < clamp_count(p->n_ports, PTP_MAX_PORTS); i++) {
+	for (int i = 0; i < ptp_port_count(p); i++) {
 		const ptp_port *port = &p->ports[i];
 		json_t *o = json_object();
 		put(o, "port_identity", jtext(port->port_identity, sizeof port->port_identity), ok);

@@ -338,7 +338,7 @@ static void emit_ptp_port_state(writer *w, const entry *e)
 	if (!p) {
 		return;
 	}
-	for (int i = 0; i < clamp_count(p->n_ports, PTP_MAX_PORTS); i++) {
+	for (int i = 0; i < ptp_port_count(p); i++) {
 		const ptp_port *port = &p->ports[i];
 		if (port->state == PTP_PORT_UNKNOWN || port->port_number == INT_UNKNOWN) {
 			continue;
