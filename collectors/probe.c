@@ -10,12 +10,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collector.h"
+#include "xalloc.h"
+
 /* POSIX sh only, no single quote anywhere (it travels inside '...').
  * Every tool runs with stdin from /dev/null so it cannot eat the requests
  * that follow, and with stderr in a private file that is replayed with
  * shell builtins (no fork per section).  The replay loop prints the last,
- * unterminated line without adding a newline, so stderr stays exact. */
-const char probe_script[] =
+ * unterminated line without adding a newline, so stderr stays exact.
+ * The collectors' functions and commands go between the prologue and the
+ * loop's end (probe_script()). */
+static const char script_prologue[] =
 	"PATH=\"$PATH:/usr/sbin:/sbin\"; export PATH\n"
 	"LC_ALL=C; export LC_ALL\n"
 	"e=$(mktemp 2>/dev/null) || e=\n"
@@ -44,52 +49,80 @@ const char probe_script[] =
 	"	fi\n"
 	"	printf \"\\n@@synctop %s rc %s\\n\" \"$nonce\" \"$r\"\n"
 	"}\n"
-	"synctop_route() {\n"
-	"	i=\n"
-	"	if [ -r /proc/net/route ]; then\n"
-	"		while read -r f1 f2 f3; do\n"
-	"			if [ \"$f2\" = 00000000 ]; then i=$f1; break; fi\n"
-	"		done </proc/net/route\n"
-	"	fi\n"
-	"}\n"
 	"synctop_iface_ok() {\n"
 	"	case $1 in \"\"|-*|*[!A-Za-z0-9_.:-]*) return 1 ;; esac\n"
 	"	[ ${#1} -le 15 ]\n"
-	"}\n"
+	"}\n";
+
+/* After the collectors' functions: the request loop up to the first
+ * collector's command. */
+static const char script_loop_head[] =
 	"printf \"@@synctop ready\\n\"\n"
 	"while read -r nonce flags iface; do\n"
 	"	case $nonce in *[!0-9a-f]*) continue ;; esac\n"
 	"	[ ${#nonce} -eq 16 ] || continue\n"
 	"	synctop_iface_ok \"$iface\" || iface=-\n"
+	"	case $flags in *S*) sudo=\"sudo -n\" ;; *) sudo= ;; esac\n"
 	"	printf \"@@synctop %s begin\\n\" \"$nonce\"\n"
 	"	synctop_run time date +%s.%N\n"
 	/* a clock exchange: as little as possible between request and answer */
-	"	case $flags in *T*) printf \"@@synctop %s end\\n\" \"$nonce\"; continue ;; esac\n"
-	"	synctop_run chrony chronyc -c -n -m tracking sources sourcestats\n"
-	"	case $flags in\n"
-	"	*S*) synctop_run pmc sudo -n pmc -u -b 0 \"GET TIME_STATUS_NP\" \"GET CURRENT_DATA_SET\""
-	" \"GET PORT_DATA_SET\" \"GET PARENT_DATA_SET\" \"GET DEFAULT_DATA_SET\""
-	" \"GET TIME_PROPERTIES_DATA_SET\" \"GET PORT_PROPERTIES_NP\" ;;\n"
-	"	*) synctop_run pmc pmc -u -b 0 \"GET TIME_STATUS_NP\" \"GET CURRENT_DATA_SET\""
-	" \"GET PORT_DATA_SET\" \"GET PARENT_DATA_SET\" \"GET DEFAULT_DATA_SET\""
-	" \"GET TIME_PROPERTIES_DATA_SET\" \"GET PORT_PROPERTIES_NP\" ;;\n"
-	"	esac\n"
-	"	synctop_run daemons ps -e -o comm=\n"
-	"	case $flags in\n"
-	"	*E*)\n"
-	"		if [ \"$iface\" = - ]; then synctop_route; iface=$i; fi\n"
-	"		if synctop_iface_ok \"$iface\"; then\n"
-	"			synctop_run ethtool ethtool -T \"$iface\"\n"
-	"		else\n"
-	"			printf \"@@synctop %s section ethtool\\n\" \"$nonce\"\n"
-	"			printf \"\\n@@synctop %s stderr\\n\" \"$nonce\"\n"
-	"			printf \"%s\" \"synctop: no interface given and no default route in /proc/net/route\"\n"
-	"			printf \"\\n@@synctop %s rc 125\\n\" \"$nonce\"\n"
-	"		fi\n"
-	"		;;\n"
-	"	esac\n"
+	"	case $flags in *T*) printf \"@@synctop %s end\\n\" \"$nonce\"; continue ;; esac\n";
+
+static const char script_loop_tail[] =
 	"	printf \"@@synctop %s end\\n\" \"$nonce\"\n"
 	"done\n";
+
+static void append(char *buf, size_t cap, size_t *len, const char *text)
+{
+	size_t n = strlen(text);
+	if (*len + n < cap) {
+		memcpy(buf + *len, text, n + 1);
+	}
+	*len += n;
+}
+
+/* Writes the script into buf (when it fits) and returns its length. */
+static size_t build_script(char *buf, size_t cap)
+{
+	size_t len = 0;
+	if (cap > 0) {
+		buf[0] = '\0';
+	}
+	append(buf, cap, &len, script_prologue);
+	for (size_t i = 0; i < collector_registry_count; i++) {
+		if (collector_registry[i]->shell_functions) {
+			append(buf, cap, &len, collector_registry[i]->shell_functions);
+		}
+	}
+	append(buf, cap, &len, script_loop_head);
+	for (size_t i = 0; i < collector_registry_count; i++) {
+		const collector *c = collector_registry[i];
+		char flag[32] = "";
+		if (c->cadence == COLLECT_PERIODIC) {
+			snprintf(flag, sizeof flag, "	case $flags in *%c*)", c->request_flag);
+			append(buf, cap, &len, flag);
+		}
+		append(buf, cap, &len, "	synctop_run ");
+		append(buf, cap, &len, c->name);
+		append(buf, cap, &len, " ");
+		append(buf, cap, &len, c->command);
+		append(buf, cap, &len, c->cadence == COLLECT_PERIODIC ? " ;; esac\n" : "\n");
+	}
+	append(buf, cap, &len, script_loop_tail);
+	return len;
+}
+
+const char *probe_script(void)
+{
+	static char *script;
+	if (script == NULL) {
+		size_t len = build_script(NULL, 0);
+		char *s = xmalloc(len + 1);
+		build_script(s, len + 1);
+		script = s;
+	}
+	return script;
+}
 
 #define MARKER_TAG "@@synctop "
 #define MARKER_TAG_LEN (sizeof MARKER_TAG - 1)
@@ -97,7 +130,7 @@ const char probe_script[] =
 
 int probe_command(char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "exec sh -c '%s'", probe_script);
+	int n = snprintf(buf, len, "exec sh -c '%s'", probe_script());
 	if (n < 0 || (size_t)n >= len) {
 		return -1;
 	}

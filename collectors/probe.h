@@ -1,12 +1,12 @@
 /* probe.h - the remote probe: one long-lived POSIX sh per node, one request
  * line per poll, one delimited response per request.
  *
- * Starting it.  probe_script is the whole program; it contains no single
+ * Starting it.  probe_script() is the whole program; it contains no single
  * quote, so it can be passed as `sh -c '<probe_script>'`:
  *   - SSH exec channel: send probe_command() (that string with `exec ` in
  *     front).  The login shell must understand POSIX single quotes spanning
  *     lines (sh, dash, bash, ksh, zsh, busybox ash); csh and fish do not.
- *   - local transport: execl("/bin/sh", "sh", "-c", probe_script, (char *)0).
+ *   - local transport: execl("/bin/sh", "sh", "-c", probe_script(), (char *)0).
  * Once set up the shell prints "@@synctop ready\n".  It exits when its stdin
  * reaches EOF, removing its private stderr temp file (EXIT trap).
  *
@@ -22,7 +22,7 @@
  *
  * Response, every marker alone on its own line:
  *   @@synctop NONCE begin
- *   @@synctop NONCE section NAME        (time, chrony, pmc, daemons, ethtool)
+ *   @@synctop NONCE section NAME        (time, then each collector's name)
  *   <stdout verbatim>\n                 <- the script adds this "\n"
  *   @@synctop NONCE stderr
  *   <stderr>\n                          <- and this one
@@ -62,7 +62,10 @@
 #define PROBE_INCOMPLETE 1
 #define PROBE_MALFORMED 2
 
-extern const char probe_script[];
+/* The whole program: a fixed prologue and request loop around each
+ * registered collector's functions and command (collector.h).  Built once,
+ * kept for the process's life. */
+const char *probe_script(void);
 
 typedef struct {
 	const char *name; /* points into the buffer, not NUL-terminated */

@@ -7,10 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "chrony_parse.h"
-#include "daemons_parse.h"
-#include "ethtool_parse.h"
-#include "pmc_parse.h"
+#include "collector.h"
 #include "probe.h"
 
 double probe_decode_node_time(const char *text, size_t len)
@@ -41,20 +38,6 @@ double probe_decode_node_time(const char *text, size_t len)
 	return i == len ? seconds : NAN;
 }
 
-static void decode_ethtool(const probe_section *sec, nic_obs *nic)
-{
-	tool_output out;
-	probe_section_tool_output(sec, &out);
-	if (out.rc == PROBE_RC_NO_IFACE) {
-		nic_obs_init(nic);
-		nic->state = OBS_NO_DEVICE;
-		snprintf(nic->error, sizeof nic->error,
-			 "no interface to check: ptp4l reported none and there is no default route; use --iface");
-		return;
-	}
-	ethtool_parse(&out, nic);
-}
-
 int probe_decode(const char *buf, size_t len, const char *nonce, observation *obs, char *err,
 		 size_t err_len)
 {
@@ -66,25 +49,17 @@ int probe_decode(const char *buf, size_t len, const char *nonce, observation *ob
 		return -1;
 	}
 
-	const probe_section *sec;
-	tool_output out;
-	if ((sec = probe_section_find(&resp, "time")) != NULL && sec->rc == 0) {
+	const probe_section *sec = probe_section_find(&resp, "time");
+	if (sec != NULL && sec->rc == 0) {
 		obs->node_time = probe_decode_node_time(sec->out, sec->out_len);
 	}
-	if ((sec = probe_section_find(&resp, "chrony")) != NULL) {
-		probe_section_tool_output(sec, &out);
-		chrony_parse_csv(&out, &obs->chrony);
-	}
-	if ((sec = probe_section_find(&resp, "pmc")) != NULL) {
-		probe_section_tool_output(sec, &out);
-		pmc_parse(&out, &obs->ptp);
-	}
-	if ((sec = probe_section_find(&resp, "daemons")) != NULL) {
-		probe_section_tool_output(sec, &out);
-		daemons_parse(&out, &obs->daemons);
-	}
-	if ((sec = probe_section_find(&resp, "ethtool")) != NULL) {
-		decode_ethtool(sec, &obs->nic);
+	for (size_t i = 0; i < collector_registry_count; i++) {
+		const collector *c = collector_registry[i];
+		if ((sec = probe_section_find(&resp, c->name)) != NULL) {
+			tool_output out;
+			probe_section_tool_output(sec, &out);
+			c->decode(&out, obs);
+		}
 	}
 	return 0;
 }

@@ -10,11 +10,13 @@
 #include <time.h>
 
 #include "bytebuf.h"
-#include "health.h"
+#include "collector.h"
 #include "log.h"
+#include "node_update.h"
 #include "sanitize.h"
 #include "probe.h"
 #include "probe_decode.h"
+#include "walltime.h"
 #include "xalloc.h"
 
 typedef enum {
@@ -27,7 +29,22 @@ typedef enum {
 	SN_REFUSED,     /* host key refused: never retried on our own */
 	SN_DONE,        /* once mode: finished */
 	SN_UNPOLLABLE,
+	SN_STATE_COUNT
 } sn_state;
+
+static const char *const sn_state_names[] = {
+	[SN_IDLE] = "idle",
+	[SN_CONNECTING] = "connecting",
+	[SN_READY] = "ready",
+	[SN_WAITING] = "waiting",
+	[SN_CLOCK] = "clock check",
+	[SN_BACKOFF] = "backoff",
+	[SN_REFUSED] = "refused",
+	[SN_DONE] = "done",
+	[SN_UNPOLLABLE] = "unpollable",
+};
+_Static_assert(sizeof sn_state_names / sizeof sn_state_names[0] == SN_STATE_COUNT,
+	       "one name per scheduler state");
 
 struct sched_node {
 	scheduler *s;
@@ -44,7 +61,8 @@ struct sched_node {
 	double due_at;             /* loop time the poll in flight fell due */
 	double pending_due;        /* ... and the one waiting to be sent, 0 = none */
 	int failures;              /* consecutive, for the backoff */
-	double last_ethtool;       /* client time of the last NIC probe */
+	unsigned asked;            /* PROBE_FLAG_* of the poll in flight */
+	double *last_run;          /* per registry entry: loop time a periodic collector last ran, 0 = never */
 	bool poll_due;             /* a poll was due while not ready */
 	/* The independent clock check (observation.h clock_check_obs). */
 	int exchanges_left;        /* of the check in progress */
@@ -74,7 +92,6 @@ void scheduler_config_init(scheduler_config *cfg)
 	memset(cfg, 0, sizeof *cfg);
 	cfg->interval_s = 2.0;
 	cfg->poll_timeout_s = 10.0;
-	cfg->ethtool_every_s = 300.0;
 	cfg->backoff_min_s = 0.5;
 	cfg->backoff_max_s = 60.0;
 	cfg->clock_check_every_s = 30.0;
@@ -96,18 +113,23 @@ static double jitter(double base, double spread)
 	return base * (1.0 - spread + 2.0 * spread * ((double)random() / (double)RAND_MAX));
 }
 
-static double wall_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void notify(sched_node *sn)
 {
 	if (sn->s->cfg.on_update) {
 		sn->s->cfg.on_update(sn->s->cfg.ctx, sn->model);
 	}
+}
+
+/* The only way to change a node's scheduler state: every transition is in
+ * --log with its reason. */
+static void set_state(sched_node *sn, sn_state to, const char *reason)
+{
+	if (sn->state == to) {
+		return;
+	}
+	log_printf("%s: scheduler %s -> %s (%s)", sn->model->host, sn_state_names[sn->state],
+		   sn_state_names[to], reason);
+	sn->state = to;
 }
 
 static void finish_once(sched_node *sn)
@@ -122,7 +144,7 @@ static void finish_once(sched_node *sn)
 	if (sn->t) {
 		transport_stop(sn->t);
 	}
-	sn->state = SN_DONE;
+	set_state(sn, SN_DONE, "once mode: finished");
 	if (s->pending > 0 && --s->pending == 0 && s->cfg.on_all_done) {
 		s->cfg.on_all_done(s->cfg.ctx);
 	}
@@ -134,7 +156,7 @@ static void event(sched_node *sn, const char *msg)
 {
 	char clean[NODE_EVENT_LEN];
 	sanitize_text(msg, strlen(msg), clean, sizeof clean, SANITIZE_SINGLE_LINE | SANITIZE_ASCII);
-	node_log_event(sn->model, wall_now(), "%s", clean);
+	node_log_event(sn->model, walltime_now(), "%s", clean);
 	log_printf("%s: %s", sn->model->host, clean);
 }
 
@@ -145,9 +167,7 @@ static const thresholds *node_thresholds(const sched_node *sn)
 
 static void set_node_error(sched_node *sn, const char *msg)
 {
-	snprintf(sn->model->error, sizeof sn->model->error, "%s", msg);
-	sn->model->reachable = false;
-	health_apply(sn->model, node_thresholds(sn));
+	node_update_unreachable(sn->model, msg, node_thresholds(sn));
 }
 
 /* The poll in flight is lost (hung, flooding): once mode is done with the
@@ -159,7 +179,7 @@ static void abandon_poll(sched_node *sn)
 		finish_once(sn);
 		return;
 	}
-	sn->state = SN_CONNECTING;
+	set_state(sn, SN_CONNECTING, "shell restart");
 	transport_restart_shell(sn->t);
 }
 
@@ -171,7 +191,7 @@ static void on_ready(void *owner)
 	if (sn->state == SN_DONE) {
 		return; /* once mode finished this node while the shell was starting */
 	}
-	sn->state = SN_READY;
+	set_state(sn, SN_READY, "remote shell started");
 	bytebuf_clear(&sn->answer);
 	sn->discarding = false;
 	event(sn, "remote shell started");
@@ -230,8 +250,7 @@ static void finish_clock_check(sched_node *sn)
 		sn->clock.state = OBS_GARBAGE;
 		snprintf(sn->clock.error, sizeof sn->clock.error, "no exchange returned the node's time");
 	}
-	n->obs.clock = sn->clock;
-	health_apply(n, node_thresholds(sn));
+	node_update_clock_check(n, &sn->clock, node_thresholds(sn));
 	notify(sn);
 	after_answer(sn);
 }
@@ -240,10 +259,10 @@ static void finish_clock_check(sched_node *sn)
  * (the smaller the round trip, the less room for asymmetry). */
 static void complete_exchange(sched_node *sn)
 {
-	double received = wall_now();
+	double received = walltime_now();
 	probe_response resp;
 	ev_timer_stop(sn->s->loop, &sn->deadline);
-	sn->state = SN_READY;
+	set_state(sn, SN_READY, "clock exchange answered");
 	if (probe_split(sn->answer.data, sn->answer.len, sn->nonce, &resp) == PROBE_COMPLETE) {
 		const probe_section *sec = probe_section_find(&resp, "time");
 		double node_time = sec && sec->rc == 0 ? probe_decode_node_time(sec->out, sec->out_len) : NAN;
@@ -279,13 +298,13 @@ static void send_exchange(sched_node *sn)
 		return;
 	}
 	bytebuf_clear(&sn->answer);
-	sn->state = SN_CLOCK;
+	set_state(sn, SN_CLOCK, "clock exchange sent");
 	ev_timer_set(&sn->deadline, s->cfg.poll_timeout_s, 0);
 	ev_timer_start(s->loop, &sn->deadline);
-	sn->exchange_sent_wall = wall_now();
+	sn->exchange_sent_wall = walltime_now();
 	if (transport_send(sn->t, line, strlen(line)) != 0) {
 		ev_timer_stop(s->loop, &sn->deadline);
-		sn->state = SN_CONNECTING;
+		set_state(sn, SN_CONNECTING, "send failed");
 	}
 }
 
@@ -299,7 +318,7 @@ static void complete_poll(sched_node *sn)
 	char err[256] = "";
 
 	ev_timer_stop(s->loop, &sn->deadline);
-	sn->state = SN_READY;
+	set_state(sn, SN_READY, "poll answered");
 	keep_raw(n, &sn->answer);
 	observation_init(obs);
 	if (probe_decode(sn->answer.data, sn->answer.len, sn->nonce, obs, err, sizeof err) != 0) {
@@ -310,39 +329,20 @@ static void complete_poll(sched_node *sn)
 		finish_once(sn);
 		return;
 	}
-	obs->taken_at = wall_now();
+	obs->taken_at = walltime_now();
 	obs->rtt_s = ev_now(s->loop) - sn->sent_at;
-	obs->clock = n->obs.clock; /* measured by its own exchanges, less often */
-	n->polls_completed++;
 	log_printf("%s: poll complete rtt_s=%.6f bytes=%zu due=%.6f sent=%.6f", n->host, obs->rtt_s,
 		   sn->answer.len, sn->due_at, sn->sent_at);
-	if (obs->nic.state == OBS_NOT_COLLECTED && n->has_observation) {
-		obs->nic = n->obs.nic; /* NIC capabilities are probed every few minutes */
-	} else if (obs->nic.state != OBS_NOT_COLLECTED) {
-		sn->last_ethtool = ev_now(s->loop);
+	for (size_t i = 0; i < collector_registry_count; i++) {
+		if (sn->asked & collector_registry[i]->request_bit &&
+		    collector_registry[i]->cadence == COLLECT_PERIODIC) {
+			sn->last_run[i] = sn->sent_at;
+		}
 	}
-	n->obs = *obs;
+	node_update_observation(n, obs, node_thresholds(sn));
 	free(obs);
-	n->has_observation = true;
-	n->reachable = true;
-	n->error[0] = '\0';
 	sn->failures = 0;
 	bytebuf_clear(&sn->answer);
-
-	history_sample sample = {.t = n->obs.taken_at};
-	sample.value[HISTORY_OFFSET_S] = (float)n->obs.chrony.tracking.system_time_offset_s;
-	sample.value[HISTORY_FREQUENCY_PPM] = (float)n->obs.chrony.tracking.frequency_ppm;
-	sample.value[HISTORY_SKEW_PPM] = (float)n->obs.chrony.tracking.skew_ppm;
-	sample.value[HISTORY_PTP_OFFSET_NS] = n->obs.ptp.offset_from_master_ns == PTP_NS_UNKNOWN
-						      ? NAN : (float)n->obs.ptp.offset_from_master_ns;
-	sample.value[HISTORY_PATH_DELAY_NS] = n->obs.ptp.mean_path_delay_ns == PTP_NS_UNKNOWN
-						      ? NAN : (float)n->obs.ptp.mean_path_delay_ns;
-	if (n->obs.chrony.state != OBS_OK) {
-		sample.value[HISTORY_OFFSET_S] = sample.value[HISTORY_FREQUENCY_PPM] =
-			sample.value[HISTORY_SKEW_PPM] = NAN;
-	}
-	history_push(&n->history, &sample);
-	health_apply(n, node_thresholds(sn));
 	notify(sn);
 	if (clock_check_due(sn)) {
 		start_clock_check(sn);
@@ -409,7 +409,7 @@ static void retry_later(sched_node *sn, const char *why)
 	double delay = scheduler_backoff_delay(sn->failures, s->cfg.backoff_min_s, s->cfg.backoff_max_s,
 					       (double)random() / (double)RAND_MAX);
 	sn->failures++;
-	sn->state = SN_BACKOFF;
+	set_state(sn, SN_BACKOFF, "failed");
 	sn->poll_due = false; /* the next connection polls at once */
 	sn->pending_due = 0;
 	char note[NODE_ERROR_LEN + 48];
@@ -444,9 +444,9 @@ static void on_failed(void *owner, transport_error kind, const char *message)
 		/* Retrying cannot fix these and would hammer the node's sshd. */
 		event(sn, msg);
 		event(sn, "not retried: fix the cause, then restart synctop");
-		sn->state = SN_REFUSED;
+		set_state(sn, SN_REFUSED, "refused, not retried");
 		if (s->cfg.once) {
-			sn->state = SN_BACKOFF; /* let finish_once account for it */
+			set_state(sn, SN_BACKOFF, "refused in once mode"); /* let finish_once account for it */
 			finish_once(sn);
 		}
 		return;
@@ -486,20 +486,19 @@ static void send_poll(sched_node *sn)
 		sn->poll_due = sn->state == SN_WAITING || sn->state == SN_CLOCK;
 		return;
 	}
-	if (sn->last_ethtool == 0 || ev_now(s->loop) - sn->last_ethtool >= s->cfg.ethtool_every_s) {
-		flags |= PROBE_FLAG_ETHTOOL;
+	for (size_t i = 0; i < collector_registry_count; i++) {
+		const collector *c = collector_registry[i];
+		if (c->cadence == COLLECT_PERIODIC &&
+		    (sn->last_run[i] == 0 || ev_now(s->loop) - sn->last_run[i] >= c->period_s)) {
+			flags |= c->request_bit;
+		}
 	}
 	if (pmc_sudo) {
 		flags |= PROBE_FLAG_SUDO_PMC;
 	}
-	if (!iface[0] && sn->model->has_observation) {
-		const ptp_obs *ptp = &sn->model->obs.ptp;
-		for (int i = 0; i < ptp->n_ports; i++) {
-			if (ptp->ports[i].interface[0]) {
-				iface = ptp->ports[i].interface;
-				break;
-			}
-		}
+	if (!iface[0]) {
+		const char *reported = node_update_probe_iface(sn->model);
+		iface = reported ? reported : "";
 	}
 	probe_nonce_generate(sn->nonce);
 	if (probe_request_format(line, sizeof line, sn->nonce, flags, iface) < 0 &&
@@ -508,7 +507,8 @@ static void send_poll(sched_node *sn)
 		return;
 	}
 	bytebuf_clear(&sn->answer);
-	sn->state = SN_WAITING;
+	set_state(sn, SN_WAITING, "poll sent");
+	sn->asked = flags;
 	sn->sent_at = ev_now(s->loop);
 	/* no timer behind it: sent on connecting or by poll-now */
 	sn->due_at = sn->pending_due > 0 ? sn->pending_due : sn->sent_at;
@@ -518,7 +518,7 @@ static void send_poll(sched_node *sn)
 	ev_timer_start(s->loop, &sn->deadline);
 	if (transport_send(sn->t, line, strlen(line)) != 0) {
 		ev_timer_stop(s->loop, &sn->deadline);
-		sn->state = SN_CONNECTING;
+		set_state(sn, SN_CONNECTING, "send failed");
 	}
 }
 
@@ -565,7 +565,7 @@ static void on_deadline(struct ev_loop *loop, ev_timer *w, int revents)
 static void on_backoff(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	sched_node *sn = w->data;
-	sn->state = SN_CONNECTING;
+	set_state(sn, SN_CONNECTING, "backoff over");
 	event(sn, "reconnecting");
 	transport_start(sn->t);
 }
@@ -589,7 +589,8 @@ sched_node *scheduler_add(scheduler *s, node *model, const node_settings *settin
 		sn->has_settings = true;
 		sn->settings = *settings;
 	}
-	sn->state = SN_IDLE;
+	sn->state = SN_IDLE; /* the first state: no transition to log */
+	sn->last_run = xcalloc(collector_registry_count, sizeof *sn->last_run);
 	ev_init(&sn->poll_timer, on_poll_timer);
 	sn->poll_timer.data = sn;
 	ev_init(&sn->deadline, on_deadline);
@@ -613,7 +614,7 @@ void scheduler_attach(sched_node *sn, transport *t)
 
 void scheduler_mark_unpollable(sched_node *sn, const char *why)
 {
-	sn->state = SN_UNPOLLABLE;
+	set_state(sn, SN_UNPOLLABLE, "unpollable");
 	set_node_error(sn, why);
 }
 
@@ -650,7 +651,7 @@ void scheduler_start(scheduler *s)
 			ev_timer_set(&sn->poll_timer, jitter(s->cfg.interval_s, 0.05), s->cfg.interval_s);
 			ev_timer_start(s->loop, &sn->poll_timer);
 		}
-		sn->state = SN_CONNECTING;
+		set_state(sn, SN_CONNECTING, "started");
 		event(sn, "connecting");
 		transport_start(sn->t);
 	}
@@ -723,6 +724,7 @@ void scheduler_free(scheduler *s)
 			transport_destroy(sn->t);
 		}
 		bytebuf_free(&sn->answer);
+		free(sn->last_run);
 		free(sn);
 	}
 	free(s->nodes);

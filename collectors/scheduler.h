@@ -3,8 +3,10 @@
  * Per node: a poll timer (with jitter so a thousand nodes never fire at
  * once), a deadline per poll, exponential backoff with jitter after a
  * failure, and the response accumulator.  A completed response is decoded
- * into a fresh observation, pushed into the node's history and evaluated by
- * the health rules; then the owner is told the model changed.
+ * into a fresh observation and handed to core (node_update.h), which keeps
+ * history and runs the health rules; then the owner is told the model
+ * changed.  Which collectors a poll asks for comes from the registry
+ * (collector.h); nothing here reads a tool's fields.
  *
  * Nothing here draws or prints: sinks read the node array. */
 #ifndef SYNCTOP_SCHEDULER_H
@@ -27,7 +29,6 @@ typedef struct sched_node sched_node;
 typedef struct {
 	double interval_s;        /* time between polls of one node */
 	double poll_timeout_s;    /* deadline for one poll's answer */
-	double ethtool_every_s;   /* NIC capabilities change rarely */
 	double backoff_min_s, backoff_max_s;
 	bool once;                /* poll each node once, then stop it */
 	/* The independent clock check (CLOCK_CHECK_EXCHANGES time-only

@@ -42,37 +42,18 @@ static void range_result(const range *r, size_t *count, double *max_abs, double 
 	*spread = r->max - r->min;
 }
 
-/* Only a node that answered its last poll says something about now. */
-static bool answered(const node *nd)
-{
-	return nd->reachable && nd->has_observation;
-}
-
-static bool ptp_is_slave(const ptp_obs *ptp)
-{
-	for (int i = 0; i < ptp_port_count(ptp); i++) {
-		if (ptp->ports[i].state == PTP_PORT_SLAVE) {
-			return true;
-		}
-	}
-	return false;
-}
-
-/* chronyc(1) Reference ID: the `local` directive's own clock (as health.c). */
-#define CHRONY_REFID_LOCAL 0x7F7F0101u
-
 bool cluster_chrony_offset(const node *nd, double *offset_s)
 {
 	const chrony_obs *c = &nd->obs.chrony;
 	const chrony_tracking *t = &c->tracking;
-	if (!answered(nd) || c->state != OBS_OK || !isfinite(t->system_time_offset_s)) {
+	if (!node_answered(nd) || c->state != OBS_OK || !isfinite(t->system_time_offset_s)) {
 		return false;
 	}
 	if (t->leap != CHRONY_LEAP_NORMAL && t->leap != CHRONY_LEAP_INSERT &&
 	    t->leap != CHRONY_LEAP_DELETE) {
 		return false;
 	}
-	if (t->has_reference_id && t->reference_id == CHRONY_REFID_LOCAL) {
+	if (chrony_tracking_is_local(t)) {
 		return false;
 	}
 	*offset_s = t->system_time_offset_s;
@@ -82,7 +63,7 @@ bool cluster_chrony_offset(const node *nd, double *offset_s)
 bool cluster_ptp_offset(const node *nd, int64_t *offset_ns)
 {
 	const ptp_obs *p = &nd->obs.ptp;
-	if (!answered(nd) || p->state != OBS_OK || !ptp_is_slave(p) ||
+	if (!node_answered(nd) || p->state != OBS_OK || ptp_locked_port(p) == NULL ||
 	    p->offset_from_master_ns == PTP_NS_UNKNOWN) {
 		return false;
 	}
@@ -160,7 +141,7 @@ static void count_grandmasters(const node *nodes, size_t n, cluster_summary *out
 
 	for (size_t i = 0; i < n; i++) {
 		const ptp_obs *ptp = &nodes[i].obs.ptp;
-		if (!answered(&nodes[i]) || ptp->state != OBS_OK) {
+		if (!node_answered(&nodes[i]) || ptp->state != OBS_OK) {
 			continue;
 		}
 		const char *id = cluster_node_grandmaster(ptp);

@@ -26,69 +26,74 @@
 #include <string.h>
 #include <strings.h>
 
+#include "collector.h"
 #include "hostlist.h"
 #include "sanitize.h"
 #include "xalloc.h"
 
 /* ------------------------------------------------------------ the keys */
 
-typedef enum { NUM_DOUBLE, NUM_INT64, NUM_INT } num_kind;
-
+/* The threshold keys come from the collectors that own them (collector.h)
+ * and from core (the clock check, the cluster rules), in registry order. */
 typedef struct {
-	const char *name;
-	num_kind kind;
-	size_t offset; /* in thresholds */
-} threshold_key;
+	const threshold_key **keys;
+	size_t n;
+} key_list;
 
-#define TH(field, kind) {#field, kind, offsetof(thresholds, field)}
-static const threshold_key threshold_keys[] = {
-	TH(chrony_offset_warn_s, NUM_DOUBLE),
-	TH(chrony_offset_crit_s, NUM_DOUBLE),
-	TH(chrony_error_bound_warn_s, NUM_DOUBLE),
-	TH(chrony_error_bound_crit_s, NUM_DOUBLE),
-	TH(chrony_frequency_warn_ppm, NUM_DOUBLE),
-	TH(chrony_frequency_crit_ppm, NUM_DOUBLE),
-	TH(chrony_skew_warn_ppm, NUM_DOUBLE),
-	TH(chrony_drift_warn_ppm_per_hour, NUM_DOUBLE),
-	TH(chrony_drift_window_s, NUM_DOUBLE),
-	TH(chrony_drift_min_span_s, NUM_DOUBLE),
-	TH(ptp_offset_warn_ns, NUM_INT64),
-	TH(ptp_offset_crit_ns, NUM_INT64),
-	TH(ptp_path_delay_jump_warn_ratio, NUM_DOUBLE),
-	TH(ptp_path_delay_min_samples, NUM_INT),
-	TH(clock_offset_warn_s, NUM_DOUBLE),
-	TH(clock_offset_crit_s, NUM_DOUBLE),
-	TH(clock_median_warn_s, NUM_DOUBLE),
-	TH(cluster_chrony_spread_warn_s, NUM_DOUBLE),
-	TH(cluster_chrony_spread_crit_s, NUM_DOUBLE),
-	TH(cluster_ptp_spread_warn_ns, NUM_INT64),
-	TH(cluster_ptp_spread_crit_ns, NUM_INT64),
-};
-#undef TH
-#define N_TH_KEYS (sizeof threshold_keys / sizeof threshold_keys[0])
+/* Each key names its own field of thresholds and no field is smaller than
+ * an int, so this many can never run out (test_config checks the keys are
+ * distinct fields). */
+#define CONF_MAX_THRESHOLD_KEYS (sizeof(thresholds) / sizeof(int))
 
-/* One bit per settable key: the thresholds first, in table order. */
+static const key_list *threshold_key_list(void)
+{
+	static key_list list;
+	static const threshold_key *keys[CONF_MAX_THRESHOLD_KEYS];
+	if (list.keys == NULL) {
+		size_t n = 0;
+		for (size_t i = 0; i < collector_registry_count; i++) {
+			const collector *c = collector_registry[i];
+			for (size_t k = 0; k < c->n_threshold_keys && n < CONF_MAX_THRESHOLD_KEYS; k++) {
+				keys[n++] = &c->threshold_keys[k];
+			}
+		}
+		for (size_t k = 0; k < thresholds_core_key_count && n < CONF_MAX_THRESHOLD_KEYS; k++) {
+			keys[n++] = &thresholds_core_keys[k];
+		}
+		list.n = n;
+		list.keys = keys;
+	}
+	return &list;
+}
+
+static size_t threshold_key_index(const char *name)
+{
+	const key_list *kl = threshold_key_list();
+	size_t k = 0;
+	while (k < kl->n && strcmp(kl->keys[k]->name, name) != 0) {
+		k++;
+	}
+	return k;
+}
+
+/* The other settable keys; threshold key k is setting SET_THRESHOLD + k. */
 enum {
-	BIT_EXPECT_CHRONY = N_TH_KEYS,
-	BIT_EXPECT_PTP,
-	BIT_PMC_SUDO,
-	BIT_IFACE,
-	BIT_NTP_UPSTREAM,
-	BIT_GRANDMASTER,
-	N_BITS
+	SET_EXPECT_CHRONY,
+	SET_EXPECT_PTP,
+	SET_PMC_SUDO,
+	SET_IFACE,
+	SET_NTP_UPSTREAM,
+	SET_GRANDMASTER,
+	SET_THRESHOLD,
+	N_SETTINGS = SET_THRESHOLD + CONF_MAX_THRESHOLD_KEYS
 };
-
-/* warn/crit pairs: warn must not exceed crit once layers are merged. */
-static const struct {
-	int warn, crit;
-} pairs[] = {{0, 1}, {2, 3}, {4, 5}, {10, 11}, {14, 15}, {17, 18}, {19, 20}};
 
 /* What one level of the file sets: values plus which of them are set, and
  * where each was written (for errors found after merging). */
 typedef struct {
 	node_settings v;
-	uint32_t set;
-	int line[N_BITS], col[N_BITS];
+	bool set[N_SETTINGS];
+	int line[N_SETTINGS], col[N_SETTINGS];
 } layer;
 
 typedef struct {
@@ -255,7 +260,7 @@ static int unknown_key(vctx *c, size_t p, const char *key, const char *where)
 
 static void mark(layer *l, int bit, const spos *ps)
 {
-	l->set |= 1u << bit;
+	l->set[bit] = true;
 	l->line[bit] = ps->key_line;
 	l->col[bit] = ps->key_col;
 }
@@ -271,14 +276,11 @@ static int parse_thresholds(vctx *c, json_t *obj, size_t p, layer *l)
 	}
 	json_object_foreach(obj, key, val) {
 		const spos *ps = &c->pos[cp];
-		size_t k = 0;
-		while (k < N_TH_KEYS && strcmp(threshold_keys[k].name, key) != 0) {
-			k++;
-		}
-		if (k == N_TH_KEYS) {
+		size_t k = threshold_key_index(key);
+		if (k == threshold_key_list()->n) {
 			return unknown_key(c, cp, key, "\"thresholds\"");
 		}
-		const threshold_key *tk = &threshold_keys[k];
+		const threshold_key *tk = threshold_key_list()->keys[k];
 		char *field = (char *)&l->v.th + tk->offset;
 		if (!json_is_number(val)) {
 			return fail_at(c, ps->line, ps->col, "\"%s\" must be a number", tk->name);
@@ -287,11 +289,11 @@ static int parse_thresholds(vctx *c, json_t *obj, size_t p, layer *l)
 		if (!isfinite(d) || d < 0) {
 			return fail_at(c, ps->line, ps->col, "\"%s\" must be a finite number >= 0", tk->name);
 		}
-		if (tk->kind == NUM_DOUBLE) {
+		if (tk->kind == THRESHOLD_DOUBLE) {
 			memcpy(field, &d, sizeof d);
 		} else if (!json_is_integer(val)) {
 			return fail_at(c, ps->line, ps->col, "\"%s\" must be a whole number", tk->name);
-		} else if (tk->kind == NUM_INT64) {
+		} else if (tk->kind == THRESHOLD_INT64) {
 			int64_t i = (int64_t)json_integer_value(val);
 			memcpy(field, &i, sizeof i);
 		} else {
@@ -302,7 +304,7 @@ static int parse_thresholds(vctx *c, json_t *obj, size_t p, layer *l)
 			int v = (int)i;
 			memcpy(field, &v, sizeof v);
 		}
-		mark(l, (int)k, ps);
+		mark(l, SET_THRESHOLD + (int)k, ps);
 		cp += ps->size;
 	}
 	return 0;
@@ -338,12 +340,12 @@ static int parse_expect(vctx *c, json_t *obj, size_t p, layer *l)
 			if (parse_expectation(c, val, ps, key, &l->v.th.expect_chrony) != 0) {
 				return -1;
 			}
-			mark(l, BIT_EXPECT_CHRONY, ps);
+			mark(l, SET_EXPECT_CHRONY, ps);
 		} else if (strcmp(key, "ptp") == 0) {
 			if (parse_expectation(c, val, ps, key, &l->v.th.expect_ptp) != 0) {
 				return -1;
 			}
-			mark(l, BIT_EXPECT_PTP, ps);
+			mark(l, SET_EXPECT_PTP, ps);
 		} else {
 			return unknown_key(c, cp, key, "\"expect\"");
 		}
@@ -383,14 +385,14 @@ static int parse_probe(vctx *c, json_t *obj, size_t p, layer *l)
 				return fail_at(c, ps->line, ps->col, "\"pmc_sudo\" must be true or false");
 			}
 			l->v.pmc_sudo = json_is_true(val);
-			mark(l, BIT_PMC_SUDO, ps);
+			mark(l, SET_PMC_SUDO, ps);
 		} else if (strcmp(key, "iface") == 0) {
 			if (!json_is_string(val) || !valid_iface(json_string_value(val))) {
 				return fail_at(c, ps->line, ps->col,
 					       "\"iface\" must be an interface name (1-15 of A-Z a-z 0-9 _ . : -)");
 			}
 			snprintf(l->v.iface, sizeof l->v.iface, "%s", json_string_value(val));
-			mark(l, BIT_IFACE, ps);
+			mark(l, SET_IFACE, ps);
 		} else {
 			return unknown_key(c, cp, key, "\"probe\"");
 		}
@@ -462,7 +464,7 @@ static int parse_upstream(vctx *c, json_t *val, const spos *ps, layer *l)
 		return fail_at(c, ps->line, ps->col, "\"ntp_upstream\" must be a host name or an IP address");
 	}
 	snprintf(l->v.ntp_upstream, sizeof l->v.ntp_upstream, "%s", json_string_value(val));
-	mark(l, BIT_NTP_UPSTREAM, ps);
+	mark(l, SET_NTP_UPSTREAM, ps);
 	return 0;
 }
 
@@ -477,7 +479,7 @@ static int parse_grandmaster(vctx *c, json_t *val, const spos *ps, layer *l)
 		l->v.grandmaster[i] = (char)tolower((unsigned char)s[i]);
 	}
 	l->v.grandmaster[18] = '\0';
-	mark(l, BIT_GRANDMASTER, ps);
+	mark(l, SET_GRANDMASTER, ps);
 	return 0;
 }
 
@@ -620,48 +622,49 @@ static int parse_group(vctx *c, json_t *obj, size_t p, group *g)
 
 static void apply(const layer *l, node_settings *out)
 {
-	for (size_t k = 0; k < N_TH_KEYS; k++) {
-		if (l->set & (1u << k)) {
-			size_t off = threshold_keys[k].offset;
-			size_t size = threshold_keys[k].kind == NUM_INT ? sizeof(int) : 8;
+	const key_list *kl = threshold_key_list();
+	for (size_t k = 0; k < kl->n; k++) {
+		if (l->set[SET_THRESHOLD + k]) {
+			size_t off = kl->keys[k]->offset;
+			size_t size = kl->keys[k]->kind == THRESHOLD_INT ? sizeof(int) : 8;
 			memcpy((char *)&out->th + off, (const char *)&l->v.th + off, size);
 		}
 	}
-	if (l->set & (1u << BIT_EXPECT_CHRONY)) {
+	if (l->set[SET_EXPECT_CHRONY]) {
 		out->th.expect_chrony = l->v.th.expect_chrony;
 	}
-	if (l->set & (1u << BIT_EXPECT_PTP)) {
+	if (l->set[SET_EXPECT_PTP]) {
 		out->th.expect_ptp = l->v.th.expect_ptp;
 	}
-	if (l->set & (1u << BIT_PMC_SUDO)) {
+	if (l->set[SET_PMC_SUDO]) {
 		out->pmc_sudo = l->v.pmc_sudo;
 	}
-	if (l->set & (1u << BIT_IFACE)) {
+	if (l->set[SET_IFACE]) {
 		memcpy(out->iface, l->v.iface, sizeof out->iface);
 	}
-	if (l->set & (1u << BIT_NTP_UPSTREAM)) {
+	if (l->set[SET_NTP_UPSTREAM]) {
 		memcpy(out->ntp_upstream, l->v.ntp_upstream, sizeof out->ntp_upstream);
 	}
-	if (l->set & (1u << BIT_GRANDMASTER)) {
+	if (l->set[SET_GRANDMASTER]) {
 		memcpy(out->grandmaster, l->v.grandmaster, sizeof out->grandmaster);
 	}
 }
 
-static double th_value(const thresholds *th, int k)
+static double th_value(const thresholds *th, const threshold_key *k)
 {
-	const char *field = (const char *)th + threshold_keys[k].offset;
-	switch (threshold_keys[k].kind) {
-	case NUM_DOUBLE: {
+	const char *field = (const char *)th + k->offset;
+	switch (k->kind) {
+	case THRESHOLD_DOUBLE: {
 		double d;
 		memcpy(&d, field, sizeof d);
 		return d;
 	}
-	case NUM_INT64: {
+	case THRESHOLD_INT64: {
 		int64_t i;
 		memcpy(&i, field, sizeof i);
 		return (double)i;
 	}
-	case NUM_INT: {
+	case THRESHOLD_INT: {
 		int i;
 		memcpy(&i, field, sizeof i);
 		return i;
@@ -670,27 +673,27 @@ static double th_value(const thresholds *th, int k)
 	return 0;
 }
 
-static int64_t th_int64(const thresholds *th, int k)
+static int64_t th_int64(const thresholds *th, const threshold_key *k)
 {
 	int64_t i;
-	memcpy(&i, (const char *)th + threshold_keys[k].offset, sizeof i);
+	memcpy(&i, (const char *)th + k->offset, sizeof i);
 	return i;
 }
 
 /* Is warn w above crit k?  int64 limits are compared as int64: above 2^53
  * two different ones can round to the same double, and a warn above its
  * crit would pass (and both print alike with %g). */
-static bool th_above(const thresholds *th, int w, int k)
+static bool th_above(const thresholds *th, const threshold_key *w, const threshold_key *k)
 {
-	if (threshold_keys[w].kind == NUM_INT64) {
+	if (w->kind == THRESHOLD_INT64 && k->kind == THRESHOLD_INT64) {
 		return th_int64(th, w) > th_int64(th, k);
 	}
 	return th_value(th, w) > th_value(th, k);
 }
 
-static const char *th_text(const thresholds *th, int k, char *buf, size_t len)
+static const char *th_text(const thresholds *th, const threshold_key *k, char *buf, size_t len)
 {
-	if (threshold_keys[k].kind == NUM_INT64) {
+	if (k->kind == THRESHOLD_INT64) {
 		snprintf(buf, len, "%" PRId64, th_int64(th, k));
 	} else {
 		snprintf(buf, len, "%g", th_value(th, k));
@@ -698,24 +701,29 @@ static const char *th_text(const thresholds *th, int k, char *buf, size_t len)
 	return buf;
 }
 
-/* After merging l over base: every warn <= its crit.  The error points at
- * the key of l that broke it (l set at least one of the pair, or base would
- * already have failed). */
+/* After merging l over base: every warn <= its crit (threshold_key.crit).
+ * The error points at the key of l that broke it (l set at least one of the
+ * pair, or base would already have failed). */
 static int check_pairs(vctx *c, const node_settings *base, const layer *l, const char *where)
 {
+	const key_list *kl = threshold_key_list();
 	node_settings merged = *base;
 	apply(l, &merged);
-	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
-		int w = pairs[i].warn, k = pairs[i].crit;
-		if (!(l->set & ((1u << w) | (1u << k)))) {
+	for (size_t w = 0; w < kl->n; w++) {
+		if (kl->keys[w]->crit == NULL) {
 			continue;
 		}
-		if (th_above(&merged.th, w, k)) {
-			int at = (l->set & (1u << w)) ? w : k;
+		size_t k = threshold_key_index(kl->keys[w]->crit);
+		if (k == kl->n || !(l->set[SET_THRESHOLD + w] || l->set[SET_THRESHOLD + k])) {
+			continue;
+		}
+		const threshold_key *wk = kl->keys[w], *kk = kl->keys[k];
+		if (th_above(&merged.th, wk, kk)) {
+			size_t at = SET_THRESHOLD + (l->set[SET_THRESHOLD + w] ? w : k);
 			char wt[32], kt[32];
 			return fail_at(c, l->line[at], l->col[at], "\"%s\" (%s) is above \"%s\" (%s)%s",
-				       threshold_keys[w].name, th_text(&merged.th, w, wt, sizeof wt),
-				       threshold_keys[k].name, th_text(&merged.th, k, kt, sizeof kt), where);
+				       wk->name, th_text(&merged.th, wk, wt, sizeof wt),
+				       kk->name, th_text(&merged.th, kk, kt, sizeof kt), where);
 		}
 	}
 	return 0;

@@ -23,8 +23,6 @@
 #include "units.h"
 #include "xalloc.h"
 
-/* chronyc(1) Reference ID: the `local` directive's own clock (as health.c). */
-#define CHRONY_REFID_LOCAL 0x7F7F0101u
 /* One finding per check at most: grandmaster, domain, UTC offset, reference,
  * leap, the two spreads and the clock median. */
 #define MAX_CLUSTER_FINDINGS 8
@@ -55,12 +53,6 @@ static const char *clean(char *dst, size_t dst_len, const char *src)
 
 
 /* ------------------------------------------------------- node values */
-
-/* Only a node that answered its last poll says something about now. */
-static bool answered(const node *nd)
-{
-	return nd->reachable && nd->has_observation;
-}
 
 static bool has_own_finding(const node *nd, const char *code)
 {
@@ -95,7 +87,7 @@ static bool key_eq(const char *a, const char *b)
 static bool gm_key(const node *nd, key *k)
 {
 	const ptp_obs *p = &nd->obs.ptp;
-	if (!answered(nd) || p->state != OBS_OK) {
+	if (!node_answered(nd) || p->state != OBS_OK) {
 		return false;
 	}
 	const char *gm = cluster_node_grandmaster(p);
@@ -136,7 +128,7 @@ static void key_set_int(key *k, int v)
 static bool domain_key(const node *nd, key *k)
 {
 	const ptp_obs *p = &nd->obs.ptp;
-	if (!answered(nd) || p->state != OBS_OK || p->domain_number == INT_UNKNOWN) {
+	if (!node_answered(nd) || p->state != OBS_OK || p->domain_number == INT_UNKNOWN) {
 		return false;
 	}
 	key_set_int(k, p->domain_number);
@@ -146,7 +138,7 @@ static bool domain_key(const node *nd, key *k)
 static bool utc_key(const node *nd, key *k)
 {
 	const ptp_obs *p = &nd->obs.ptp;
-	if (!answered(nd) || p->state != OBS_OK || p->current_utc_offset_valid != 1 ||
+	if (!node_answered(nd) || p->state != OBS_OK || p->current_utc_offset_valid != 1 ||
 	    p->current_utc_offset == INT_UNKNOWN) {
 		return false;
 	}
@@ -175,10 +167,10 @@ static ref_kind reference_key(const node *nd, key *k)
 {
 	const chrony_obs *c = &nd->obs.chrony;
 	const chrony_tracking *t = &c->tracking;
-	if (!answered(nd) || !chrony_synchronised(c)) {
+	if (!node_answered(nd) || !chrony_synchronised(c)) {
 		return REF_NONE;
 	}
-	if (t->has_reference_id && t->reference_id == CHRONY_REFID_LOCAL) {
+	if (chrony_tracking_is_local(t)) {
 		return REF_LOCAL;
 	}
 	key_set(k, t->reference_name, sizeof t->reference_name);
@@ -264,7 +256,7 @@ static bool is_host(const node *nd, const char *name)
  * makes the node announce it.  detail (may be NULL) says who said what. */
 static bool leap_key(const node *nd, key *k, char *detail, size_t detail_len)
 {
-	if (!answered(nd)) {
+	if (!node_answered(nd)) {
 		return false;
 	}
 	const chrony_obs *c = &nd->obs.chrony;
@@ -309,7 +301,7 @@ static const char *leap_phrase(const char *k)
 static bool clock_value(const node *nd)
 {
 	const clock_check_obs *cc = &nd->obs.clock;
-	return answered(nd) && cc->state == OBS_OK && isfinite(cc->offset_s) &&
+	return node_answered(nd) && cc->state == OBS_OK && isfinite(cc->offset_s) &&
 	       isfinite(cc->uncertainty_s);
 }
 
@@ -437,7 +429,7 @@ static void votes_collect(const node *nodes, size_t n, const node_settings *sett
 	*local_nodes = 0;
 	for (size_t i = 0; i < n; i++) {
 		const node *nd = &nodes[i];
-		if (!answered(nd)) {
+		if (!node_answered(nd)) {
 			continue;
 		}
 		int64_t ns;
@@ -863,7 +855,7 @@ void consistency_evaluate(node *nodes, size_t n, const node_settings *settings,
 		const node_settings *ns = settings ? &settings[i] : &defaults;
 		cluster_findings l;
 		l.count = 0; /* not `= {0}`: clearing 3.7 KiB per node would dominate */
-		if (answered(nd)) {
+		if (node_answered(nd)) {
 			check_grandmaster(nd, ns, &fig.gm, &l);
 			check_domain(nd, ns, &fig.domain, &l);
 			check_utc_offset(nd, ns, &fig.utc, &l);

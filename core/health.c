@@ -19,7 +19,6 @@
 
 /* Protocol constants, not thresholds. */
 #define REACH_ALL_EIGHT 0377u          /* chronyc(1) Reach: a reply to each of the last 8 polls */
-#define CHRONY_REFID_LOCAL 0x7F7F0101u /* chronyc(1) Reference ID: the `local` directive's own clock */
 #define STRATUM_UNSYNC 16              /* RFC 5905: stratum 16 = unsynchronised */
 #define PTP_DELAY_P2P 2                /* PORT_DATA_SET delayMechanism: peer-to-peer */
 #define SECONDS_PER_HOUR 3600.0
@@ -79,17 +78,6 @@ static const char *clean(char *dst, size_t dst_len, const char *src, size_t src_
 }
 
 #define CLEAN(buf, field) clean((buf), sizeof(buf), (field), sizeof(field))
-
-/* A limit or magnitude: the formatter's sign means nothing there. */
-
-static const char *magnitude_ns(int64_t ns, char *buf, size_t len)
-{
-	units_format_ns(ns, buf, len);
-	if (buf[0] == '+') {
-		memmove(buf, buf + 1, strlen(buf));
-	}
-	return buf;
-}
 
 static severity grade(double value, double warn, double crit)
 {
@@ -536,7 +524,7 @@ static void rule_chrony_selected_source(const chrony_obs *c, finding_list *out)
 		if (c->n_sources_total > c->n_sources) {
 			return; /* the selected source may be one we did not keep */
 		}
-		if (t->has_reference_id && t->reference_id == CHRONY_REFID_LOCAL &&
+		if (chrony_tracking_is_local(t) &&
 		    t->leap == CHRONY_LEAP_NORMAL) {
 			/* A reference server on purpose, or one that lost its upstream and
 			 * fell back to `local`: worth a look, not an outage. */
@@ -883,7 +871,7 @@ static void rule_ptp_offset(const ptp_obs *p, const nic_obs *nic, const threshol
 	finding_start(&f, sev, "ptp.offset");
 	finding_message(&f, "PTP offset from master %s on %s (%s above %s)",
 			units_format_ns(off, value, sizeof value), iface, severity_name(sev),
-			magnitude_ns(sev == SEVERITY_CRIT ? th->ptp_offset_crit_ns :
+			units_magnitude_ns(sev == SEVERITY_CRIT ? th->ptp_offset_crit_ns :
 				     th->ptp_offset_warn_ns, limit, sizeof limit));
 	finding_hint(&f, "`pmc -u -b 0 'GET CURRENT_DATA_SET'`; check servo state s2 and "
 		     "clock-adjust errors in `journalctl -u ptp4l -u phc2sys`, and hardware "
@@ -941,7 +929,7 @@ static void rule_ptp_path_delay(const ptp_obs *p, const nic_obs *nic, const hist
 	char med[UNITS_BUF_LEN];
 	finding_start(&f, SEVERITY_WARN, "ptp.path_delay");
 	finding_message(&f, "Mean path delay %s on %s, %+.0f%% from the median %s of %d samples "
-			"(warn above %.0f%%)", magnitude_ns(delay, value, sizeof value), iface,
+			"(warn above %.0f%%)", units_magnitude_ns(delay, value, sizeof value), iface,
 			change * 100.0, units_magnitude_seconds(median * 1e-9, med, sizeof med), samples,
 			th->ptp_path_delay_jump_warn_ratio * 100.0);
 	finding_hint(&f, "The path to the master changed (route, switch, congestion, a transparent "

@@ -63,3 +63,19 @@ const node_event *node_event_at(const node *n, unsigned i)
 	unsigned oldest = (n->events.head + NODE_EVENTS - n->events.count) % NODE_EVENTS;
 	return &n->events.items[(oldest + i) % NODE_EVENTS];
 }
+
+bool node_answered(const node *n)
+{
+	return n->reachable && n->has_observation;
+}
+
+int node_status_rank(node_status status)
+{
+	switch (status) {
+	case NODE_STATUS_CRIT: return 0;
+	case NODE_STATUS_UNKNOWN: return 1;
+	case NODE_STATUS_WARN: return 2;
+	case NODE_STATUS_OK: return 3;
+	}
+	return 1;
+}

@@ -67,6 +67,13 @@ typedef struct {
 
 void node_init(node *n, const char *host);
 
+/* The node answered its last poll: only then does it say something about
+ * now (a node that stopped answering keeps its last observation). */
+bool node_answered(const node *n);
+
+/* Worst first, for every sorted output: crit 0, unknown 1, warn 2, ok 3. */
+int node_status_rank(node_status status);
+
 /* Append to the node's connection log (oldest entries are dropped). */
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))

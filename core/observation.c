@@ -71,6 +71,27 @@ void chrony_obs_init(chrony_obs *chrony)
 	t->update_interval_s = NAN;
 }
 
+bool chrony_tracking_has_reference(const chrony_tracking *t)
+{
+	return t->leap != CHRONY_LEAP_UNSYNC;
+}
+
+void chrony_tracking_settle(chrony_tracking *t)
+{
+	if (chrony_tracking_has_reference(t)) {
+		return;
+	}
+	t->system_time_offset_s = NAN;
+	t->stratum = INT_UNKNOWN;
+	t->reference_id = 0;
+	t->has_reference_id = false;
+	t->reference_name[0] = '\0';
+	t->root_delay_s = NAN;
+	t->root_dispersion_s = NAN;
+	t->residual_frequency_ppm = NAN;
+	t->skew_ppm = NAN;
+}
+
 void ptp_obs_init(ptp_obs *ptp)
 {
 	memset(ptp, 0, sizeof *ptp);
@@ -156,6 +177,60 @@ const chrony_source *chrony_selected_source(const chrony_obs *c)
 		if (c->sources[i].state == CHRONY_STATE_SELECTED) {
 			return &c->sources[i];
 		}
+	}
+	return NULL;
+}
+
+const ptp_port *ptp_primary_port(const ptp_obs *p)
+{
+	static const ptp_port_state preference[] = {
+		PTP_PORT_FAULTY, PTP_PORT_LISTENING, PTP_PORT_MASTER, PTP_PORT_GRAND_MASTER,
+		PTP_PORT_PRE_MASTER, PTP_PORT_PASSIVE,
+	};
+	const ptp_port *following = ptp_following_port(p);
+	if (following || p->state != OBS_OK || ptp_port_count(p) == 0) {
+		return following;
+	}
+	for (size_t k = 0; k < sizeof preference / sizeof preference[0]; k++) {
+		for (int i = 0; i < ptp_port_count(p); i++) {
+			if (p->ports[i].state == preference[k]) {
+				return &p->ports[i];
+			}
+		}
+	}
+	return &p->ports[0];
+}
+
+const ptp_port *ptp_locked_port(const ptp_obs *p)
+{
+	const ptp_port *following = ptp_following_port(p);
+	return following && following->state == PTP_PORT_SLAVE ? following : NULL;
+}
+
+bool chrony_tracking_is_local(const chrony_tracking *t)
+{
+	return t->has_reference_id && t->reference_id == CHRONY_REFID_LOCAL;
+}
+
+const char *observation_timestamping(const observation *obs)
+{
+	const nic_obs *nic = &obs->nic;
+	if (nic->state == OBS_OK) {
+		if ((nic->caps & NIC_CAP_HW_TX) && (nic->caps & NIC_CAP_HW_RX)) {
+			return "HW";
+		}
+		if (nic->caps & (NIC_CAP_SW_TX | NIC_CAP_SW_RX)) {
+			return "SW";
+		}
+		return "none";
+	}
+	/* ptp4l says what it uses even when ethtool was not asked. */
+	const ptp_port *port = ptp_primary_port(&obs->ptp);
+	if (port && strncmp(port->timestamping, "HARDWARE", sizeof port->timestamping) == 0) {
+		return "HW";
+	}
+	if (port && strncmp(port->timestamping, "SOFTWARE", sizeof port->timestamping) == 0) {
+		return "SW";
 	}
 	return NULL;
 }

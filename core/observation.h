@@ -123,6 +123,30 @@ typedef struct {
 	chrony_sourcestat sourcestats[CHRONY_MAX_SOURCES];
 } chrony_obs;
 
+/* Which tracking values mean something now.  With leap status "Not
+ * synchronised" chronyd has no reference: chrony's REF_GetTrackingReport
+ * (reference.c) fills the reference fields only while synchronised and
+ * otherwise reports placeholders (reference ID 0, stratum 0, 1 s root delay
+ * and dispersion, 0 residual frequency and skew).  The values measured
+ * against the reference are then unknown: system_time_offset_s, stratum,
+ * reference_id, reference_name, root_delay_s, root_dispersion_s,
+ * residual_frequency_ppm and skew_ppm.  last_offset_s and rms_offset_s
+ * (history) and frequency_ppm (the correction in use) keep chrony's values.
+ * True when the tracking record has a reference. */
+bool chrony_tracking_has_reference(const chrony_tracking *t);
+
+/* Applies that rule to a parsed record: without a reference, the values
+ * above become unknown.  The chrony collector applies it to what the parser
+ * read (the parser itself reports what chronyc printed), so every output and
+ * every rule sees one answer (JSON null, Prometheus omitted, grid '-'). */
+void chrony_tracking_settle(chrony_tracking *t);
+
+/* chronyc(1) Reference ID 7F7F0101: the `local` directive's own clock. */
+#define CHRONY_REFID_LOCAL 0x7F7F0101u
+
+/* chronyd serves its own free-running clock (`local`), not a source's. */
+bool chrony_tracking_is_local(const chrony_tracking *t);
+
 /* The source chronyd has selected ('*'), or NULL. */
 const chrony_source *chrony_selected_source(const chrony_obs *c);
 
@@ -209,6 +233,16 @@ int ptp_port_count(const ptp_obs *p);
  * while this returns a port. */
 const ptp_port *ptp_following_port(const ptp_obs *p);
 
+/* The port that says how this clock is doing, for every output: the one
+ * following a master (as ptp_following_port), else the first FAULTY,
+ * LISTENING, MASTER, GRAND_MASTER, PRE_MASTER or PASSIVE port, else the
+ * first; NULL when pmc did not answer or reported no port. */
+const ptp_port *ptp_primary_port(const ptp_obs *p);
+
+/* A SLAVE port: its servo has locked, so its offset says how well the node
+ * keeps PTP time (an UNCALIBRATED port is still converging); NULL if none. */
+const ptp_port *ptp_locked_port(const ptp_obs *p);
+
 /* --------------------------------------------------------------------- NIC */
 
 enum {
@@ -285,6 +319,11 @@ typedef struct {
 
 /* Reset every field to "unknown / not collected". */
 void observation_init(observation *obs);
+
+/* How the node timestamps PTP packets, for every output: "HW", "SW" or
+ * "none" from ethtool -T; when ethtool was not asked, what ptp4l reports
+ * on its primary port ("HW"/"SW"); else NULL (unknown). */
+const char *observation_timestamping(const observation *obs);
 void chrony_obs_init(chrony_obs *chrony);
 void ptp_obs_init(ptp_obs *ptp);
 void nic_obs_init(nic_obs *nic);

@@ -99,12 +99,6 @@ static void print_node_rank(FILE *f, const node *nd, int rank, bool verbose)
 	}
 }
 
-/* units_format_* sign every value; a magnitude reads better without "+". */
-static const char *magnitude(const char *formatted)
-{
-	return formatted[0] == '+' ? formatted + 1 : formatted;
-}
-
 static void print_summary(FILE *f, const cluster_summary *s)
 {
 	char a[UNITS_BUF_LEN], b[UNITS_BUF_LEN];
@@ -112,14 +106,14 @@ static void print_summary(FILE *f, const cluster_summary *s)
 	fprintf(f, "synctop check: %zu node%s: %zu ok, %zu warn, %zu crit, %zu unknown", s->nodes, s->nodes == 1 ? "" : "s", s->ok, s->warn,
 		s->crit, s->unknown);
 	fprintf(f, "; max |offset| %s, spread %s",
-		magnitude(units_format_seconds(s->max_abs_offset_s, a, sizeof a)),
-		magnitude(units_format_seconds(s->offset_spread_s, b, sizeof b)));
+		units_unsigned(units_format_seconds(s->max_abs_offset_s, a, sizeof a)),
+		units_unsigned(units_format_seconds(s->offset_spread_s, b, sizeof b)));
 	if (s->ptp_nodes > 0) {
 		/* via seconds: a spread of two extreme int64 values does not fit
 		 * back into an int64 */
 		fprintf(f, "; ptp max |offset| %s, spread %s",
-			magnitude(units_format_seconds(s->ptp_max_abs_offset_ns * 1e-9, a, sizeof a)),
-			magnitude(units_format_seconds(s->ptp_offset_spread_ns * 1e-9, b, sizeof b)));
+			units_unsigned(units_format_seconds(s->ptp_max_abs_offset_ns * 1e-9, a, sizeof a)),
+			units_unsigned(units_format_seconds(s->ptp_offset_spread_ns * 1e-9, b, sizeof b)));
 	}
 	size_t total = s->n_gms + s->gms_more;
 	if (total > 0) {

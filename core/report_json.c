@@ -238,13 +238,6 @@ static json_t *jport_state(ptp_port_state state)
 	return state == PTP_PORT_UNKNOWN ? json_null() : json_string(ptp_port_state_name(state));
 }
 
-/* The port that says how this clock is doing: the one following a master. */
-static const ptp_port *primary_port(const ptp_obs *p)
-{
-	const ptp_port *following = ptp_following_port(p);
-	return following ? following : ptp_port_count(p) > 0 ? &p->ports[0] : NULL;
-}
-
 static json_t *ptp_ports_json(const ptp_obs *p, bool *ok)
 {
 	json_t *arr = json_array();
@@ -286,7 +279,7 @@ static json_t *ptp_json(const ptp_obs *ptp, const daemons_obs *d, bool *ok)
 		p = &blank;
 	}
 
-	const ptp_port *port = primary_port(p);
+	const ptp_port *port = ptp_primary_port(p);
 	json_t *o = json_object();
 	put(o, "error", jpart_error(ptp->state, ptp->error, sizeof ptp->error), ok);
 	put(o, "port_state", port ? jport_state(port->state) : json_null(), ok);

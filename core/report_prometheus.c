@@ -141,34 +141,19 @@ static int clamp_count(int n, int max)
 
 /* ------------------------------------------------------------ the model */
 
-/* Only a node that answered its last poll says something about now. */
-static bool answered(const node *nd)
-{
-	return nd->reachable && nd->has_observation;
-}
-
 static const chrony_tracking *tracking_of(const node *nd)
 {
-	return answered(nd) && nd->obs.chrony.state == OBS_OK ? &nd->obs.chrony.tracking : NULL;
-}
-
-/* An unsynchronised chronyd prints placeholders, not measurements (0
- * offsets and frequency, stratum 0, 1 s root delay and dispersion: fixture
- * chronyc-c-tracking-unsync.txt); only its leap status means something. */
-static const chrony_tracking *tracking_numbers_of(const node *nd)
-{
-	const chrony_tracking *t = tracking_of(nd);
-	return t && t->leap != CHRONY_LEAP_UNSYNC ? t : NULL;
+	return node_answered(nd) && nd->obs.chrony.state == OBS_OK ? &nd->obs.chrony.tracking : NULL;
 }
 
 static const ptp_obs *ptp_of(const node *nd)
 {
-	return answered(nd) && nd->obs.ptp.state == OBS_OK ? &nd->obs.ptp : NULL;
+	return node_answered(nd) && nd->obs.ptp.state == OBS_OK ? &nd->obs.ptp : NULL;
 }
 
 static const clock_check_obs *clock_check_of(const node *nd)
 {
-	return answered(nd) && nd->obs.clock.state == OBS_OK ? &nd->obs.clock : NULL;
+	return node_answered(nd) && nd->obs.clock.state == OBS_OK ? &nd->obs.clock : NULL;
 }
 
 static double int_value(int v)
@@ -239,13 +224,13 @@ static double v_observed_at(const node *nd)
 
 static double v_rtt(const node *nd)
 {
-	return answered(nd) ? nd->obs.rtt_s : NAN;
+	return node_answered(nd) ? nd->obs.rtt_s : NAN;
 }
 
 #define TRACKING_VALUE(fn, expr) \
 	static double fn(const node *nd) \
 	{ \
-		const chrony_tracking *t = tracking_numbers_of(nd); \
+		const chrony_tracking *t = tracking_of(nd); \
 		return t ? (expr) : NAN; \
 	}
 
@@ -307,7 +292,7 @@ CLOCK_CHECK_VALUE(v_clock_check_at, c->measured_at)
 static void emit_part_up(writer *w, const entry *e)
 {
 	const node *nd = e->nd;
-	if (!answered(nd)) {
+	if (!node_answered(nd)) {
 		return;
 	}
 	const observation *o = &nd->obs;
@@ -372,7 +357,7 @@ static void emit_ptp_grandmaster(writer *w, const entry *e)
 static void emit_nic_hw_timestamping(writer *w, const entry *e)
 {
 	const node *nd = e->nd;
-	if (!answered(nd) || nd->obs.nic.state != OBS_OK) {
+	if (!node_answered(nd) || nd->obs.nic.state != OBS_OK) {
 		return;
 	}
 	const nic_obs *nic = &nd->obs.nic;
@@ -389,7 +374,7 @@ static void emit_findings(writer *w, const entry *e)
 {
 	const node *nd = e->nd;
 	int count = clamp_count(nd->findings.count, MAX_FINDINGS);
-	if (!answered(nd) && count == 0) {
+	if (!node_answered(nd) && count == 0) {
 		return;
 	}
 	static const severity sevs[] = {SEVERITY_WARN, SEVERITY_CRIT};

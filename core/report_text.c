@@ -13,36 +13,11 @@
 #include "units.h"
 #include "xalloc.h"
 
-static int status_rank(node_status s)
-{
-	switch (s) {
-	case NODE_STATUS_CRIT: return 0;
-	case NODE_STATUS_UNKNOWN: return 1;
-	case NODE_STATUS_WARN: return 2;
-	case NODE_STATUS_OK: return 3;
-	}
-	return 4;
-}
-
 static int compare_nodes(const void *a, const void *b)
 {
 	const node *x = *(const node *const *)a, *y = *(const node *const *)b;
-	int d = status_rank(x->status) - status_rank(y->status);
+	int d = node_status_rank(x->status) - node_status_rank(y->status);
 	return d ? d : strcmp(x->host, y->host);
-}
-
-static const char *hw_timestamping(const nic_obs *nic)
-{
-	if (nic->state != OBS_OK) {
-		return "?";
-	}
-	if ((nic->caps & NIC_CAP_HW_TX) && (nic->caps & NIC_CAP_HW_RX)) {
-		return "HW";
-	}
-	if (nic->caps & (NIC_CAP_SW_TX | NIC_CAP_SW_RX)) {
-		return "SW";
-	}
-	return "none";
 }
 
 static void write_node(FILE *f, const node *n)
@@ -50,10 +25,13 @@ static void write_node(FILE *f, const node *n)
 	char host[40], offset[UNITS_BUF_LEN] = "-", freq[24] = "-", leap[20] = "-", port[16] = "-",
 	     ptp_off[UNITS_BUF_LEN] = "-", rtt[24] = "-", note[200] = "";
 	const observation *o = &n->obs;
+	const char *ts = n->has_observation ? observation_timestamping(o) : NULL;
 
 	sanitize_text(n->host, strlen(n->host), host, sizeof host, SANITIZE_SINGLE_LINE | SANITIZE_ASCII);
 	if (n->has_observation && o->chrony.state == OBS_OK) {
-		units_format_seconds(o->chrony.tracking.system_time_offset_s, offset, sizeof offset);
+		if (chrony_tracking_has_reference(&o->chrony.tracking)) {
+			units_format_seconds(o->chrony.tracking.system_time_offset_s, offset, sizeof offset);
+		}
 		if (isfinite(o->chrony.tracking.frequency_ppm)) {
 			snprintf(freq, sizeof freq, "%+.3f", o->chrony.tracking.frequency_ppm);
 		}
@@ -61,8 +39,9 @@ static void write_node(FILE *f, const node *n)
 	} else if (n->has_observation && o->chrony.state != OBS_NOT_COLLECTED) {
 		snprintf(leap, sizeof leap, "%s", obs_state_name(o->chrony.state));
 	}
-	if (n->has_observation && o->ptp.state == OBS_OK && o->ptp.n_ports > 0) {
-		snprintf(port, sizeof port, "%s", ptp_port_state_name(o->ptp.ports[0].state));
+	const ptp_port *primary = n->has_observation ? ptp_primary_port(&o->ptp) : NULL;
+	if (primary) {
+		snprintf(port, sizeof port, "%s", ptp_port_state_name(primary->state));
 		if (ptp_following_port(&o->ptp)) { /* else ptp4l's last, stale value */
 			units_format_ns(o->ptp.offset_from_master_ns, ptp_off, sizeof ptp_off);
 		}
@@ -76,7 +55,7 @@ static void write_node(FILE *f, const node *n)
 		snprintf(note, sizeof note, "%s", n->findings.items[0].code);
 	}
 	fprintf(f, "%-24s %-7s %12s %9s %-16s %-12s %10s %-4s %7s  %s\n", host, node_status_name(n->status),
-		offset, freq, leap, port, ptp_off, n->has_observation ? hw_timestamping(&o->nic) : "?", rtt,
+		offset, freq, leap, port, ptp_off, ts ? ts : "?", rtt,
 		note);
 }
 

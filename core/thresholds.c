@@ -40,3 +40,15 @@ void thresholds_init_defaults(thresholds *th)
 	th->cluster_ptp_spread_warn_ns = 2000;     /* 2 x ptp_offset_warn_ns */
 	th->cluster_ptp_spread_crit_ns = 200000;   /* 2 x ptp_offset_crit_ns */
 }
+
+/* The independent clock check (core) and the cluster-wide rules. */
+const threshold_key thresholds_core_keys[] = {
+	THRESHOLD_KEY(clock_offset_warn_s, THRESHOLD_DOUBLE, "clock_offset_crit_s"),
+	THRESHOLD_KEY(clock_offset_crit_s, THRESHOLD_DOUBLE, NULL),
+	THRESHOLD_KEY(clock_median_warn_s, THRESHOLD_DOUBLE, NULL),
+	THRESHOLD_KEY(cluster_chrony_spread_warn_s, THRESHOLD_DOUBLE, "cluster_chrony_spread_crit_s"),
+	THRESHOLD_KEY(cluster_chrony_spread_crit_s, THRESHOLD_DOUBLE, NULL),
+	THRESHOLD_KEY(cluster_ptp_spread_warn_ns, THRESHOLD_INT64, "cluster_ptp_spread_crit_ns"),
+	THRESHOLD_KEY(cluster_ptp_spread_crit_ns, THRESHOLD_INT64, NULL),
+};
+const size_t thresholds_core_key_count = sizeof thresholds_core_keys / sizeof thresholds_core_keys[0];

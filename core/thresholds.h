@@ -7,6 +7,7 @@
 #ifndef SYNCTOP_THRESHOLDS_H
 #define SYNCTOP_THRESHOLDS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Whether a node should run a time service.  AUTO judges by what the poll
@@ -63,5 +64,26 @@ typedef struct {
 } thresholds;
 
 void thresholds_init_defaults(thresholds *th);
+
+/* A threshold the configuration file may set: its key is the field's name.
+ * Collectors list their own (collector.h); the clock check's and the
+ * cluster rules' are thresholds_core_keys. */
+typedef enum {
+	THRESHOLD_DOUBLE,
+	THRESHOLD_INT64,
+	THRESHOLD_INT,
+} threshold_kind;
+
+typedef struct {
+	const char *name;
+	threshold_kind kind;
+	size_t offset;    /* in thresholds */
+	const char *crit; /* a warn limit: its crit limit's key (warn <= crit); else NULL */
+} threshold_key;
+
+#define THRESHOLD_KEY(field, kind, crit_key) {#field, kind, offsetof(thresholds, field), crit_key}
+
+extern const threshold_key thresholds_core_keys[];
+extern const size_t thresholds_core_key_count;
 
 #endif

@@ -84,11 +84,25 @@ char *units_format_ns(int64_t ns, char *buf, size_t len)
 	return format_ns((double)ns, buf, len);
 }
 
-char *units_magnitude_seconds(double s, char *buf, size_t len)
+const char *units_unsigned(const char *formatted)
 {
-	units_format_seconds(s, buf, len);
+	return formatted[0] == '+' ? formatted + 1 : formatted;
+}
+
+static char *drop_plus(char *buf)
+{
 	if (buf[0] == '+') {
 		memmove(buf, buf + 1, strlen(buf));
 	}
 	return buf;
+}
+
+char *units_magnitude_seconds(double s, char *buf, size_t len)
+{
+	return drop_plus(units_format_seconds(s, buf, len));
+}
+
+char *units_magnitude_ns(int64_t ns, char *buf, size_t len)
+{
+	return drop_plus(units_format_ns(ns, buf, len));
 }

@@ -21,7 +21,13 @@ char *units_format_seconds(double s, char *buf, size_t len);
  * (PTP_NS_UNKNOWN), prints "unknown".  Returns buf. */
 char *units_format_ns(int64_t ns, char *buf, size_t len);
 
-/* units_format_seconds without the "+": for magnitudes and limits. */
+/* units_format_seconds / units_format_ns without the "+": for magnitudes
+ * and limits, where the sign means nothing. */
 char *units_magnitude_seconds(double s, char *buf, size_t len);
+char *units_magnitude_ns(int64_t ns, char *buf, size_t len);
+
+/* formatted without its leading "+", if any: a magnitude read from a
+ * value formatted with its sign.  Returns a pointer into formatted. */
+const char *units_unsigned(const char *formatted);
 
 #endif

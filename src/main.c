@@ -182,7 +182,7 @@ static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
 static void start_client(app *a, const scheduler_config *nodes_cfg)
 {
 	scheduler_config cfg = *nodes_cfg;
-	const char *argv[] = {"/bin/sh", "-c", probe_script, NULL};
+	const char *argv[] = {"/bin/sh", "-c", probe_script(), NULL};
 	node_init(&a->client, "this machine");
 	if (a->opt.clock_check_s <= 0 || !a->tui) {
 		return; /* no clock check, or no header to show it in */
@@ -236,7 +236,7 @@ static int start_engine(app *a)
 		}
 		node_spec *spec = &a->inv.specs[i];
 		if (spec->local) {
-			const char *argv[] = {"/bin/sh", "-c", probe_script, NULL};
+			const char *argv[] = {"/bin/sh", "-c", probe_script(), NULL};
 			t = local_transport_new(a->loop, argv, scheduler_transport_events(), sn);
 		} else {
 			t = ssh_transport_new(a->loop, &spec->ssh, command, scheduler_transport_events(), sn);

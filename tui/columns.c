@@ -40,25 +40,6 @@ const column_info *columns_info(column_id id)
 /* ------------------------------------------------------------ the model */
 
 /* The port that says most about the node: the one it syncs through. */
-static const ptp_port *primary_port(const ptp_obs *p)
-{
-	static const ptp_port_state preference[] = {
-		PTP_PORT_SLAVE, PTP_PORT_UNCALIBRATED, PTP_PORT_FAULTY, PTP_PORT_LISTENING,
-		PTP_PORT_MASTER, PTP_PORT_GRAND_MASTER, PTP_PORT_PRE_MASTER, PTP_PORT_PASSIVE,
-	};
-	if (p->state != OBS_OK || ptp_port_count(p) == 0) {
-		return NULL;
-	}
-	for (size_t k = 0; k < sizeof preference / sizeof preference[0]; k++) {
-		for (int i = 0; i < ptp_port_count(p); i++) {
-			if (p->ports[i].state == preference[k]) {
-				return &p->ports[i];
-			}
-		}
-	}
-	return &p->ports[0];
-}
-
 /* PTP steers the node when a port follows a master. */
 static bool ptp_follows(const node *nd)
 {
@@ -68,6 +49,13 @@ static bool ptp_follows(const node *nd)
 static bool chrony_ok(const node *nd)
 {
 	return nd->has_observation && nd->obs.chrony.state == OBS_OK;
+}
+
+/* chrony answered and has a reference: its offset, stratum, source and
+ * skew mean something (observation.h, chrony_tracking_has_reference). */
+static bool chrony_referenced(const node *nd)
+{
+	return chrony_ok(nd) && chrony_tracking_has_reference(&nd->obs.chrony.tracking);
 }
 
 static bool clock_ok(const node *nd)
@@ -114,38 +102,10 @@ double columns_abs_offset(const node *nd)
 	return NAN;
 }
 
-int columns_status_rank(node_status status)
-{
-	switch (status) {
-	case NODE_STATUS_CRIT: return 0;
-	case NODE_STATUS_UNKNOWN: return 1;
-	case NODE_STATUS_WARN: return 2;
-	case NODE_STATUS_OK: return 3;
-	}
-	return 1;
-}
-
 static const char *hw_timestamping(const node *nd)
 {
-	const nic_obs *nic = &nd->obs.nic;
-	if (nic->state == OBS_OK) {
-		if ((nic->caps & NIC_CAP_HW_TX) && (nic->caps & NIC_CAP_HW_RX)) {
-			return "HW";
-		}
-		if (nic->caps & (NIC_CAP_SW_TX | NIC_CAP_SW_RX)) {
-			return "SW";
-		}
-		return "none";
-	}
-	/* ptp4l says what it uses even when ethtool was not asked. */
-	const ptp_port *port = primary_port(&nd->obs.ptp);
-	if (port && strncmp(port->timestamping, "HARDWARE", sizeof port->timestamping) == 0) {
-		return "HW";
-	}
-	if (port && strncmp(port->timestamping, "SOFTWARE", sizeof port->timestamping) == 0) {
-		return "SW";
-	}
-	return "?";
+	const char *ts = observation_timestamping(&nd->obs);
+	return ts ? ts : "?";
 }
 
 static const char *leap_short(const node *nd)
@@ -296,7 +256,7 @@ void columns_cell(const node *nd, column_id id, int width, double now, bool utf8
 		if (raw[0]) {
 			tw_clean(raw, sizeof raw, utf8, out->text, sizeof out->text);
 		} else {
-			na = !(chrony_ok(nd) || ptp_ok(nd));
+			na = !(chrony_referenced(nd) || ptp_ok(nd));
 			snprintf(out->text, sizeof out->text, na ? "-" : "?");
 		}
 		break;
@@ -304,7 +264,7 @@ void columns_cell(const node *nd, column_id id, int width, double now, bool utf8
 		int v = INT_UNKNOWN;
 		if (ptp_follows(nd) || (!chrony_ok(nd) && ptp_ok(nd))) {
 			v = o->ptp.steps_removed;
-		} else if (chrony_ok(nd)) {
+		} else if (chrony_referenced(nd)) {
 			v = o->chrony.tracking.stratum;
 		} else {
 			na = true;
@@ -319,7 +279,7 @@ void columns_cell(const node *nd, column_id id, int width, double now, bool utf8
 		break;
 	}
 	case COL_OFFSET:
-		if ((na = !chrony_ok(nd))) {
+		if ((na = !chrony_referenced(nd))) {
 			snprintf(out->text, sizeof out->text, "-");
 		} else {
 			format_seconds_cell(o->chrony.tracking.system_time_offset_s, out->text, sizeof out->text);
@@ -347,7 +307,7 @@ void columns_cell(const node *nd, column_id id, int width, double now, bool utf8
 		}
 		break;
 	case COL_SKEW:
-		if ((na = !chrony_ok(nd))) {
+		if ((na = !chrony_referenced(nd))) {
 			snprintf(out->text, sizeof out->text, "-");
 		} else {
 			format_ppm(o->chrony.tracking.skew_ppm, false, out->text, sizeof out->text);
@@ -358,7 +318,7 @@ void columns_cell(const node *nd, column_id id, int width, double now, bool utf8
 		na = strcmp(out->text, "-") == 0;
 		break;
 	case COL_PORT: {
-		const ptp_port *port = nd->has_observation ? primary_port(&o->ptp) : NULL;
+		const ptp_port *port = nd->has_observation ? ptp_primary_port(&o->ptp) : NULL;
 		if (port) {
 			snprintf(out->text, sizeof out->text, "%s", ptp_port_state_name(port->state));
 		} else {
@@ -442,7 +402,7 @@ unsigned columns_data_mask(const node *nd)
 			m |= 1u << COL_PTP_OFFSET | 1u << COL_DELAY;
 		}
 	}
-	if (nd->obs.nic.state == OBS_OK || primary_port(&nd->obs.ptp)) {
+	if (nd->obs.nic.state == OBS_OK || ptp_primary_port(&nd->obs.ptp)) {
 		m |= 1u << COL_HWTS;
 	}
 	if (clock_ok(nd)) {
@@ -564,7 +524,7 @@ void columns_sort_key(const node *nd, column_id id, double now, sort_key *out)
 		snprintf(out->str, sizeof out->str, "%.*s", (int)strnlen(nd->host, sizeof nd->host), nd->host);
 		break;
 	case COL_STATUS:
-		out->num = columns_status_rank(cluster_node_status(nd));
+		out->num = node_status_rank(cluster_node_status(nd));
 		break;
 	case COL_SOURCE:
 		out->numeric = false;
@@ -629,7 +589,7 @@ void columns_sort_key(const node *nd, column_id id, double now, sort_key *out)
 		break;
 	}
 	case COL_PORT: {
-		const ptp_port *port = nd->has_observation ? primary_port(&o->ptp) : NULL;
+		const ptp_port *port = nd->has_observation ? ptp_primary_port(&o->ptp) : NULL;
 		if (port) {
 			out->numeric = false;
 			snprintf(out->str, sizeof out->str, "%s", ptp_port_state_name(port->state));

@@ -99,8 +99,6 @@ typedef struct {
 
 void columns_sort_key(const node *nd, column_id id, double now, sort_key *out);
 
-/* Worst-first rank of a status: crit 0, unknown 1, warn 2, ok 3. */
-int columns_status_rank(node_status status);
 
 /* |offset| the default order breaks ties with: chrony's, else PTP's (in
  * seconds); NAN when neither is known. */

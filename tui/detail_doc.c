@@ -320,19 +320,26 @@ static void chrony_tracking_section(ctx *c)
 		part_state(c, ch->state, ch->error, sizeof ch->error);
 		return;
 	}
+	/* Without a reference chrony's reference values are placeholders:
+	 * the collector made them unknown (chrony_tracking_has_reference). */
+	bool ref = chrony_tracking_has_reference(t);
+	const char *unsynced = "not synchronised";
 	tw_clean(t->reference_name, sizeof t->reference_name, c->utf8, name, sizeof name);
-	if (t->has_reference_id) {
+	if (!ref) {
+		snprintf(buf, sizeof buf, "%s", unsynced);
+	} else if (t->has_reference_id) {
 		snprintf(buf, sizeof buf, "%08X (%s)", (unsigned)t->reference_id, name[0] ? name : "no name");
 	} else {
 		snprintf(buf, sizeof buf, "%s", name[0] ? name : "unknown");
 	}
 	kv_role(c, "Reference", tone_role(columns_finding_tone(c->nd, COL_SOURCE), c->value), buf);
 	fmt_int(t->stratum, buf, sizeof buf);
-	kv(c, "Stratum", buf);
+	kv(c, "Stratum", ref ? buf : unsynced);
 	fmt_utc(t->ref_time, buf, sizeof buf);
 	kv(c, "Ref time", buf);
 	fmt_seconds(t->system_time_offset_s, buf, sizeof buf, c->utf8);
-	kv_role(c, "System time", tone_role(columns_finding_tone(c->nd, COL_OFFSET), c->value), buf);
+	kv_role(c, "System time", tone_role(columns_finding_tone(c->nd, COL_OFFSET), c->value),
+		ref ? buf : unsynced);
 	fmt_seconds(t->last_offset_s, buf, sizeof buf, c->utf8);
 	kv(c, "Last offset", buf);
 	fmt_seconds_unsigned(t->rms_offset_s, buf, sizeof buf, c->utf8);
@@ -340,17 +347,19 @@ static void chrony_tracking_section(ctx *c)
 	fmt_ppm(t->frequency_ppm, buf, sizeof buf);
 	kv_role(c, "Frequency", tone_role(columns_finding_tone(c->nd, COL_FREQ), c->value), buf);
 	fmt_ppm(t->residual_frequency_ppm, buf, sizeof buf);
-	kv(c, "Residual freq", buf);
-	if (isfinite(t->skew_ppm)) {
+	kv(c, "Residual freq", ref ? buf : unsynced);
+	if (!ref) {
+		snprintf(buf, sizeof buf, "%s", unsynced);
+	} else if (isfinite(t->skew_ppm)) {
 		snprintf(buf, sizeof buf, "%.3f ppm", t->skew_ppm);
 	} else {
 		snprintf(buf, sizeof buf, "unknown");
 	}
 	kv_role(c, "Skew", tone_role(columns_finding_tone(c->nd, COL_SKEW), c->value), buf);
 	fmt_seconds_unsigned(t->root_delay_s, buf, sizeof buf, c->utf8);
-	kv(c, "Root delay", buf);
+	kv(c, "Root delay", ref ? buf : unsynced);
 	fmt_seconds_unsigned(t->root_dispersion_s, buf, sizeof buf, c->utf8);
-	kv(c, "Root dispersion", buf);
+	kv(c, "Root dispersion", ref ? buf : unsynced);
 	fmt_seconds_unsigned(t->update_interval_s, buf, sizeof buf, c->utf8);
 	kv(c, "Update interval", buf);
 	kv_role(c, "Leap status", tone_role(columns_finding_tone(c->nd, COL_LEAP), c->value),

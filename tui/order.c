@@ -142,7 +142,7 @@ size_t order_build_ranked(const node *nodes, size_t n, const size_t *host_rank, 
 		}
 		entry *en = &e[count++];
 		en->index = i;
-		en->rank = columns_status_rank(cluster_node_status(nd));
+		en->rank = node_status_rank(cluster_node_status(nd));
 		en->abs_offset = columns_abs_offset(nd);
 		en->host = nd->host;
 		en->spec = &spec;

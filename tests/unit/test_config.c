@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "collector.h"
 #include "conffile.h"
 #include "node_settings.h"
 #include "thresholds.h"
@@ -420,6 +421,54 @@ static void test_load_file(void **state)
 	assert_string_equal(err, "/nonexistent/synctop.json: No such file or directory");
 }
 
+/* The threshold keys come from the collectors and core: each names its own
+ * field of thresholds (conffile.c sizes its tables on that), every crit a
+ * warn points at exists, and every key is settable from a file. */
+static void test_threshold_keys_from_descriptors(void **state)
+{
+	(void)state;
+	const threshold_key *keys[128];
+	size_t n = 0;
+	for (size_t i = 0; i < collector_registry_count; i++) {
+		for (size_t k = 0; k < collector_registry[i]->n_threshold_keys; k++) {
+			assert_true(n < 128);
+			keys[n++] = &collector_registry[i]->threshold_keys[k];
+		}
+	}
+	for (size_t k = 0; k < thresholds_core_key_count; k++) {
+		assert_true(n < 128);
+		keys[n++] = &thresholds_core_keys[k];
+	}
+	assert_true(n <= sizeof(thresholds) / sizeof(int));
+	for (size_t a = 0; a < n; a++) {
+		assert_true(keys[a]->offset < sizeof(thresholds));
+		for (size_t b = a + 1; b < n; b++) {
+			if (keys[a]->offset == keys[b]->offset || strcmp(keys[a]->name, keys[b]->name) == 0) {
+				fail_msg("keys %s and %s share a field or a name", keys[a]->name, keys[b]->name);
+			}
+		}
+		if (keys[a]->crit) {
+			size_t c = 0;
+			while (c < n && strcmp(keys[c]->name, keys[a]->crit) != 0) {
+				c++;
+			}
+			if (c == n || keys[c]->kind != keys[a]->kind) {
+				fail_msg("%s names crit %s, which is no key of its kind", keys[a]->name, keys[a]->crit);
+			}
+		}
+		/* settable: a file setting it to its default loads */
+		char text[256];
+		snprintf(text, sizeof text, "{\"defaults\": {\"thresholds\": {\"%s\": %s}}}", keys[a]->name,
+			 keys[a]->crit ? "0" : "1000000000");
+		conffile *cf = NULL;
+		char err[256] = "";
+		if (conffile_parse(text, strlen(text), "t.json", &cf, err, sizeof err) != 0) {
+			fail_msg("%s: %s", keys[a]->name, err);
+		}
+		conffile_free(cf);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -440,6 +489,7 @@ int main(void)
 		cmocka_unit_test(test_upstream_and_grandmaster_syntax),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_load_file),
+		cmocka_unit_test(test_threshold_keys_from_descriptors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

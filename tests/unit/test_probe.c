@@ -319,8 +319,8 @@ static void test_nonce_generate(void **state)
 static void test_script_quoting(void **state)
 {
 	(void)state;
-	assert_null(strchr(probe_script, '\''));
-	size_t need = strlen(probe_script) + strlen("exec sh -c ''");
+	assert_null(strchr(probe_script(), '\''));
+	size_t need = strlen(probe_script()) + strlen("exec sh -c ''");
 	char *cmd = malloc(need + 1);
 	assert_non_null(cmd);
 	assert_int_equal(probe_command(cmd, need + 1), (int)need);
@@ -562,7 +562,7 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 		close(out[0]);
 		close(out[1]);
 		close(errfd);
-		execle(shell, "sh", "-c", probe_script, (char *)NULL, envp);
+		execle(shell, "sh", "-c", probe_script(), (char *)NULL, envp);
 		_exit(121);
 	}
 	close(in[0]);

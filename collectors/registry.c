@@ -1,0 +1,31 @@
+/* registry.c - the collectors synctop runs, in the order their sections
+ * appear in a probe response.  Adding a tool adds one line here
+ * (docs/collectors.md). */
+#include <config.h>
+
+#include <string.h>
+
+#include "collector.h"
+
+extern const collector chrony_collector;
+extern const collector pmc_collector;
+extern const collector daemons_collector;
+extern const collector ethtool_collector;
+
+const collector *const collector_registry[] = {
+	&chrony_collector,
+	&pmc_collector,
+	&daemons_collector,
+	&ethtool_collector,
+};
+const size_t collector_registry_count = sizeof collector_registry / sizeof collector_registry[0];
+
+const collector *collector_find(const char *name)
+{
+	for (size_t i = 0; i < collector_registry_count; i++) {
+		if (strcmp(collector_registry[i]->name, name) == 0) {
+			return collector_registry[i];
+		}
+	}
+	return NULL;
+}

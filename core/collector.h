@@ -1,0 +1,73 @@
+/* collector.h - one tool synctop runs on a node, described in one place.
+ *
+ * A collector is a const descriptor (htop's MeterClass is the model): the
+ * probe section it answers, the shell line that produces it, how often it
+ * runs, the pure parser that turns its output into its part of the
+ * observation, what it carries from the last poll when it did not run, the
+ * history series it records and the configuration keys of its thresholds.
+ * collector_registry[] lists them all (collectors/registry.c); the probe
+ * script, the decoder, node_update and the configuration loader loop over it
+ * instead of naming tools.
+ *
+ * Adding a tool: docs/collectors.md. */
+#ifndef SYNCTOP_COLLECTOR_H
+#define SYNCTOP_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "history.h"
+#include "observation.h"
+#include "thresholds.h"
+#include "tool_output.h"
+
+#define COLLECTOR_NAME_MAX 31
+
+typedef enum {
+	COLLECT_EVERY_POLL = 0,
+	/* At the first poll of a connection, then every period_s: for facts
+	 * that seldom change.  The request asks for it with request_flag. */
+	COLLECT_PERIODIC,
+} collector_cadence;
+
+typedef struct collector {
+	/* Probe section name: [a-z_], at most COLLECTOR_NAME_MAX, unique. */
+	const char *name;
+	/* What it tells, for docs and logs: "chrony tracking, sources, sourcestats". */
+	const char *title;
+	/* POSIX sh function definitions its command uses (no single quote, as
+	 * all of the probe script), or NULL. */
+	const char *shell_functions;
+	/* The command line, run as `synctop_run NAME COMMAND` with stdin from
+	 * /dev/null and its own stderr and exit status: one tool failing never
+	 * drops another's section.  It may use $iface (the request's interface
+	 * or "-") and $sudo ("sudo -n" when the request asks for it, else
+	 * empty: write `$sudo tool`, unquoted). */
+	const char *command;
+	collector_cadence cadence;
+	/* COLLECT_PERIODIC: the request letter and the PROBE_FLAG_* bit. */
+	char request_flag;
+	unsigned request_bit;
+	double period_s;
+	/* Pure: the section's output into this collector's part of obs (which
+	 * is observation_init'ed).  Applies the part's validity rule. */
+	void (*decode)(const tool_output *out, observation *obs);
+	/* A periodic collector that did not run this poll keeps its last
+	 * result: copy it from before into now.  NULL: nothing to carry. */
+	void (*carry)(observation *now, const observation *before);
+	/* The history series it owns, from the observation (values that are
+	 * not meaningful now stay NAN).  NULL: none. */
+	void (*history)(const observation *obs, history_sample *sample);
+	/* Its threshold keys in the configuration file. */
+	const threshold_key *threshold_keys;
+	size_t n_threshold_keys;
+} collector;
+
+/* Every collector, in the order their sections appear in a response. */
+extern const collector *const collector_registry[];
+extern const size_t collector_registry_count;
+
+/* The collector whose section is called name, or NULL. */
+const collector *collector_find(const char *name);
+
+#endif

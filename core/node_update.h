@@ -1,0 +1,29 @@
+/* node_update.h - where what the transports learn enters the model.
+ *
+ * The scheduler schedules and moves bytes; it hands each finished result to
+ * one of these and never reads a tool's fields.  Here a fresh observation
+ * takes over what periodic collectors carry from the last poll, each
+ * collector records its history series, and the health rules run. */
+#ifndef SYNCTOP_NODE_UPDATE_H
+#define SYNCTOP_NODE_UPDATE_H
+
+#include "node.h"
+#include "observation.h"
+#include "thresholds.h"
+
+/* A poll answered and was decoded into fresh (whose taken_at and rtt_s the
+ * caller set).  fresh is consumed: it may be modified. */
+void node_update_observation(node *n, observation *fresh, const thresholds *th);
+
+/* The node could not be polled: error says why (one printable line). */
+void node_update_unreachable(node *n, const char *error, const thresholds *th);
+
+/* The independent clock check finished. */
+void node_update_clock_check(node *n, const clock_check_obs *check, const thresholds *th);
+
+/* The interface to ask ethtool about when no --iface or config iface is
+ * set: the first one ptp4l reports, or NULL (the probe then uses the
+ * default route's). */
+const char *node_update_probe_iface(const node *n);
+
+#endif
