@@ -7,7 +7,7 @@
  * bars_draw_header, grid_draw, bars_draw_footer, draw.c, columns.c) drawing
  * into a real ncurses screen: newterm() on /dev/null with LINES/COLUMNS set,
  * so a 1,000-row frame fits and the bytes curses emits cost their write().
- * The nodes are not made up here: a demo cluster (collectors/demo_cluster.h)
+ * The nodes are not made up here: a demo cluster (demo/demo_cluster.h)
  * answers through the real scheduler, probe decoder, history and health
  * rules, node k playing demo node k mod 48 (the demo's node count), so
  * offsets, findings, sparkline history and unreachable-node errors are what

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector.h"
 #include "observation.h"
 #include "probe.h"
 #include "xalloc.h"
@@ -1017,13 +1018,37 @@ int demo_cluster_render_tool(const demo_cluster *c, size_t i, demo_tool tool, do
 	return o.overflow || e.overflow ? -1 : rc;
 }
 
-static const char *const section_names[DEMO_TOOL_COUNT] = {
-	[DEMO_TOOL_TIME] = "time",
-	[DEMO_TOOL_CHRONY] = "chrony",
-	[DEMO_TOOL_PMC] = "pmc",
-	[DEMO_TOOL_DAEMONS] = "daemons",
-	[DEMO_TOOL_ETHTOOL] = "ethtool",
+/* The demo's renderer of each collector's tool, by section name; a
+ * collector the demo does not simulate answers no section (its part stays
+ * not collected, as on a node whose probe lacks it). */
+static const struct {
+	const char *section;
+	demo_tool tool;
+} renderers[] = {
+	{"chrony", DEMO_TOOL_CHRONY},
+	{"pmc", DEMO_TOOL_PMC},
+	{"daemons", DEMO_TOOL_DAEMONS},
+	{"ethtool", DEMO_TOOL_ETHTOOL},
 };
+
+/* One section as synctop_run prints it (probe.h). */
+static bool render_section(const demo_cluster *c, size_t i, demo_tool tool, const char *name, double now,
+			   const char *nonce, const char *iface, text *t)
+{
+	/* stdout goes straight into the answer; stderr is replayed after it */
+	char err_buf[512];
+	text err;
+	text_init(&err, err_buf, sizeof err_buf);
+	text_printf(t, "@@synctop %s section %s\n", nonce, name);
+	int rc = render(c, i, tool, now, iface, t, &err);
+	text_printf(t, "\n@@synctop %s stderr\n", nonce);
+	if (err.overflow) {
+		return false;
+	}
+	text_put(t, err.buf, err.len);
+	text_printf(t, "\n@@synctop %s rc %d\n", nonce, rc);
+	return true;
+}
 
 int demo_cluster_render_response(const demo_cluster *c, size_t i, double now, const char *nonce, unsigned flags,
 				 const char *iface, bool banner, char *buf, size_t len)
@@ -1037,25 +1062,20 @@ int demo_cluster_render_response(const demo_cluster *c, size_t i, double now, co
 		text_puts(&t, "@@synctop ready\n");
 	}
 	text_printf(&t, "@@synctop %s begin\n", nonce);
-	for (int tool = 0; tool < DEMO_TOOL_COUNT; tool++) {
-		if (tool == DEMO_TOOL_ETHTOOL && !(flags & PROBE_FLAG_ETHTOOL)) {
+	if (!render_section(c, i, DEMO_TOOL_TIME, "time", now, nonce, iface, &t)) {
+		return -1;
+	}
+	for (size_t k = 0; k < collector_registry_count && !(flags & PROBE_FLAG_TIME_ONLY); k++) {
+		const collector *col = collector_registry[k];
+		if (col->cadence == COLLECT_PERIODIC && !(flags & col->request_bit)) {
 			continue;
 		}
-		if (tool != DEMO_TOOL_TIME && (flags & PROBE_FLAG_TIME_ONLY)) {
-			continue; /* a clock exchange: the time section alone */
+		for (size_t r = 0; r < sizeof renderers / sizeof renderers[0]; r++) {
+			if (strcmp(renderers[r].section, col->name) == 0 &&
+			    !render_section(c, i, renderers[r].tool, col->name, now, nonce, iface, &t)) {
+				return -1;
+			}
 		}
-		/* stdout goes straight into the answer; stderr is replayed after it */
-		char err_buf[512];
-		text err;
-		text_init(&err, err_buf, sizeof err_buf);
-		text_printf(&t, "@@synctop %s section %s\n", nonce, section_names[tool]);
-		int rc = render(c, i, (demo_tool)tool, now, iface, &t, &err);
-		text_printf(&t, "\n@@synctop %s stderr\n", nonce);
-		if (err.overflow) {
-			return -1;
-		}
-		text_put(&t, err.buf, err.len);
-		text_printf(&t, "\n@@synctop %s rc %d\n", nonce, rc);
 	}
 	text_printf(&t, "@@synctop %s end\n", nonce);
 	return t.overflow ? -1 : (int)t.len;
