@@ -10,6 +10,7 @@
 
 #include "chrony_parse.h"
 #include "collector.h"
+#include "json_value.h"
 
 static void chrony_decode(const tool_output *out, observation *obs)
 {
@@ -41,11 +42,123 @@ static const threshold_key chrony_keys[] = {
 	THRESHOLD_KEY(chrony_drift_min_span_s, THRESHOLD_DOUBLE, NULL),
 };
 
+static json_t *jsource_mode(chrony_source_mode mode)
+{
+	switch (mode) {
+	case CHRONY_MODE_SERVER: return json_string("server");
+	case CHRONY_MODE_PEER: return json_string("peer");
+	case CHRONY_MODE_REFCLOCK: return json_string("refclock");
+	case CHRONY_MODE_UNKNOWN: break;
+	}
+	return json_null();
+}
+
+static json_t *jsource_state(chrony_source_state state)
+{
+	switch (state) {
+	case CHRONY_STATE_SELECTED: return json_string("selected");
+	case CHRONY_STATE_COMBINED: return json_string("combined");
+	case CHRONY_STATE_NOT_COMBINED: return json_string("not_combined");
+	case CHRONY_STATE_FALSETICKER: return json_string("falseticker");
+	case CHRONY_STATE_JITTERY: return json_string("jittery");
+	case CHRONY_STATE_UNUSABLE: return json_string("unusable");
+	case CHRONY_STATE_UNKNOWN: break;
+	}
+	return json_null();
+}
+
+static json_t *chrony_sources_json(const chrony_obs *c, bool *ok)
+{
+	json_t *arr = json_array();
+	for (int i = 0; i < json_value_clamp(c->n_sources, CHRONY_MAX_SOURCES); i++) {
+		const chrony_source *s = &c->sources[i];
+		json_t *o = json_object();
+		json_value_put(o, "mode", jsource_mode(s->mode), ok);
+		json_value_put(o, "state", jsource_state(s->state), ok);
+		json_value_put(o, "name", json_value_text(s->name, sizeof s->name), ok);
+		json_value_put(o, "stratum", json_value_int(s->stratum), ok);
+		json_value_put(o, "poll", json_value_int(s->poll), ok);
+		json_value_put(o, "reach", json_integer(s->reach), ok);
+		/* -1 means chrony never got a sample from it */
+		json_value_put(o, "last_rx_s", s->last_rx_s < 0 ? json_null() : json_integer((json_int_t)s->last_rx_s), ok);
+		json_value_put(o, "adjusted_offset_s", json_value_number(s->adjusted_offset_s), ok);
+		json_value_put(o, "measured_offset_s", json_value_number(s->measured_offset_s), ok);
+		json_value_put(o, "error_s", json_value_number(s->error_s), ok);
+		json_value_append(arr, o, ok);
+	}
+	return arr;
+}
+
+static json_t *chrony_sourcestats_json(const chrony_obs *c, bool *ok)
+{
+	json_t *arr = json_array();
+	for (int i = 0; i < json_value_clamp(c->n_sourcestats, CHRONY_MAX_SOURCES); i++) {
+		const chrony_sourcestat *s = &c->sourcestats[i];
+		json_t *o = json_object();
+		json_value_put(o, "name", json_value_text(s->name, sizeof s->name), ok);
+		json_value_put(o, "samples", json_value_int(s->samples), ok);
+		json_value_put(o, "runs", json_value_int(s->runs), ok);
+		json_value_put(o, "span_s", json_value_int(s->span_s), ok);
+		json_value_put(o, "frequency_ppm", json_value_number(s->frequency_ppm), ok);
+		json_value_put(o, "skew_ppm", json_value_number(s->skew_ppm), ok);
+		json_value_put(o, "offset_s", json_value_number(s->offset_s), ok);
+		json_value_put(o, "std_dev_s", json_value_number(s->std_dev_s), ok);
+		json_value_append(arr, o, ok);
+	}
+	return arr;
+}
+
+static json_t *chrony_json(const observation *obs, bool *ok)
+{
+	const chrony_obs *c = &obs->chrony;
+	if (c->state == OBS_NOT_COLLECTED || c->state == OBS_TOOL_MISSING) {
+		return json_null();
+	}
+	bool good = c->state == OBS_OK;
+	/* A failed part may hold half-parsed values; show none of them, by
+	 * rendering a blank tracking record through the same code. */
+	chrony_obs blank;
+	const chrony_tracking *t = &c->tracking;
+	if (!good) {
+		chrony_obs_init(&blank);
+		t = &blank.tracking;
+	}
+
+	json_t *o = json_object();
+	json_value_put(o, "error", json_value_part_error(c->state, c->error, sizeof c->error), ok);
+	json_value_put(o, "leap_status",
+	    t->leap == CHRONY_LEAP_UNKNOWN ? json_null() : json_string(chrony_leap_name(t->leap)), ok);
+	json_value_put(o, "stratum", json_value_int(t->stratum), ok);
+	if (t->has_reference_id) {
+		char id[16];
+		snprintf(id, sizeof id, "%08X", (unsigned)t->reference_id);
+		json_value_put(o, "reference_id", json_string(id), ok);
+	} else {
+		json_value_put(o, "reference_id", json_null(), ok);
+	}
+	json_value_put(o, "reference_name", json_value_text(t->reference_name, sizeof t->reference_name), ok);
+	json_value_put(o, "system_time_offset_s", json_value_number(t->system_time_offset_s), ok);
+	json_value_put(o, "last_offset_s", json_value_number(t->last_offset_s), ok);
+	json_value_put(o, "rms_offset_s", json_value_number(t->rms_offset_s), ok);
+	json_value_put(o, "frequency_ppm", json_value_number(t->frequency_ppm), ok);
+	json_value_put(o, "residual_frequency_ppm", json_value_number(t->residual_frequency_ppm), ok);
+	json_value_put(o, "skew_ppm", json_value_number(t->skew_ppm), ok);
+	json_value_put(o, "root_delay_s", json_value_number(t->root_delay_s), ok);
+	json_value_put(o, "root_dispersion_s", json_value_number(t->root_dispersion_s), ok);
+	json_value_put(o, "update_interval_s", json_value_number(t->update_interval_s), ok);
+	json_value_put(o, "sources_total", good ? json_integer(c->n_sources_total < 0 ? 0 : c->n_sources_total) : json_null(), ok);
+	json_value_put(o, "sources", good ? chrony_sources_json(c, ok) : json_null(), ok);
+	json_value_put(o, "sourcestats", good ? chrony_sourcestats_json(c, ok) : json_null(), ok);
+	return o;
+}
+
 const collector chrony_collector = {
 	.name = "chrony",
 	.title = "chrony tracking, sources and sourcestats",
 	.command = "chronyc -c -n -m tracking sources sourcestats",
 	.cadence = COLLECT_EVERY_POLL,
+	.json_key = "chrony",
+	.json = chrony_json,
 	.decode = chrony_decode,
 	.history = chrony_history,
 	.threshold_keys = chrony_keys,

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "collector.h"
+#include "json_value.h"
 #include "ethtool_parse.h"
 #include "probe.h"
 
@@ -55,6 +56,24 @@ static const char ethtool_functions[] =
 	"	fi\n"
 	"}\n";
 
+static json_t *nic_json(const observation *obs, bool *ok)
+{
+	const nic_obs *nic = &obs->nic;
+	if (nic->state == OBS_NOT_COLLECTED || nic->state == OBS_TOOL_MISSING) {
+		return json_null();
+	}
+	bool good = nic->state == OBS_OK;
+	json_t *o = json_object();
+	json_value_put(o, "error", json_value_part_error(nic->state, nic->error, sizeof nic->error), ok);
+	/* the interface is what we asked about, known even when ethtool failed */
+	json_value_put(o, "interface", json_value_text(nic->interface, sizeof nic->interface), ok);
+	json_value_put(o, "hw_transmit", good ? json_boolean(nic->caps & NIC_CAP_HW_TX) : json_null(), ok);
+	json_value_put(o, "hw_receive", good ? json_boolean(nic->caps & NIC_CAP_HW_RX) : json_null(), ok);
+	json_value_put(o, "hw_raw_clock", good ? json_boolean(nic->caps & NIC_CAP_HW_RAW_CLOCK) : json_null(), ok);
+	json_value_put(o, "phc_index", good && nic->phc_index >= 0 ? json_integer(nic->phc_index) : json_null(), ok);
+	return o;
+}
+
 const collector ethtool_collector = {
 	.name = "ethtool",
 	.title = "NIC timestamping (ethtool -T)",
@@ -64,6 +83,8 @@ const collector ethtool_collector = {
 	.request_flag = 'E',
 	.request_bit = PROBE_FLAG_ETHTOOL,
 	.period_s = 300.0,
+	.json_key = "nic",
+	.json = nic_json,
 	.decode = ethtool_decode,
 	.carry = ethtool_carry,
 };

@@ -4,7 +4,9 @@
  * root-only. */
 #include <config.h>
 
+#include "cluster.h"
 #include "collector.h"
+#include "json_value.h"
 #include "pmc_parse.h"
 
 static void pmc_decode(const tool_output *out, observation *obs)
@@ -35,6 +37,73 @@ static const threshold_key pmc_keys[] = {
 	THRESHOLD_KEY(ptp_path_delay_min_samples, THRESHOLD_INT, NULL),
 };
 
+static json_t *jport_state(ptp_port_state state)
+{
+	return state == PTP_PORT_UNKNOWN ? json_null() : json_string(ptp_port_state_name(state));
+}
+
+static json_t *ptp_ports_json(const ptp_obs *p, bool *ok)
+{
+	json_t *arr = json_array();
+	for (int i = 0; i < ptp_port_count(p); i++) {
+		const ptp_port *port = &p->ports[i];
+		json_t *o = json_object();
+		json_value_put(o, "port_identity", json_value_text(port->port_identity, sizeof port->port_identity), ok);
+		json_value_put(o, "port_number", json_value_int(port->port_number), ok);
+		json_value_put(o, "state", jport_state(port->state), ok);
+		json_value_put(o, "peer_mean_path_delay_ns", json_value_ns(port->peer_mean_path_delay_ns), ok);
+		json_value_put(o, "log_sync_interval", json_value_int(port->log_sync_interval), ok);
+		json_value_put(o, "delay_mechanism", json_value_int(port->delay_mechanism), ok);
+		json_value_put(o, "interface", json_value_text(port->interface, sizeof port->interface), ok);
+		json_value_put(o, "timestamping", json_value_text(port->timestamping, sizeof port->timestamping), ok);
+		json_value_append(arr, o, ok);
+	}
+	return arr;
+}
+
+/* No ptp4l on this node at all, as opposed to a ptp4l that does not answer. */
+static bool ptp_absent(const ptp_obs *p, const daemons_obs *d)
+{
+	if (p->state == OBS_NOT_COLLECTED || p->state == OBS_TOOL_MISSING) {
+		return true;
+	}
+	return p->state == OBS_DAEMON_UNREACHABLE && d->state == OBS_OK && !(d->running & DAEMON_PTP4L);
+}
+
+static json_t *ptp_json(const observation *obs, bool *ok)
+{
+	const ptp_obs *ptp = &obs->ptp;
+	const daemons_obs *d = &obs->daemons;
+	if (ptp_absent(ptp, d)) {
+		return json_null();
+	}
+	bool good = ptp->state == OBS_OK;
+	ptp_obs blank;
+	const ptp_obs *p = ptp;
+	if (!good) {
+		ptp_obs_init(&blank);
+		p = &blank;
+	}
+
+	const ptp_port *port = ptp_primary_port(p);
+	json_t *o = json_object();
+	json_value_put(o, "error", json_value_part_error(ptp->state, ptp->error, sizeof ptp->error), ok);
+	json_value_put(o, "port_state", port ? jport_state(port->state) : json_null(), ok);
+	/* ptp4l's last values linger after the port stops following: null */
+	bool current = ptp_following_port(p) != NULL;
+	json_value_put(o, "offset_from_master_ns", current ? json_value_ns(p->offset_from_master_ns) : json_null(), ok);
+	json_value_put(o, "mean_path_delay_ns", current ? json_value_ns(p->mean_path_delay_ns) : json_null(), ok);
+	const char *gm = cluster_node_grandmaster(p);
+	json_value_put(o, "gm_identity", gm ? json_value_text(gm, PTP_ID_LEN) : json_null(), ok);
+	json_value_put(o, "gm_present", json_value_flag(p->gm_present), ok);
+	json_value_put(o, "steps_removed", json_value_int(p->steps_removed), ok);
+	json_value_put(o, "clock_identity", json_value_text(p->clock_identity, sizeof p->clock_identity), ok);
+	json_value_put(o, "domain_number", json_value_int(p->domain_number), ok);
+	json_value_put(o, "current_utc_offset", json_value_int(p->current_utc_offset), ok);
+	json_value_put(o, "ports", good ? ptp_ports_json(p, ok) : json_null(), ok);
+	return o;
+}
+
 const collector pmc_collector = {
 	.name = "pmc",
 	.title = "ptp4l data sets through pmc",
@@ -42,6 +111,8 @@ const collector pmc_collector = {
 		   " \"GET PARENT_DATA_SET\" \"GET DEFAULT_DATA_SET\" \"GET TIME_PROPERTIES_DATA_SET\""
 		   " \"GET PORT_PROPERTIES_NP\"",
 	.cadence = COLLECT_EVERY_POLL,
+	.json_key = "ptp",
+	.json = ptp_json,
 	.decode = pmc_decode,
 	.history = pmc_history,
 	.threshold_keys = pmc_keys,

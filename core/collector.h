@@ -13,6 +13,7 @@
 #ifndef SYNCTOP_COLLECTOR_H
 #define SYNCTOP_COLLECTOR_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -58,6 +59,11 @@ typedef struct collector {
 	/* The history series it owns, from the observation (values that are
 	 * not meaningful now stay NAN).  NULL: none. */
 	void (*history)(const observation *obs, history_sample *sample);
+	/* Its object in each node of the JSON snapshot (report_json.h): the
+	 * key, and the writer (unknown values null; failed allocations clear
+	 * *ok).  NULL key: the collector has no object of its own. */
+	const char *json_key;
+	json_t *(*json)(const observation *obs, bool *ok);
 	/* Its threshold keys in the configuration file. */
 	const threshold_key *threshold_keys;
 	size_t n_threshold_keys;

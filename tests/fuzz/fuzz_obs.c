@@ -100,12 +100,22 @@ void fuzz_check_chrony(const chrony_obs *c, bool csv)
 	if (!csv) {
 		FUZZ_CHECK(c->n_sources_total == 0 && c->n_sourcestats == 0);
 	}
-	/* CSV: one tracking record stores all 14 fields or none */
-	check_tracking(&c->tracking, csv, csv && c->tracking.has_reference_id);
-	if (csv && !c->tracking.has_reference_id) {
+	/* CSV: one tracking record stores all 14 fields or none.  The chrony
+	 * collector then applies the validity rule (observation.h): without a
+	 * reference, the values measured against it are unknown. */
+	const chrony_tracking *t = &c->tracking;
+	bool record = csv && t->leap != CHRONY_LEAP_UNKNOWN;
+	check_tracking(t, csv, record && t->has_reference_id);
+	if (record && !t->has_reference_id) {
+		FUZZ_CHECK(!chrony_tracking_has_reference(t));
+		FUZZ_CHECK(isnan(t->system_time_offset_s) && isnan(t->root_delay_s) &&
+			   isnan(t->root_dispersion_s) && isnan(t->residual_frequency_ppm) &&
+			   isnan(t->skew_ppm) && t->stratum == INT_UNKNOWN && t->reference_name[0] == '\0');
+		FUZZ_CHECK(!isnan(t->frequency_ppm) && !isnan(t->last_offset_s) && !isnan(t->rms_offset_s));
+	} else if (csv && !record) {
 		chrony_obs fresh;
 		chrony_obs_init(&fresh);
-		FUZZ_CHECK(memcmp(&fresh.tracking, &c->tracking, sizeof fresh.tracking) == 0);
+		FUZZ_CHECK(memcmp(&fresh.tracking, t, sizeof fresh.tracking) == 0);
 	}
 	for (int i = 0; i < c->n_sources; i++) {
 		const chrony_source *s = &c->sources[i];
