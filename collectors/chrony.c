@@ -8,6 +8,8 @@
  * of their own, so a refusal drops nothing else. */
 #include <config.h>
 
+#include <math.h>
+
 #include "chrony_parse.h"
 #include "collector.h"
 #include "json_value.h"
@@ -152,6 +154,83 @@ static json_t *chrony_json(const observation *obs, bool *ok)
 	return o;
 }
 
+static obs_state chrony_part_state(const observation *obs)
+{
+	return obs->chrony.state;
+}
+
+static bool chrony_part_absent(const observation *obs)
+{
+	return obs_state_absent(obs->chrony.state);
+}
+
+static const chrony_tracking *tracking_of(const observation *obs)
+{
+	return obs->chrony.state == OBS_OK ? &obs->chrony.tracking : NULL;
+}
+
+#define TRACKING_VALUE(fn, expr) \
+	static double fn(const observation *obs) \
+	{ \
+		const chrony_tracking *t = tracking_of(obs); \
+		return t ? (expr) : NAN; \
+	}
+
+TRACKING_VALUE(v_chrony_offset, t->system_time_offset_s)
+TRACKING_VALUE(v_chrony_last_offset, t->last_offset_s)
+TRACKING_VALUE(v_chrony_rms_offset, t->rms_offset_s)
+TRACKING_VALUE(v_chrony_frequency, prom_ppm_ratio(t->frequency_ppm))
+TRACKING_VALUE(v_chrony_skew, prom_ppm_ratio(t->skew_ppm))
+TRACKING_VALUE(v_chrony_root_delay, t->root_delay_s)
+TRACKING_VALUE(v_chrony_root_dispersion, t->root_dispersion_s)
+TRACKING_VALUE(v_chrony_update_interval, t->update_interval_s)
+TRACKING_VALUE(v_chrony_stratum, prom_int(t->stratum))
+
+/* chrony's own numbering (LEAP_Normal .. LEAP_Unsynchronised), which is
+ * also NTP's leap indicator. */
+static double v_chrony_leap(const observation *obs)
+{
+	const chrony_tracking *t = tracking_of(obs);
+	if (!t) {
+		return NAN;
+	}
+	switch (t->leap) {
+	case CHRONY_LEAP_NORMAL: return 0;
+	case CHRONY_LEAP_INSERT: return 1;
+	case CHRONY_LEAP_DELETE: return 2;
+	case CHRONY_LEAP_UNSYNC: return 3;
+	case CHRONY_LEAP_UNKNOWN: break;
+	}
+	return NAN;
+}
+
+
+static const prom_family chrony_prometheus[] = {
+	{"synctop_chrony_offset_seconds", "gauge",
+	 "chronyd System time offset: node clock minus its reference (positive = node ahead).",
+	 v_chrony_offset, NULL},
+	{"synctop_chrony_last_offset_seconds", "gauge",
+	 "chronyd Last offset, at the last clock update: node minus reference.", v_chrony_last_offset, NULL},
+	{"synctop_chrony_rms_offset_seconds", "gauge",
+	 "chronyd RMS offset: long-term average of the offset.", v_chrony_rms_offset, NULL},
+	{"synctop_chrony_frequency_ratio", "gauge",
+	 "chronyd Frequency as a ratio (ppm / 1e6): how fast the uncorrected clock runs (positive = fast).",
+	 v_chrony_frequency, NULL},
+	{"synctop_chrony_skew_ratio", "gauge",
+	 "chronyd Skew as a ratio (ppm / 1e6): estimated error bound on the frequency.", v_chrony_skew, NULL},
+	{"synctop_chrony_root_delay_seconds", "gauge",
+	 "chronyd Root delay: total network path delay to the stratum-1 clock.", v_chrony_root_delay, NULL},
+	{"synctop_chrony_root_dispersion_seconds", "gauge",
+	 "chronyd Root dispersion: total dispersion accumulated up to the stratum-1 clock.",
+	 v_chrony_root_dispersion, NULL},
+	{"synctop_chrony_update_interval_seconds", "gauge",
+	 "chronyd Update interval: time between the last two clock updates.", v_chrony_update_interval, NULL},
+	{"synctop_chrony_stratum", "gauge", "chronyd Stratum.", v_chrony_stratum, NULL},
+	{"synctop_chrony_leap_status", "gauge",
+	 "chronyd Leap status: 0 normal, 1 insert second, 2 delete second, 3 not synchronised.",
+	 v_chrony_leap, NULL},
+};
+
 const collector chrony_collector = {
 	.name = "chrony",
 	.title = "chrony tracking, sources and sourcestats",
@@ -159,6 +238,10 @@ const collector chrony_collector = {
 	.cadence = COLLECT_EVERY_POLL,
 	.json_key = "chrony",
 	.json = chrony_json,
+	.part_state = chrony_part_state,
+	.part_absent = chrony_part_absent,
+	.prometheus = chrony_prometheus,
+	.n_prometheus = sizeof chrony_prometheus / sizeof chrony_prometheus[0],
 	.decode = chrony_decode,
 	.history = chrony_history,
 	.threshold_keys = chrony_keys,

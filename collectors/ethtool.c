@@ -59,7 +59,7 @@ static const char ethtool_functions[] =
 static json_t *nic_json(const observation *obs, bool *ok)
 {
 	const nic_obs *nic = &obs->nic;
-	if (nic->state == OBS_NOT_COLLECTED || nic->state == OBS_TOOL_MISSING) {
+	if (obs_state_absent(nic->state)) {
 		return json_null();
 	}
 	bool good = nic->state == OBS_OK;
@@ -74,6 +74,36 @@ static json_t *nic_json(const observation *obs, bool *ok)
 	return o;
 }
 
+static obs_state ethtool_part_state(const observation *obs)
+{
+	return obs->nic.state;
+}
+
+static bool ethtool_part_absent(const observation *obs)
+{
+	return obs_state_absent(obs->nic.state);
+}
+
+static void emit_nic_hw_timestamping(prom_writer *w, const observation *obs)
+{
+	const nic_obs *nic = &obs->nic;
+	if (nic->state != OBS_OK) {
+		return;
+	}
+	char iface[PROM_CLEAN_LEN(sizeof nic->interface)];
+	prom_clean(iface, sizeof iface, nic->interface, sizeof nic->interface);
+	bool hw = (nic->caps & NIC_CAP_HW_TX) && (nic->caps & NIC_CAP_HW_RX);
+	prom_label l[] = {{"node", prom_node(w)}, {"interface", iface}};
+	prom_sample(w, l, 2, hw ? 1 : 0);
+}
+
+
+static const prom_family ethtool_prometheus[] = {
+	{"synctop_nic_hardware_timestamping", "gauge",
+	 "1 if ethtool -T lists hardware transmit and receive timestamping on the interface, else 0.",
+	 NULL, emit_nic_hw_timestamping},
+};
+
 const collector ethtool_collector = {
 	.name = "ethtool",
 	.title = "NIC timestamping (ethtool -T)",
@@ -85,6 +115,10 @@ const collector ethtool_collector = {
 	.period_s = 300.0,
 	.json_key = "nic",
 	.json = nic_json,
+	.part_state = ethtool_part_state,
+	.part_absent = ethtool_part_absent,
+	.prometheus = ethtool_prometheus,
+	.n_prometheus = sizeof ethtool_prometheus / sizeof ethtool_prometheus[0],
 	.decode = ethtool_decode,
 	.carry = ethtool_carry,
 };

@@ -4,6 +4,8 @@
  * root-only. */
 #include <config.h>
 
+#include <math.h>
+
 #include "cluster.h"
 #include "collector.h"
 #include "json_value.h"
@@ -64,10 +66,20 @@ static json_t *ptp_ports_json(const ptp_obs *p, bool *ok)
 /* No ptp4l on this node at all, as opposed to a ptp4l that does not answer. */
 static bool ptp_absent(const ptp_obs *p, const daemons_obs *d)
 {
-	if (p->state == OBS_NOT_COLLECTED || p->state == OBS_TOOL_MISSING) {
+	if (obs_state_absent(p->state)) {
 		return true;
 	}
 	return p->state == OBS_DAEMON_UNREACHABLE && d->state == OBS_OK && !(d->running & DAEMON_PTP4L);
+}
+
+static bool ptp_absent_of(const observation *obs)
+{
+	return ptp_absent(&obs->ptp, &obs->daemons);
+}
+
+static obs_state pmc_part_state(const observation *obs)
+{
+	return obs->ptp.state;
 }
 
 static json_t *ptp_json(const observation *obs, bool *ok)
@@ -104,6 +116,83 @@ static json_t *ptp_json(const observation *obs, bool *ok)
 	return o;
 }
 
+static const ptp_obs *ptp_of(const observation *obs)
+{
+	return obs->ptp.state == OBS_OK ? &obs->ptp : NULL;
+}
+
+#define PTP_VALUE(fn, expr) \
+	static double fn(const observation *obs) \
+	{ \
+		const ptp_obs *p = ptp_of(obs); \
+		return p ? (expr) : NAN; \
+	}
+
+/* Offset and delay only while a port follows a master: ptp4l keeps its last
+ * values after that, and an alert must not read them as current. */
+PTP_VALUE(v_ptp_offset, ptp_following_port(p) ? prom_ns_seconds(p->offset_from_master_ns) : NAN)
+PTP_VALUE(v_ptp_mean_path_delay, ptp_following_port(p) ? prom_ns_seconds(p->mean_path_delay_ns) : NAN)
+PTP_VALUE(v_ptp_steps_removed, prom_int(p->steps_removed))
+PTP_VALUE(v_ptp_gm_present, p->gm_present == INT_UNKNOWN ? NAN : p->gm_present != 0)
+
+
+/* The state is a label: ptp4l's internal numbering (GRAND_MASTER = 7) and
+ * IEEE 1588's portState (PASSIVE = 7) disagree, a name cannot be misread. */
+static void emit_ptp_port_state(prom_writer *w, const observation *obs)
+{
+	const ptp_obs *p = ptp_of(obs);
+	if (!p) {
+		return;
+	}
+	for (int i = 0; i < ptp_port_count(p); i++) {
+		const ptp_port *port = &p->ports[i];
+		if (port->state == PTP_PORT_UNKNOWN || port->port_number == INT_UNKNOWN) {
+			continue;
+		}
+		char number[16];
+		snprintf(number, sizeof number, "%d", port->port_number);
+		prom_label l[] = {{"node", prom_node(w)}, {"port", number}, {"state", ptp_port_state_name(port->state)}};
+		prom_sample(w, l, 3, 1);
+	}
+}
+
+static void emit_ptp_grandmaster(prom_writer *w, const observation *obs)
+{
+	const ptp_obs *p = ptp_of(obs);
+	if (!p) {
+		return;
+	}
+	char gm[PROM_CLEAN_LEN(PTP_ID_LEN)];
+	const char *id = cluster_node_grandmaster(p);
+	if (!id) {
+		return; /* follows nobody (LISTENING, FAULTY): ptp4l names itself */
+	}
+	prom_clean(gm, sizeof gm, id, PTP_ID_LEN);
+	if (gm[0] == '\0') {
+		return;
+	}
+	prom_label l[] = {{"node", prom_node(w)}, {"grandmaster", gm}};
+	prom_sample(w, l, 2, 1);
+}
+
+
+static const prom_family pmc_prometheus[] = {
+	{"synctop_ptp_offset_seconds", "gauge",
+	 "ptp4l offsetFromMaster: node clock minus its master (positive = node ahead).", v_ptp_offset, NULL},
+	{"synctop_ptp_mean_path_delay_seconds", "gauge",
+	 "ptp4l meanPathDelay: one-way delay to the master.", v_ptp_mean_path_delay, NULL},
+	{"synctop_ptp_steps_removed", "gauge",
+	 "ptp4l stepsRemoved: boundary-clock hops between the node and its grandmaster.", v_ptp_steps_removed,
+	 NULL},
+	{"synctop_ptp_gm_present", "gauge",
+	 "ptp4l gmPresent: 1 if the node sees a grandmaster, else 0.", v_ptp_gm_present, NULL},
+	{"synctop_ptp_port_state", "gauge",
+	 "1 per PTP port, labelled with its state as pmc prints it (SLAVE, MASTER, LISTENING, FAULTY, ...).",
+	 NULL, emit_ptp_port_state},
+	{"synctop_ptp_grandmaster_info", "gauge",
+	 "1, labelled with the identity of the grandmaster the node follows.", NULL, emit_ptp_grandmaster},
+};
+
 const collector pmc_collector = {
 	.name = "pmc",
 	.title = "ptp4l data sets through pmc",
@@ -113,6 +202,10 @@ const collector pmc_collector = {
 	.cadence = COLLECT_EVERY_POLL,
 	.json_key = "ptp",
 	.json = ptp_json,
+	.part_state = pmc_part_state,
+	.part_absent = ptp_absent_of,
+	.prometheus = pmc_prometheus,
+	.n_prometheus = sizeof pmc_prometheus / sizeof pmc_prometheus[0],
 	.decode = pmc_decode,
 	.history = pmc_history,
 	.threshold_keys = pmc_keys,

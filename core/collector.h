@@ -19,6 +19,7 @@
 
 #include "history.h"
 #include "observation.h"
+#include "prometheus_family.h"
 #include "thresholds.h"
 #include "tool_output.h"
 
@@ -64,6 +65,14 @@ typedef struct collector {
 	 * *ok).  NULL key: the collector has no object of its own. */
 	const char *json_key;
 	json_t *(*json)(const observation *obs, bool *ok);
+	/* Its part for synctop_part_up{part=json_key}: the part's state, and
+	 * whether the part is absent (not asked, tool not installed: no
+	 * series).  NULL state: no synctop_part_up series. */
+	obs_state (*part_state)(const observation *obs);
+	bool (*part_absent)(const observation *obs);
+	/* Its Prometheus families (prometheus_family.h). */
+	const prom_family *prometheus;
+	size_t n_prometheus;
 	/* Its threshold keys in the configuration file. */
 	const threshold_key *threshold_keys;
 	size_t n_threshold_keys;

@@ -24,6 +24,11 @@ const char *obs_state_name(obs_state state)
 	return "?";
 }
 
+bool obs_state_absent(obs_state state)
+{
+	return state == OBS_NOT_COLLECTED || state == OBS_TOOL_MISSING;
+}
+
 const char *chrony_leap_name(chrony_leap leap)
 {
 	switch (leap) {

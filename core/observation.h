@@ -37,6 +37,10 @@ typedef enum {
 
 const char *obs_state_name(obs_state state);
 
+/* The part says nothing at all: not asked for in this poll, or its tool is
+ * not installed (as opposed to a tool that failed). */
+bool obs_state_absent(obs_state state);
+
 /* ------------------------------------------------------------------ chrony */
 
 typedef enum {

@@ -13,30 +13,28 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "cluster.h"
+#include "collector.h"
 #include "sanitize.h"
 #include "xalloc.h"
 
-/* Sanitising can turn each byte into 3 (sanitize.h). */
-#define CLEAN_LEN(raw) (3 * (raw) + 1)
+#define CLEAN_LEN(raw) PROM_CLEAN_LEN(raw)
 
 /* Finding codes are static strings; bounded as the JSON sink bounds them. */
 #define CODE_MAX FINDING_MESSAGE_LEN
 
-typedef struct {
-	const char *key;
-	const char *value; /* sanitised, escaped on output */
-} label;
-
 /* Writes one metric family at a time.  # HELP and # TYPE go out with the
  * first sample, so a family nobody has a value for is left out whole
  * rather than announced empty. */
-typedef struct {
+struct prom_writer {
 	FILE *out;
 	const char *name;
 	const char *type;
 	const char *help;
 	bool announced;
-} writer;
+	const char *node; /* the node being written */
+};
+typedef struct prom_writer writer;
 
 /* A node as the exposition names it. */
 typedef struct {
@@ -92,7 +90,7 @@ static void put_number(FILE *f, double v)
 
 /* One sample of the current family; an unknown (non-finite) value is left
  * out, never written as NaN or 0. */
-static void sample(writer *w, const label *labels, size_t n_labels, double v)
+void prom_sample(prom_writer *w, const prom_label *labels, size_t n_labels, double v)
 {
 	if (!isfinite(v)) {
 		return;
@@ -122,11 +120,16 @@ static void sample(writer *w, const label *labels, size_t n_labels, double v)
 
 static void node_sample(writer *w, const entry *e, double v)
 {
-	label l = {"node", e->name};
-	sample(w, &l, 1, v);
+	prom_label l = {"node", e->name};
+	prom_sample(w, &l, 1, v);
 }
 
-static void clean(char *buf, size_t len, const char *s, size_t max)
+const char *prom_node(const prom_writer *w)
+{
+	return w->node;
+}
+
+void prom_clean(char *buf, size_t len, const char *s, size_t max)
 {
 	sanitize_text(s, strnlen(s, max), buf, len, SANITIZE_SINGLE_LINE);
 }
@@ -141,51 +144,26 @@ static int clamp_count(int n, int max)
 
 /* ------------------------------------------------------------ the model */
 
-static const chrony_tracking *tracking_of(const node *nd)
-{
-	return node_answered(nd) && nd->obs.chrony.state == OBS_OK ? &nd->obs.chrony.tracking : NULL;
-}
-
-static const ptp_obs *ptp_of(const node *nd)
-{
-	return node_answered(nd) && nd->obs.ptp.state == OBS_OK ? &nd->obs.ptp : NULL;
-}
-
 static const clock_check_obs *clock_check_of(const node *nd)
 {
 	return node_answered(nd) && nd->obs.clock.state == OBS_OK ? &nd->obs.clock : NULL;
 }
 
-static double int_value(int v)
+double prom_int(int v)
 {
 	return v == INT_UNKNOWN ? NAN : (double)v;
 }
 
 /* Dividing by the exact 1e9 gives the double nearest the true value, so
  * -6600 ns prints as -6.6e-06. */
-static double ns_seconds(int64_t ns)
+double prom_ns_seconds(int64_t ns)
 {
 	return ns == PTP_NS_UNKNOWN ? NAN : (double)ns / 1e9;
 }
 
-static double ppm_ratio(double ppm)
+double prom_ppm_ratio(double ppm)
 {
 	return ppm / 1e6;
-}
-
-/* No ptp4l on this node at all, as opposed to a ptp4l that does not answer
- * (the same rule as the JSON snapshot's "ptp": null). */
-static bool ptp_absent(const ptp_obs *p, const daemons_obs *d)
-{
-	if (p->state == OBS_NOT_COLLECTED || p->state == OBS_TOOL_MISSING) {
-		return true;
-	}
-	return p->state == OBS_DAEMON_UNREACHABLE && d->state == OBS_OK && !(d->running & DAEMON_PTP4L);
-}
-
-static bool part_absent(obs_state state)
-{
-	return state == OBS_NOT_COLLECTED || state == OBS_TOOL_MISSING;
 }
 
 /* ------------------------------------------------- one value per node */
@@ -227,55 +205,6 @@ static double v_rtt(const node *nd)
 	return node_answered(nd) ? nd->obs.rtt_s : NAN;
 }
 
-#define TRACKING_VALUE(fn, expr) \
-	static double fn(const node *nd) \
-	{ \
-		const chrony_tracking *t = tracking_of(nd); \
-		return t ? (expr) : NAN; \
-	}
-
-TRACKING_VALUE(v_chrony_offset, t->system_time_offset_s)
-TRACKING_VALUE(v_chrony_last_offset, t->last_offset_s)
-TRACKING_VALUE(v_chrony_rms_offset, t->rms_offset_s)
-TRACKING_VALUE(v_chrony_frequency, ppm_ratio(t->frequency_ppm))
-TRACKING_VALUE(v_chrony_skew, ppm_ratio(t->skew_ppm))
-TRACKING_VALUE(v_chrony_root_delay, t->root_delay_s)
-TRACKING_VALUE(v_chrony_root_dispersion, t->root_dispersion_s)
-TRACKING_VALUE(v_chrony_update_interval, t->update_interval_s)
-TRACKING_VALUE(v_chrony_stratum, int_value(t->stratum))
-
-/* chrony's own numbering (LEAP_Normal .. LEAP_Unsynchronised), which is
- * also NTP's leap indicator. */
-static double v_chrony_leap(const node *nd)
-{
-	const chrony_tracking *t = tracking_of(nd);
-	if (!t) {
-		return NAN;
-	}
-	switch (t->leap) {
-	case CHRONY_LEAP_NORMAL: return 0;
-	case CHRONY_LEAP_INSERT: return 1;
-	case CHRONY_LEAP_DELETE: return 2;
-	case CHRONY_LEAP_UNSYNC: return 3;
-	case CHRONY_LEAP_UNKNOWN: break;
-	}
-	return NAN;
-}
-
-#define PTP_VALUE(fn, expr) \
-	static double fn(const node *nd) \
-	{ \
-		const ptp_obs *p = ptp_of(nd); \
-		return p ? (expr) : NAN; \
-	}
-
-/* Offset and delay only while a port follows a master: ptp4l keeps its last
- * values after that, and an alert must not read them as current. */
-PTP_VALUE(v_ptp_offset, ptp_following_port(p) ? ns_seconds(p->offset_from_master_ns) : NAN)
-PTP_VALUE(v_ptp_mean_path_delay, ptp_following_port(p) ? ns_seconds(p->mean_path_delay_ns) : NAN)
-PTP_VALUE(v_ptp_steps_removed, int_value(p->steps_removed))
-PTP_VALUE(v_ptp_gm_present, p->gm_present == INT_UNKNOWN ? NAN : p->gm_present != 0)
-
 #define CLOCK_CHECK_VALUE(fn, expr) \
 	static double fn(const node *nd) \
 	{ \
@@ -296,76 +225,18 @@ static void emit_part_up(writer *w, const entry *e)
 		return;
 	}
 	const observation *o = &nd->obs;
-	const struct {
-		const char *part;
-		obs_state state;
-		bool absent; /* not asked for, or the tool is not installed */
-	} parts[] = {
-		{"chrony", o->chrony.state, part_absent(o->chrony.state)},
-		{"ptp", o->ptp.state, ptp_absent(&o->ptp, &o->daemons)},
-		{"nic", o->nic.state, part_absent(o->nic.state)},
-		{"clock_check", o->clock.state, o->clock.state == OBS_NOT_COLLECTED},
-	};
-	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-		if (parts[i].absent) {
-			continue;
+	for (size_t i = 0; i < collector_registry_count; i++) {
+		const collector *c = collector_registry[i];
+		if (!c->part_state || (c->part_absent && c->part_absent(o))) {
+			continue; /* not asked for, or the tool is not installed */
 		}
-		label l[] = {{"node", e->name}, {"part", parts[i].part}};
-		sample(w, l, 2, parts[i].state == OBS_OK ? 1 : 0);
+		prom_label l[] = {{"node", e->name}, {"part", c->json_key}};
+		prom_sample(w, l, 2, c->part_state(o) == OBS_OK ? 1 : 0);
 	}
-}
-
-/* The state is a label: ptp4l's internal numbering (GRAND_MASTER = 7) and
- * IEEE 1588's portState (PASSIVE = 7) disagree, a name cannot be misread. */
-static void emit_ptp_port_state(writer *w, const entry *e)
-{
-	const ptp_obs *p = ptp_of(e->nd);
-	if (!p) {
-		return;
+	if (o->clock.state != OBS_NOT_COLLECTED) {
+		prom_label l[] = {{"node", e->name}, {"part", "clock_check"}};
+		prom_sample(w, l, 2, o->clock.state == OBS_OK ? 1 : 0);
 	}
-	for (int i = 0; i < ptp_port_count(p); i++) {
-		const ptp_port *port = &p->ports[i];
-		if (port->state == PTP_PORT_UNKNOWN || port->port_number == INT_UNKNOWN) {
-			continue;
-		}
-		char number[16];
-		snprintf(number, sizeof number, "%d", port->port_number);
-		label l[] = {{"node", e->name}, {"port", number}, {"state", ptp_port_state_name(port->state)}};
-		sample(w, l, 3, 1);
-	}
-}
-
-static void emit_ptp_grandmaster(writer *w, const entry *e)
-{
-	const ptp_obs *p = ptp_of(e->nd);
-	if (!p) {
-		return;
-	}
-	char gm[CLEAN_LEN(PTP_ID_LEN)];
-	const char *id = cluster_node_grandmaster(p);
-	if (!id) {
-		return; /* follows nobody (LISTENING, FAULTY): ptp4l names itself */
-	}
-	clean(gm, sizeof gm, id, PTP_ID_LEN);
-	if (gm[0] == '\0') {
-		return;
-	}
-	label l[] = {{"node", e->name}, {"grandmaster", gm}};
-	sample(w, l, 2, 1);
-}
-
-static void emit_nic_hw_timestamping(writer *w, const entry *e)
-{
-	const node *nd = e->nd;
-	if (!node_answered(nd) || nd->obs.nic.state != OBS_OK) {
-		return;
-	}
-	const nic_obs *nic = &nd->obs.nic;
-	char iface[CLEAN_LEN(sizeof nic->interface)];
-	clean(iface, sizeof iface, nic->interface, sizeof nic->interface);
-	bool hw = (nic->caps & NIC_CAP_HW_TX) && (nic->caps & NIC_CAP_HW_RX);
-	label l[] = {{"node", e->name}, {"interface", iface}};
-	sample(w, l, 2, hw ? 1 : 0);
 }
 
 /* Counts are written when the health rules judged the node (it answered),
@@ -383,8 +254,8 @@ static void emit_findings(writer *w, const entry *e)
 		for (int i = 0; i < count; i++) {
 			k += nd->findings.items[i].sev == sevs[s];
 		}
-		label l[] = {{"node", e->name}, {"severity", severity_name(sevs[s])}};
-		sample(w, l, 2, k);
+		prom_label l[] = {{"node", e->name}, {"severity", severity_name(sevs[s])}};
+		prom_sample(w, l, 2, k);
 	}
 }
 
@@ -419,9 +290,9 @@ static void emit_finding(writer *w, const entry *e)
 			continue;
 		}
 		char code[CLEAN_LEN(CODE_MAX)];
-		clean(code, sizeof code, finding_code(f), CODE_MAX);
-		label l[] = {{"node", e->name}, {"code", code}, {"severity", severity_name(f->sev)}};
-		sample(w, l, 3, k);
+		prom_clean(code, sizeof code, finding_code(f), CODE_MAX);
+		prom_label l[] = {{"node", e->name}, {"code", code}, {"severity", severity_name(f->sev)}};
+		prom_sample(w, l, 3, k);
 	}
 }
 
@@ -458,48 +329,8 @@ static const node_family node_families[] = {
 	 "1 if the tool behind this part answered usably in the last poll, else 0; absent when the tool is not installed.",
 	 NULL, emit_part_up},
 
-	{"synctop_chrony_offset_seconds", "gauge",
-	 "chronyd System time offset: node clock minus its reference (positive = node ahead).",
-	 v_chrony_offset, NULL},
-	{"synctop_chrony_last_offset_seconds", "gauge",
-	 "chronyd Last offset, at the last clock update: node minus reference.", v_chrony_last_offset, NULL},
-	{"synctop_chrony_rms_offset_seconds", "gauge",
-	 "chronyd RMS offset: long-term average of the offset.", v_chrony_rms_offset, NULL},
-	{"synctop_chrony_frequency_ratio", "gauge",
-	 "chronyd Frequency as a ratio (ppm / 1e6): how fast the uncorrected clock runs (positive = fast).",
-	 v_chrony_frequency, NULL},
-	{"synctop_chrony_skew_ratio", "gauge",
-	 "chronyd Skew as a ratio (ppm / 1e6): estimated error bound on the frequency.", v_chrony_skew, NULL},
-	{"synctop_chrony_root_delay_seconds", "gauge",
-	 "chronyd Root delay: total network path delay to the stratum-1 clock.", v_chrony_root_delay, NULL},
-	{"synctop_chrony_root_dispersion_seconds", "gauge",
-	 "chronyd Root dispersion: total dispersion accumulated up to the stratum-1 clock.",
-	 v_chrony_root_dispersion, NULL},
-	{"synctop_chrony_update_interval_seconds", "gauge",
-	 "chronyd Update interval: time between the last two clock updates.", v_chrony_update_interval, NULL},
-	{"synctop_chrony_stratum", "gauge", "chronyd Stratum.", v_chrony_stratum, NULL},
-	{"synctop_chrony_leap_status", "gauge",
-	 "chronyd Leap status: 0 normal, 1 insert second, 2 delete second, 3 not synchronised.",
-	 v_chrony_leap, NULL},
-
-	{"synctop_ptp_offset_seconds", "gauge",
-	 "ptp4l offsetFromMaster: node clock minus its master (positive = node ahead).", v_ptp_offset, NULL},
-	{"synctop_ptp_mean_path_delay_seconds", "gauge",
-	 "ptp4l meanPathDelay: one-way delay to the master.", v_ptp_mean_path_delay, NULL},
-	{"synctop_ptp_steps_removed", "gauge",
-	 "ptp4l stepsRemoved: boundary-clock hops between the node and its grandmaster.", v_ptp_steps_removed,
-	 NULL},
-	{"synctop_ptp_gm_present", "gauge",
-	 "ptp4l gmPresent: 1 if the node sees a grandmaster, else 0.", v_ptp_gm_present, NULL},
-	{"synctop_ptp_port_state", "gauge",
-	 "1 per PTP port, labelled with its state as pmc prints it (SLAVE, MASTER, LISTENING, FAULTY, ...).",
-	 NULL, emit_ptp_port_state},
-	{"synctop_ptp_grandmaster_info", "gauge",
-	 "1, labelled with the identity of the grandmaster the node follows.", NULL, emit_ptp_grandmaster},
-
-	{"synctop_nic_hardware_timestamping", "gauge",
-	 "1 if ethtool -T lists hardware transmit and receive timestamping on the interface, else 0.",
-	 NULL, emit_nic_hw_timestamping},
+	/* then each collector's families (collector.h), then: */
+	{NULL, NULL, NULL, NULL, NULL},
 
 	{"synctop_clock_check_offset_seconds", "gauge",
 	 "Independent clock check: node clock minus synctop's clock, over the SSH session.",
@@ -517,6 +348,30 @@ static const node_family node_families[] = {
 	 NULL, emit_finding},
 };
 
+/* Each collector's families, for the nodes that answered their last poll. */
+static void write_collector_families(writer *w, const entry *entries, size_t n)
+{
+	for (size_t c = 0; c < collector_registry_count; c++) {
+		const collector *col = collector_registry[c];
+		for (size_t f = 0; f < col->n_prometheus; f++) {
+			const prom_family *fam = &col->prometheus[f];
+			family(w, fam->name, fam->type, fam->help);
+			for (size_t i = 0; i < n; i++) {
+				const node *nd = entries[i].nd;
+				if (entries[i].skip || !node_answered(nd)) {
+					continue;
+				}
+				w->node = entries[i].name;
+				if (fam->get) {
+					node_sample(w, &entries[i], fam->get(&nd->obs));
+				} else {
+					fam->emit(w, &nd->obs);
+				}
+			}
+		}
+	}
+}
+
 /* ---------------------------------------------------------- the fleet */
 
 static void emit_cluster(writer *w, const cluster_summary *s, size_t duplicates, double now)
@@ -530,48 +385,48 @@ static void emit_cluster(writer *w, const cluster_summary *s, size_t duplicates,
 
 	family(w, "synctop_cluster_nodes", "gauge", "Nodes in the inventory, by status.");
 	for (size_t i = 0; i < sizeof statuses / sizeof statuses[0]; i++) {
-		label l = {"status", statuses[i].status};
-		sample(w, &l, 1, (double)statuses[i].count);
+		prom_label l = {"status", statuses[i].status};
+		prom_sample(w, &l, 1, (double)statuses[i].count);
 	}
 
 	family(w, "synctop_cluster_chrony_nodes", "gauge",
 	       "Nodes whose chrony offset went into the cluster offset figures (answered, chrony ok).");
-	sample(w, NULL, 0, (double)s->chrony_nodes);
+	prom_sample(w, NULL, 0, (double)s->chrony_nodes);
 	family(w, "synctop_cluster_max_abs_offset_seconds", "gauge",
 	       "Largest absolute chrony offset over those nodes.");
-	sample(w, NULL, 0, s->max_abs_offset_s);
+	prom_sample(w, NULL, 0, s->max_abs_offset_s);
 	family(w, "synctop_cluster_offset_spread_seconds", "gauge",
 	       "Largest minus smallest chrony offset over those nodes: how far apart the fleet is.");
-	sample(w, NULL, 0, s->offset_spread_s);
+	prom_sample(w, NULL, 0, s->offset_spread_s);
 
 	family(w, "synctop_cluster_ptp_nodes", "gauge",
 	       "Nodes whose PTP offset went into the cluster PTP figures (answered, a SLAVE port).");
-	sample(w, NULL, 0, (double)s->ptp_nodes);
+	prom_sample(w, NULL, 0, (double)s->ptp_nodes);
 	family(w, "synctop_cluster_ptp_max_abs_offset_seconds", "gauge",
 	       "Largest absolute PTP offsetFromMaster over those nodes.");
-	sample(w, NULL, 0, s->ptp_max_abs_offset_ns / 1e9);
+	prom_sample(w, NULL, 0, s->ptp_max_abs_offset_ns / 1e9);
 	family(w, "synctop_cluster_ptp_offset_spread_seconds", "gauge",
 	       "Largest minus smallest PTP offsetFromMaster over those nodes.");
-	sample(w, NULL, 0, s->ptp_offset_spread_ns / 1e9);
+	prom_sample(w, NULL, 0, s->ptp_offset_spread_ns / 1e9);
 
 	family(w, "synctop_cluster_grandmasters", "gauge",
 	       "Distinct grandmaster identities the nodes follow; more than 1 usually means a split domain.");
-	sample(w, NULL, 0, (double)(s->n_gms + s->gms_more));
+	prom_sample(w, NULL, 0, (double)(s->n_gms + s->gms_more));
 	family(w, "synctop_cluster_grandmaster_nodes", "gauge",
 	       "Nodes following this grandmaster (the 8 most followed).");
 	for (size_t i = 0; i < s->n_gms && i < CLUSTER_MAX_GMS; i++) {
 		char gm[CLEAN_LEN(PTP_ID_LEN)];
-		clean(gm, sizeof gm, s->gms[i].identity, sizeof s->gms[i].identity);
-		label l = {"grandmaster", gm};
-		sample(w, &l, 1, (double)s->gms[i].nodes);
+		prom_clean(gm, sizeof gm, s->gms[i].identity, sizeof s->gms[i].identity);
+		prom_label l = {"grandmaster", gm};
+		prom_sample(w, &l, 1, (double)s->gms[i].nodes);
 	}
 
 	family(w, "synctop_export_duplicate_nodes", "gauge",
 	       "Nodes left out of this file because an earlier node has the same name.");
-	sample(w, NULL, 0, (double)duplicates);
+	prom_sample(w, NULL, 0, (double)duplicates);
 	family(w, "synctop_last_sweep_timestamp_seconds", "gauge",
 	       "Unix time when synctop wrote this file, at the end of a sweep.");
-	sample(w, NULL, 0, now);
+	prom_sample(w, NULL, 0, now);
 }
 
 /* Host order, then inventory order (the pointers are into one array). */
@@ -591,7 +446,7 @@ static size_t name_entries(const node *nodes, size_t n, entry *entries)
 	char buf[CLEAN_LEN(NODE_NAME_LEN)];
 
 	for (size_t i = 0; i < n; i++) {
-		clean(buf, sizeof buf, nodes[i].host, sizeof nodes[i].host);
+		prom_clean(buf, sizeof buf, nodes[i].host, sizeof nodes[i].host);
 		entries[i].nd = &nodes[i];
 		entries[i].name = xstrdup(buf);
 		entries[i].skip = false;
@@ -637,11 +492,16 @@ int report_prometheus_format(FILE *out, const node *nodes, size_t n, const clust
 
 	for (size_t f = 0; f < sizeof node_families / sizeof node_families[0]; f++) {
 		const node_family *fam = &node_families[f];
+		if (fam->name == NULL) {
+			write_collector_families(&w, entries, n);
+			continue;
+		}
 		family(&w, fam->name, fam->type, fam->help);
 		for (size_t i = 0; i < n; i++) {
 			if (entries[i].skip) {
 				continue;
 			}
+			w.node = entries[i].name;
 			if (fam->get) {
 				node_sample(&w, &entries[i], fam->get(entries[i].nd));
 			} else {
