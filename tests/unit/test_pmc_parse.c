@@ -1055,6 +1055,71 @@ static void test_remote_order_does_not_matter(void **state)
 	free(text);
 }
 
+#define LAB_B0_NODE "1e5ea1.fffe.d295cb"
+#define LAB_B0_MASTER "5aa503.fffe.bfc7df"
+
+/* Captured with -b 0 while another client asked with -b 1: the master's
+ * answers to that client reached this pmc too. */
+static void test_b0_captures_with_foreign_answers(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		int foreign;
+	} cases[] = {
+		{"pmc-b0-batch-foreign-port-between", 1},
+		{"pmc-b0-batch-foreign-answers-after", 2},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ptp_obs o;
+		parse_fixture(cases[i].name, &o);
+		assert_int_equal(o.state, OBS_OK);
+		assert_string_equal(o.error, "");
+		assert_int_equal(o.foreign_responses, cases[i].foreign);
+		assert_string_equal(o.clock_identity, LAB_B0_NODE);
+		assert_string_equal(o.gm_identity, LAB_B0_MASTER);
+		assert_int_equal(o.gm_present, 1);
+		assert_int_equal(o.steps_removed, 1);
+		assert_int_equal(o.slave_only, 1);
+		assert_int_equal(o.n_ports, 1);
+		assert_string_equal(o.ports[0].port_identity, LAB_B0_NODE "-1");
+		assert_int_equal(o.ports[0].state, PTP_PORT_SLAVE);
+	}
+
+	/* the captured foreign block moved in front of everything */
+	size_t len;
+	char *text = fixture_read("pmc-b0-batch-foreign-port-between.txt", &len);
+	char *items[32];
+	size_t n = split_items(text, items, 32);
+	buf b = {0};
+	size_t moved = n;
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(items[i], "\t" LAB_B0_MASTER, strlen("\t" LAB_B0_MASTER)) == 0) {
+			buf_str(&b, items[i]);
+			moved = i;
+		}
+	}
+	assert_true(moved < n);
+	for (size_t i = 0; i < n; i++) {
+		if (i != moved) {
+			buf_str(&b, items[i]);
+		}
+	}
+	ptp_obs o;
+	parse_buf(b.p, b.n, "", 0, &o);
+	assert_int_equal(o.state, OBS_OK);
+	assert_string_equal(o.clock_identity, LAB_B0_NODE);
+	assert_true(o.offset_from_master_ns == -387);
+	assert_int_equal(o.foreign_responses, 1);
+	assert_int_equal(o.n_ports, 1);
+	assert_int_equal(o.ports[0].state, PTP_PORT_SLAVE);
+	free(b.p);
+	for (size_t i = 0; i < n; i++) {
+		free(items[i]);
+	}
+	free(text);
+}
+
 /* ptp4l on the node gave nothing of its own: the others' data must not
  * stand in for it. */
 static void test_only_remote_answers(void **state)
@@ -1159,6 +1224,7 @@ int main(void)
 		cmocka_unit_test(test_remote_clock_answering_after),
 		cmocka_unit_test(test_boundary_clock_with_two_remotes),
 		cmocka_unit_test(test_remote_order_does_not_matter),
+		cmocka_unit_test(test_b0_captures_with_foreign_answers),
 		cmocka_unit_test(test_only_remote_answers),
 		cmocka_unit_test(test_port_identity_field_of_another_clock),
 		cmocka_unit_test(test_port_only_query_with_several_clocks),
