@@ -38,9 +38,10 @@
  * Whose answer is it.  Other clocks' answers reach pmc even with -b 0:
  * clock.c clock_forward_mgmt_msg() forwards RESPONSEs arriving on a network
  * port to the UDS-RW port, and uds.c uds_send() delivers them to the last
- * client that spoke (uds_recv() keeps its address), often our pmc.  They
- * may come first.  The node's clock is told apart by linuxptp's numbering
- * (linuxptp master f98cb5d):
+ * client that spoke (uds_recv() keeps its address), often our pmc
+ * (captured: tests/fixtures/pmc-b0-batch-*.txt, see
+ * pmc-batch-multi-responder.source.md).  Reports show them first, too.  The
+ * node's clock is told apart by linuxptp's numbering (master f98cb5d):
  *  - clock.c clock_create() opens the UDS ports with port number 0; network
  *    ports get 1, 2, ... (clock_add_port(), ++c->last_port_number).
  *  - clock.c clock_manage() answers the clock-wide GETs (DEFAULT_DATA_SET,
@@ -59,7 +60,7 @@
  * clock identity only counts in foreign_responses; the raw output keeps it.
  * When nothing answered from port 0 although a clock-wide set was asked for
  * or answered, the node's ptp4l gave nothing of its own: the state is
- * OBS_DAEMON_UNREACHABLE, naming the clocks that did answer.  Only when the
+ * OBS_DAEMON_UNREACHABLE, naming the first clock that did.  Only when the
  * output has no clock-wide set at all (a query of port data sets) is the
  * first responder taken, noted in dst->error when others answered too.
  */
