@@ -22,8 +22,7 @@
  *    trusted.  Callers must pass stdout verbatim, final newline included.
  *  - A block with fewer field lines than pmc prints is fine: what is there
  *    is used, the rest stays unknown.  Unknown fields and IDs are skipped.
- *  - The first RESPONSE block names the local clock; answers from other
- *    clock identities (boundary_hops > 0) only count in foreign_responses.
+ *  - Only the node's own clock counts; see "Whose answer is it" below.
  *  - The same data set twice: the later block wins, field by field.  Port
  *    data sets merge into ports[] by port identity.
  *  - An identity with characters outside [0-9a-fA-F.-], or too long for
@@ -35,6 +34,35 @@
  *    non-empty while state is OBS_OK.  Only error answers -> OBS_NOT_SUPPORTED.
  *  - clock_identity comes from DEFAULT_DATA_SET, or else from the headers.
  * On any state but OBS_OK every data field is left unknown.
+ *
+ * Whose answer is it.  Other clocks' answers reach pmc even with -b 0:
+ * clock.c clock_forward_mgmt_msg() forwards RESPONSEs arriving on a network
+ * port to the UDS-RW port, and uds.c uds_send() delivers them to the last
+ * client that spoke (uds_recv() keeps its address), often our pmc
+ * (captured: tests/fixtures/pmc-b0-batch-*.txt, see
+ * pmc-batch-multi-responder.source.md).  Reports show them first, too.  The
+ * node's clock is told apart by linuxptp's numbering (master f98cb5d):
+ *  - clock.c clock_create() opens the UDS ports with port number 0; network
+ *    ports get 1, 2, ... (clock_add_port(), ++c->last_port_number).
+ *  - clock.c clock_manage() answers the clock-wide GETs (DEFAULT_DATA_SET,
+ *    CURRENT_DATA_SET, PARENT_DATA_SET, TIME_PROPERTIES_DATA_SET,
+ *    TIME_STATUS_NP) via clock_management_get_response(), whose reply takes
+ *    port_identity(p) of the port p the request came in on (port.c
+ *    port_management_reply() -> port_management_construct() sets
+ *    header.sourcePortIdentity), and pmc.c pmc_show() prints that.  Errors
+ *    from clock_management_send_error() carry the same identity.
+ *  - So over the socket the node answers clock-wide sets as "<clock>-0";
+ *    another clock answers a forwarded request from its network port,
+ *    "<clock>-N", N >= 1.  Port data sets (port.c port_manage()) carry the
+ *    answering port's identity on every clock.
+ * Hence: the node's clock is the first that answers from port 0 (in any
+ * position; the whole output is scanned first).  Every block from another
+ * clock identity only counts in foreign_responses; the raw output keeps it.
+ * When nothing answered from port 0 although a clock-wide set was asked for
+ * or answered, the node's ptp4l gave nothing of its own: the state is
+ * OBS_DAEMON_UNREACHABLE, naming the first clock that did.  Only when the
+ * output has no clock-wide set at all (a query of port data sets) is the
+ * first responder taken, noted in dst->error when others answered too.
  */
 #include <config.h>
 
@@ -515,7 +543,9 @@ typedef struct {
 	char header_pid[PTP_ID_LEN];
 
 	char local_clock[PTP_ID_LEN];
-	bool have_local;
+	bool have_local;     /* else every RESPONSE is another clock's */
+	bool local_guessed;  /* first responder: no port-0 answer to go by */
+	char first_foreign[PTP_ID_LEN];
 	int sending;
 	char requests[MAX_REQUESTS][REQUEST_LEN];
 	bool any_header;
@@ -580,16 +610,21 @@ static void port_merge(ptp_port *dst, const ptp_port *src)
 	}
 }
 
-/* A port block is complete: key it by its portIdentity field (or, failing
- * that, the header's) and merge it into ports[]. */
+/* A port block is complete: key it by its portIdentity field, or by the
+ * header's when that field is missing or names another clock (the header
+ * is what made the block the node's), and merge it into ports[]. */
 static void commit_port(parser *ps)
 {
 	ptp_obs *dst = ps->dst;
-	const char *key = ps->port.port_identity[0] ? ps->port.port_identity : ps->header_pid;
+	const char *key = ps->port.port_identity;
 	char clock[PTP_ID_LEN];
 	int number;
+	if (!key[0] || !split_port_identity((span){key, strlen(key)}, clock, &number) ||
+	    strcmp(clock, ps->local_clock) != 0) {
+		key = ps->header_pid;
+	}
 	if (!split_port_identity((span){key, strlen(key)}, clock, &number)) {
-		return; /* cannot happen: both were validated as port identities */
+		return; /* cannot happen: the header was validated as a port identity */
 	}
 
 	ptp_port *slot = NULL;
@@ -668,59 +703,123 @@ static const dataset_spec *find_dataset(span id)
 	return NULL;
 }
 
+/* A block header "\t<clock>-<port> seq <N> <action> [<tlv> [<ID>]]". */
+typedef struct {
+	span pid, action, tlv, id;
+	char clock[PTP_ID_LEN];
+	int port;
+	int seq;
+} header;
+
+static bool parse_header(span line, header *h)
+{
+	span rest = {line.p + 1, line.n - 1};
+	h->pid = span_word(&rest);
+	span seq_word = span_word(&rest);
+	span seq_num = span_word(&rest);
+	h->action = span_word(&rest);
+	h->tlv = span_word(&rest);
+	h->id = span_word(&rest);
+
+	int64_t seq;
+	if (!split_port_identity(h->pid, h->clock, &h->port) || !span_eq(seq_word, "seq") ||
+	    !parse_number(seq_num, false, false, &seq) || seq < 0 || seq > 65535 ||
+	    h->action.n == 0) {
+		return false;
+	}
+	h->seq = (int)seq;
+	return true;
+}
+
+static bool is_clock_wide(span id)
+{
+	const dataset_spec *ds = find_dataset(id);
+	return ds && !ds->per_port;
+}
+
+/* Before parsing: which clock is the node's ("Whose answer is it" above).
+ * Looks only at complete lines, as the parse does. */
+static void find_local_clock(parser *ps, const char *text, size_t len)
+{
+	char first[PTP_ID_LEN] = "";
+	bool clock_wide = false;
+	size_t pos = 0;
+	while (pos < len) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		if (!nl) {
+			break;
+		}
+		span line = {text + pos, (size_t)(nl - text) - pos};
+		pos = (size_t)(nl - text) + 1;
+		if (span_starts(line, "sending:")) {
+			span rest = {line.p + strlen("sending:"), line.n - strlen("sending:")};
+			span action = span_word(&rest);
+			clock_wide |= span_eq(action, "GET") && is_clock_wide(span_word(&rest));
+			continue;
+		}
+		header h;
+		if (line.n < 2 || line.p[0] != '\t' || line.p[1] == '\t' || !parse_header(line, &h) ||
+		    !span_eq(h.action, "RESPONSE")) {
+			continue;
+		}
+		if (h.port == 0) {
+			copy_str(ps->local_clock, sizeof ps->local_clock, h.clock);
+			ps->have_local = true;
+			return;
+		}
+		if (!first[0]) {
+			copy_str(first, sizeof first, h.clock);
+		}
+		clock_wide |= span_eq(h.tlv, "MANAGEMENT") && is_clock_wide(h.id);
+	}
+	if (first[0] && !clock_wide) {
+		copy_str(ps->local_clock, sizeof ps->local_clock, first);
+		ps->have_local = true;
+		ps->local_guessed = true;
+	}
+}
+
 static void on_header(parser *ps, span line)
 {
 	end_block(ps);
-	span rest = {line.p + 1, line.n - 1};
-	span pid = span_word(&rest);
-	span seq_word = span_word(&rest);
-	span seq_num = span_word(&rest);
-	span action = span_word(&rest);
-	span tlv = span_word(&rest);
-	span id = span_word(&rest);
-
-	char clock[PTP_ID_LEN];
-	int port;
-	int64_t seq;
-	if (!split_port_identity(pid, clock, &port) || !span_eq(seq_word, "seq") ||
-	    !parse_number(seq_num, false, false, &seq) || seq < 0 || seq > 65535 ||
-	    action.n == 0) {
+	header h;
+	if (!parse_header(line, &h)) {
 		fail(ps, OBS_GARBAGE, "unparseable pmc output: malformed block header");
 		return;
 	}
 	ps->any_header = true;
 	ps->kind = BLOCK_SKIP;
-	if (!span_eq(action, "RESPONSE")) {
+	if (!span_eq(h.action, "RESPONSE")) {
 		return; /* SIGNALING, or an echo of some other action */
 	}
-	if (!ps->have_local) {
-		copy_str(ps->local_clock, sizeof ps->local_clock, clock);
-		ps->have_local = true;
-	} else if (strcmp(clock, ps->local_clock) != 0) {
+	if (!ps->have_local || strcmp(h.clock, ps->local_clock) != 0) {
+		if (!ps->first_foreign[0]) {
+			copy_str(ps->first_foreign, sizeof ps->first_foreign, h.clock);
+		}
 		ps->dst->foreign_responses++;
 		return;
 	}
-	if (span_eq(tlv, "MANAGEMENT_ERROR_STATUS")) {
+	if (span_eq(h.tlv, "MANAGEMENT_ERROR_STATUS")) {
 		ps->error_blocks++;
-		note_error_status(ps, (int)seq, id);
+		note_error_status(ps, h.seq, h.id);
 		return;
 	}
-	if (!span_eq(tlv, "MANAGEMENT")) {
+	if (!span_eq(h.tlv, "MANAGEMENT")) {
 		return; /* "unknown-tlv", or no TLV at all */
 	}
-	if (id.n == 0) {
+	if (h.id.n == 0) {
 		fail(ps, OBS_GARBAGE, "unparseable pmc output: block header without a data set ID");
 		return;
 	}
 	ps->data_blocks++;
-	ps->ds = find_dataset(id);
+	ps->ds = find_dataset(h.id);
 	if (!ps->ds) {
 		return; /* a data set we do not read (PORT_STATS_NP, empty-tlv, ...) */
 	}
 	if (ps->ds->per_port) {
 		ps->kind = BLOCK_PORT;
 		port_init(&ps->port);
-		store_text(ps->header_pid, sizeof ps->header_pid, pid);
+		store_text(ps->header_pid, sizeof ps->header_pid, h.pid);
 	} else {
 		ps->kind = BLOCK_CLOCK;
 	}
@@ -810,6 +909,15 @@ static void explain_no_data(const tool_output *out, const parser *ps, ptp_obs *d
 		finish(dst, OBS_NOT_SUPPORTED, notes);
 		return;
 	}
+	if (dst->foreign_responses > 0) {
+		/* never the others' data in place of the node's (see the top) */
+		snprintf(msg, sizeof msg,
+			 "no answer from the node's own ptp4l (none from port 0 on its socket); "
+			 "%d answer(s) from other clocks ignored, first %.31s",
+			 dst->foreign_responses, ps->first_foreign);
+		finish(dst, OBS_DAEMON_UNREACHABLE, msg);
+		return;
+	}
 	if (ps->sending > 0) {
 		finish(dst, OBS_DAEMON_UNREACHABLE,
 		       "ptp4l did not answer on its management socket: not running, or a different uds_address");
@@ -868,6 +976,7 @@ void pmc_parse(const tool_output *out, ptp_obs *dst)
 
 	parser state = {.dst = dst, .fail = OBS_OK, .kind = BLOCK_NONE};
 	parser *ps = &state;
+	find_local_clock(ps, text, len);
 	bool cut = false;
 	size_t pos = 0;
 	while (pos < len && ps->fail == OBS_OK) {
@@ -901,6 +1010,14 @@ void pmc_parse(const tool_output *out, ptp_obs *dst)
 	dst->state = OBS_OK;
 	if (!dst->clock_identity[0] && ps->have_local) {
 		copy_str(dst->clock_identity, sizeof dst->clock_identity, ps->local_clock);
+	}
+	if (ps->local_guessed && dst->foreign_responses > 0) {
+		char note[OBS_ERROR_LEN];
+		snprintf(note, sizeof note,
+			 "%d answer(s) from other clocks and none from port 0 to tell the node's: "
+			 "took the first clock, %.31s",
+			 dst->foreign_responses, ps->local_clock);
+		add_note(dst, note);
 	}
 	if (ps->ports_dropped > 0) {
 		char note[OBS_ERROR_LEN];

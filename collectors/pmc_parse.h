@@ -4,6 +4,13 @@
  * request order (pmc interleaves them with its "sending:" lines).  Port data
  * sets are kept per port identity, so boundary clocks keep their ports apart.
  * offsetFromMaster and master_offset are slave - master = node - reference.
+ *
+ * Other clocks' answers reach pmc even with -b 0 and may come first.  The
+ * node's clock is the one answering clock-wide data sets from port 0 over
+ * the socket (evidence from linuxptp's source in pmc_parse.c); only its
+ * blocks and its ports are read.  Each block from another clock adds one to
+ * foreign_responses and is otherwise ignored (the raw output keeps it).
+ * Answers from other clocks only, none from port 0: OBS_DAEMON_UNREACHABLE.
  */
 #ifndef SYNCTOP_PMC_PARSE_H
 #define SYNCTOP_PMC_PARSE_H

@@ -224,7 +224,7 @@ typedef struct {
 
 	int n_ports;
 	ptp_port ports[PTP_MAX_PORTS];
-	int foreign_responses; /* answers from other clocks (boundary hops), ignored */
+	int foreign_responses; /* answer blocks from other clocks, ignored (pmc_parse.h) */
 } ptp_obs;
 
 /* n_ports clamped to the ports held (0..PTP_MAX_PORTS). */

@@ -949,6 +949,242 @@ static void test_bad_command_next_to_answers(void **state)
 	free(batch);
 }
 
+/* ---------------------------------------------- answers from other clocks */
+
+#define REMOTE_CLOCK "e89a8f.fffe.74f796"
+#define BC_CLOCK "90e2ba.fffe.20c7f8"
+#define BC_GM_CLOCK "00a069.fffe.0b552d"
+
+/* What node2's answers in the batch say, whatever else was printed. */
+static void assert_node2_batch(const ptp_obs *o)
+{
+	assert_int_equal(o->state, OBS_OK);
+	assert_string_equal(o->clock_identity, SLAVE_CLOCK);
+	assert_true(o->master_offset_ns == -6600);
+	assert_int_equal(o->gm_present, 1);
+	assert_string_equal(o->gm_identity, MASTER_CLOCK);
+	assert_int_equal(o->steps_removed, 1);
+	assert_true(o->offset_from_master_ns == -6600);
+	assert_true(o->mean_path_delay_ns == 8737);
+	assert_string_equal(o->grandmaster_identity, MASTER_CLOCK);
+	assert_int_equal(o->slave_only, 1);
+	assert_int_equal(o->priority1, 128);
+	assert_int_equal(o->n_ports, 1);
+	assert_string_equal(o->ports[0].port_identity, SLAVE_CLOCK "-1");
+	assert_int_equal(o->ports[0].state, PTP_PORT_SLAVE);
+	assert_string_equal(o->ports[0].interface, "eth0");
+}
+
+static void test_remote_clock_answering_first(void **state)
+{
+	(void)state;
+	ptp_obs o;
+	/* a foreign FAULTY port, then its TIME_STATUS_NP, before any of ours */
+	parse_fixture("pmc-batch-remote-first-faulty-port", &o);
+	assert_node2_batch(&o);
+	assert_int_equal(o.foreign_responses, 3);
+	assert_string_equal(o.error, "");
+}
+
+static void test_remote_clock_answering_after(void **state)
+{
+	(void)state;
+	ptp_obs o;
+	parse_fixture("pmc-batch-remote-after", &o);
+	assert_node2_batch(&o);
+	assert_int_equal(o.foreign_responses, 4);
+	assert_string_equal(o.error, "");
+}
+
+static void test_boundary_clock_with_two_remotes(void **state)
+{
+	(void)state;
+	ptp_obs o;
+	parse_fixture("pmc-batch-boundary-clock-two-remotes", &o);
+	assert_int_equal(o.state, OBS_OK);
+	assert_string_equal(o.error, "");
+	assert_string_equal(o.clock_identity, BC_CLOCK);
+	assert_int_equal(o.foreign_responses, 5);
+	assert_true(o.master_offset_ns == 310);
+	assert_string_equal(o.gm_identity, BC_GM_CLOCK);
+	assert_int_equal(o.steps_removed, 1);
+	assert_true(o.offset_from_master_ns == -142);
+	assert_true(o.mean_path_delay_ns == 9310);
+	assert_int_equal(o.number_ports, 2);
+	assert_int_equal(o.clock_class, 248);
+	assert_int_equal(o.gm_clock_class, 6);
+	/* both of the node's ports, none of the others' */
+	assert_int_equal(o.n_ports, 2);
+	assert_string_equal(o.ports[0].port_identity, BC_CLOCK "-1");
+	assert_int_equal(o.ports[0].state, PTP_PORT_SLAVE);
+	assert_string_equal(o.ports[0].interface, "swp1");
+	assert_string_equal(o.ports[1].port_identity, BC_CLOCK "-2");
+	assert_int_equal(o.ports[1].state, PTP_PORT_MASTER);
+	assert_string_equal(o.ports[1].interface, "swp2");
+}
+
+/* Every order of the blocks gives the same answer: which clock is the
+ * node's does not depend on who was printed first. */
+static void test_remote_order_does_not_matter(void **state)
+{
+	(void)state;
+	size_t len;
+	char *text = fixture_read("pmc-batch-boundary-clock-two-remotes.txt", &len);
+	ptp_obs want, got;
+	parse_buf(text, len, "", 0, &want);
+	assert_int_equal(want.state, OBS_OK);
+
+	char *items[64];
+	size_t n = split_items(text, items, 64);
+	for (size_t r = 1; r < n; r++) {
+		buf c = {0};
+		for (size_t i = 0; i < n; i++) {
+			buf_str(&c, items[(i + r) % n]);
+		}
+		parse_buf(c.p, c.n, "", 0, &got);
+		assert_int_equal(got.state, OBS_OK);
+		assert_string_equal(got.clock_identity, BC_CLOCK);
+		assert_int_equal(got.foreign_responses, 5);
+		assert_true(got.offset_from_master_ns == -142);
+		assert_int_equal(got.n_ports, 2);
+		free(c.p);
+	}
+	for (size_t i = 0; i < n; i++) {
+		free(items[i]);
+	}
+	free(text);
+}
+
+#define LAB_B0_NODE "1e5ea1.fffe.d295cb"
+#define LAB_B0_MASTER "5aa503.fffe.bfc7df"
+
+/* Captured with -b 0 while another client asked with -b 1: the master's
+ * answers to that client reached this pmc too. */
+static void test_b0_captures_with_foreign_answers(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		int foreign;
+	} cases[] = {
+		{"pmc-b0-batch-foreign-port-between", 1},
+		{"pmc-b0-batch-foreign-answers-after", 2},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ptp_obs o;
+		parse_fixture(cases[i].name, &o);
+		assert_int_equal(o.state, OBS_OK);
+		assert_string_equal(o.error, "");
+		assert_int_equal(o.foreign_responses, cases[i].foreign);
+		assert_string_equal(o.clock_identity, LAB_B0_NODE);
+		assert_string_equal(o.gm_identity, LAB_B0_MASTER);
+		assert_int_equal(o.gm_present, 1);
+		assert_int_equal(o.steps_removed, 1);
+		assert_int_equal(o.slave_only, 1);
+		assert_int_equal(o.n_ports, 1);
+		assert_string_equal(o.ports[0].port_identity, LAB_B0_NODE "-1");
+		assert_int_equal(o.ports[0].state, PTP_PORT_SLAVE);
+	}
+
+	/* the captured foreign block moved in front of everything */
+	size_t len;
+	char *text = fixture_read("pmc-b0-batch-foreign-port-between.txt", &len);
+	char *items[32];
+	size_t n = split_items(text, items, 32);
+	buf b = {0};
+	size_t moved = n;
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(items[i], "\t" LAB_B0_MASTER, strlen("\t" LAB_B0_MASTER)) == 0) {
+			buf_str(&b, items[i]);
+			moved = i;
+		}
+	}
+	assert_true(moved < n);
+	for (size_t i = 0; i < n; i++) {
+		if (i != moved) {
+			buf_str(&b, items[i]);
+		}
+	}
+	ptp_obs o;
+	parse_buf(b.p, b.n, "", 0, &o);
+	assert_int_equal(o.state, OBS_OK);
+	assert_string_equal(o.clock_identity, LAB_B0_NODE);
+	assert_true(o.offset_from_master_ns == -387);
+	assert_int_equal(o.foreign_responses, 1);
+	assert_int_equal(o.n_ports, 1);
+	assert_int_equal(o.ports[0].state, PTP_PORT_SLAVE);
+	free(b.p);
+	for (size_t i = 0; i < n; i++) {
+		free(items[i]);
+	}
+	free(text);
+}
+
+/* ptp4l on the node gave nothing of its own: the others' data must not
+ * stand in for it. */
+static void test_only_remote_answers(void **state)
+{
+	(void)state;
+	ptp_obs o;
+	parse_fixture("pmc-batch-only-remote-answers", &o);
+	assert_failed(&o, OBS_DAEMON_UNREACHABLE);
+	assert_non_null(strstr(o.error, "port 0"));
+	assert_non_null(strstr(o.error, "4 answer(s) from other clocks"));
+	assert_non_null(strstr(o.error, MASTER_CLOCK));
+
+	/* one remote clock-wide answer, even without "sending:" lines */
+	parse_text("\t" MASTER_CLOCK "-1 seq 0 RESPONSE MANAGEMENT CURRENT_DATA_SET \n"
+		   "\t\tstepsRemoved     0\n",
+		   "", 0, &o);
+	assert_failed(&o, OBS_DAEMON_UNREACHABLE);
+
+	/* a remote's port data set after a request for a clock-wide one */
+	parse_text("sending: GET TIME_STATUS_NP\n"
+		   "sending: GET PORT_DATA_SET\n"
+		   "\t" MASTER_CLOCK "-1 seq 1 RESPONSE MANAGEMENT PORT_DATA_SET \n"
+		   "\t\tportState               FAULTY\n",
+		   "", 0, &o);
+	assert_failed(&o, OBS_DAEMON_UNREACHABLE);
+}
+
+/* A block whose header is the node's but whose portIdentity field names
+ * another clock is filed under the header's identity. */
+static void test_port_identity_field_of_another_clock(void **state)
+{
+	(void)state;
+	ptp_obs o;
+	parse_text("\t" SLAVE_CLOCK "-0 seq 0 RESPONSE MANAGEMENT CURRENT_DATA_SET \n"
+		   "\t\tstepsRemoved     1\n"
+		   "\t" SLAVE_CLOCK "-1 seq 1 RESPONSE MANAGEMENT PORT_DATA_SET \n"
+		   "\t\tportIdentity            " MASTER_CLOCK "-1\n"
+		   "\t\tportState               SLAVE\n",
+		   "", 0, &o);
+	assert_int_equal(o.state, OBS_OK);
+	assert_int_equal(o.n_ports, 1);
+	assert_string_equal(o.ports[0].port_identity, SLAVE_CLOCK "-1");
+	assert_int_equal(o.ports[0].state, PTP_PORT_SLAVE);
+}
+
+/* Port data sets alone carry no port-0 answer: the first clock is taken,
+ * and when others answered too the error says so. */
+static void test_port_only_query_with_several_clocks(void **state)
+{
+	(void)state;
+	ptp_obs o;
+	parse_text("sending: GET PORT_DATA_SET\n"
+		   "\t" SLAVE_CLOCK "-1 seq 0 RESPONSE MANAGEMENT PORT_DATA_SET \n"
+		   "\t\tportState               SLAVE\n"
+		   "\t" MASTER_CLOCK "-1 seq 0 RESPONSE MANAGEMENT PORT_DATA_SET \n"
+		   "\t\tportState               MASTER\n",
+		   "", 0, &o);
+	assert_int_equal(o.state, OBS_OK);
+	assert_string_equal(o.clock_identity, SLAVE_CLOCK);
+	assert_int_equal(o.foreign_responses, 1);
+	assert_int_equal(o.n_ports, 1);
+	assert_int_equal(o.ports[0].state, PTP_PORT_SLAVE);
+	assert_non_null(strstr(o.error, "port 0"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -984,6 +1220,14 @@ int main(void)
 		cmocka_unit_test(test_management_error_status),
 		cmocka_unit_test(test_only_error_answers),
 		cmocka_unit_test(test_bad_command_next_to_answers),
+		cmocka_unit_test(test_remote_clock_answering_first),
+		cmocka_unit_test(test_remote_clock_answering_after),
+		cmocka_unit_test(test_boundary_clock_with_two_remotes),
+		cmocka_unit_test(test_remote_order_does_not_matter),
+		cmocka_unit_test(test_b0_captures_with_foreign_answers),
+		cmocka_unit_test(test_only_remote_answers),
+		cmocka_unit_test(test_port_identity_field_of_another_clock),
+		cmocka_unit_test(test_port_only_query_with_several_clocks),
 	};
 	return cmocka_run_group_tests_name("pmc_parse", tests, NULL, NULL);
 }
