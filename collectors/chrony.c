@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "chrony_parse.h"
+#include "chrony_rules.h"
 #include "collector.h"
 #include "json_value.h"
 
@@ -18,6 +19,11 @@ static void chrony_decode(const tool_output *out, observation *obs)
 {
 	chrony_parse_csv(out, &obs->chrony);
 	chrony_tracking_settle(&obs->chrony.tracking);
+}
+
+static expectation chrony_expectation(const thresholds *th)
+{
+	return th->expect_chrony;
 }
 
 static void chrony_history(const observation *obs, history_sample *sample)
@@ -244,6 +250,8 @@ const collector chrony_collector = {
 	.n_prometheus = sizeof chrony_prometheus / sizeof chrony_prometheus[0],
 	.decode = chrony_decode,
 	.history = chrony_history,
+	.rules = chrony_rules,
+	.expectation = chrony_expectation,
 	.threshold_keys = chrony_keys,
 	.n_threshold_keys = sizeof chrony_keys / sizeof chrony_keys[0],
 };

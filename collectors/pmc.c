@@ -10,6 +10,7 @@
 #include "collector.h"
 #include "json_value.h"
 #include "pmc_parse.h"
+#include "pmc_rules.h"
 
 static void pmc_decode(const tool_output *out, observation *obs)
 {
@@ -80,6 +81,11 @@ static bool ptp_absent_of(const observation *obs)
 static obs_state pmc_part_state(const observation *obs)
 {
 	return obs->ptp.state;
+}
+
+static expectation pmc_expectation(const thresholds *th)
+{
+	return th->expect_ptp;
 }
 
 static json_t *ptp_json(const observation *obs, bool *ok)
@@ -208,6 +214,8 @@ const collector pmc_collector = {
 	.n_prometheus = sizeof pmc_prometheus / sizeof pmc_prometheus[0],
 	.decode = pmc_decode,
 	.history = pmc_history,
+	.rules = pmc_rules,
+	.expectation = pmc_expectation,
 	.threshold_keys = pmc_keys,
 	.n_threshold_keys = sizeof pmc_keys / sizeof pmc_keys[0],
 };

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "health_rule.h"
 #include "history.h"
 #include "observation.h"
 #include "prometheus_family.h"
@@ -73,6 +74,11 @@ typedef struct collector {
 	/* Its Prometheus families (prometheus_family.h). */
 	const prom_family *prometheus;
 	size_t n_prometheus;
+	/* Its health rules (health_rule.h), run when its part answered
+	 * (part_state OBS_OK) and the group's expectation for it is not "no".
+	 * NULL: none; NULL expectation: always judged. */
+	void (*rules)(const health_context *ctx, finding_list *out);
+	expectation (*expectation)(const thresholds *th);
 	/* Its threshold keys in the configuration file. */
 	const threshold_key *threshold_keys;
 	size_t n_threshold_keys;

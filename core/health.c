@@ -2,7 +2,7 @@
  *
  * Every rule reads the observation and history only (no clock, no globals),
  * compares against the thresholds struct (no literal limits), and adds its
- * findings through add_finding(), which keeps the list sorted by severity.
+ * findings through health_add_finding(), which keeps the list sorted by severity.
  * Messages carry the measured numbers in human units; hints name the command
  * to run or the setting to change. */
 #include <config.h>
@@ -14,19 +14,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "collector.h"
+#include "health_rule.h"
 #include "sanitize.h"
 #include "units.h"
 
 /* Protocol constants, not thresholds. */
-#define REACH_ALL_EIGHT 0377u          /* chronyc(1) Reach: a reply to each of the last 8 polls */
-#define STRATUM_UNSYNC 16              /* RFC 5905: stratum 16 = unsynchronised */
-#define PTP_DELAY_P2P 2                /* PORT_DATA_SET delayMechanism: peer-to-peer */
-#define SECONDS_PER_HOUR 3600.0
-/* Least-squares slopes come from float samples (history.h): compare them at
- * a resolution the data can carry, so a value at the limit is not pushed over
- * it by rounding noise. */
-#define DRIFT_RESOLUTION_PPM_PER_HOUR 1e-6
-#define NAME_LEN 64                    /* remote names quoted in messages */
+#define NAME_LEN HEALTH_NAME_LEN
 
 typedef enum {
 	TRI_UNKNOWN = 0,
@@ -46,7 +40,7 @@ typedef struct {
 
 /* ------------------------------------------------------------ findings */
 
-static void add_finding(finding_list *out, const finding *f)
+void health_add_finding(finding_list *out, const finding *f)
 {
 	/* Insert after every finding at least as severe: sorted, and stable in
 	 * rule order.  When full, the least severe (newest) finding falls off. */
@@ -71,15 +65,14 @@ static void add_finding(finding_list *out, const finding *f)
 /* Names in the observation came from the node: bounded and sanitised
  * (escape sequences, controls, invalid UTF-8 dropped), so a message can go to
  * a terminal or into JSON as it is. */
-static const char *clean(char *dst, size_t dst_len, const char *src, size_t src_len)
+const char *health_clean(char *dst, size_t dst_len, const char *src, size_t src_len)
 {
 	sanitize_text(src, strnlen(src, src_len), dst, dst_len, SANITIZE_SINGLE_LINE);
 	return dst;
 }
 
-#define CLEAN(buf, field) clean((buf), sizeof(buf), (field), sizeof(field))
 
-static severity grade(double value, double warn, double crit)
+severity health_grade(double value, double warn, double crit)
 {
 	if (value > crit) {
 		return SEVERITY_CRIT;
@@ -142,33 +135,22 @@ static bool ptp_working(const ptp_obs *p)
 	return false;
 }
 
-/* The port this node follows its master on: SLAVE, else NULL. */
-static const ptp_port *ptp_slave_port(const ptp_obs *p)
-{
-	for (int i = 0; i < ptp_port_count(p); i++) {
-		if (p->ports[i].state == PTP_PORT_SLAVE) {
-			return &p->ports[i];
-		}
-	}
-	return NULL;
-}
-
-static const char *port_iface(const ptp_port *port, const nic_obs *nic, char *buf, size_t len)
+const char *health_port_iface(const ptp_port *port, const nic_obs *nic, char *buf, size_t len)
 {
 	if (port && port->interface[0]) {
-		return clean(buf, len, port->interface, sizeof port->interface);
+		return health_clean(buf, len, port->interface, sizeof port->interface);
 	}
 	if (nic->interface[0]) {
-		return clean(buf, len, nic->interface, sizeof nic->interface);
+		return health_clean(buf, len, nic->interface, sizeof nic->interface);
 	}
-	return clean(buf, len, "IFACE", sizeof "IFACE");
+	return health_clean(buf, len, "IFACE", sizeof "IFACE");
 }
 
-static const char *port_label(const ptp_port *port, int index, char *buf, size_t len)
+const char *health_port_label(const ptp_port *port, int index, char *buf, size_t len)
 {
 	char ifname[NAME_LEN];
 	int number = port->port_number != INT_UNKNOWN ? port->port_number : index + 1;
-	CLEAN(ifname, port->interface);
+	HEALTH_CLEAN(ifname, port->interface);
 	if (ifname[0]) {
 		snprintf(buf, len, "port %d (%s)", number, ifname);
 	} else {
@@ -197,7 +179,7 @@ static const char *ptp_summary(const ptp_obs *p, tri running, char *buf, size_t 
 		if (ptp_port_count(p) > 0) {
 			char label[NAME_LEN + 24];
 			snprintf(buf, len, "PTP %s %s, none SLAVE/MASTER",
-				 port_label(&p->ports[0], 0, label, sizeof label),
+				 health_port_label(&p->ports[0], 0, label, sizeof label),
 				 ptp_port_state_name(p->ports[0].state));
 		} else {
 			snprintf(buf, len, "PTP without ports");
@@ -286,7 +268,7 @@ static bool rule_conflicting_daemons(const observation *o, const role *r, findin
 			finding_hint(&f, "Keep one: `timedatectl set-ntp false` stops systemd-timesyncd "
 				     "and leaves ntpd; confirm with `timedatectl status` and `ntpq -p`.");
 		}
-		add_finding(out, &f);
+		health_add_finding(out, &f);
 		return true;
 	}
 	bool phc2sys = o->daemons.state == OBS_OK && (o->daemons.running & DAEMON_PHC2SYS);
@@ -311,7 +293,7 @@ static bool rule_conflicting_daemons(const observation *o, const role *r, findin
 		finding_hint(&f, "Let phc2sys alone steer it: `timedatectl set-ntp false`; confirm with "
 			     "`timedatectl status` and `pmc -u -b 0 'GET TIME_STATUS_NP'`.");
 	}
-	add_finding(out, &f);
+	health_add_finding(out, &f);
 	return true;
 }
 
@@ -343,7 +325,7 @@ static void rule_time_service(const observation *o, const role *r, bool conflict
 				name, chrony, ptp);
 		finding_hint(&f, "Check it by hand (`ntpq -p` or `timedatectl timesync-status`), "
 			     "or switch to chrony (`apt install chrony`) so synctop can judge it.");
-		add_finding(out, &f);
+		health_add_finding(out, &f);
 		return;
 	}
 	finding_start(&f, SEVERITY_CRIT, "time.no_service");
@@ -351,7 +333,7 @@ static void rule_time_service(const observation *o, const role *r, bool conflict
 	finding_hint(&f, "Start a time daemon: `systemctl enable --now chronyd` (Debian: chrony) for "
 		     "NTP, or ptp4l + phc2sys for PTP; then check `chronyc tracking` or "
 		     "`pmc -u -b 0 'GET PORT_DATA_SET'`.");
-	add_finding(out, &f);
+	health_add_finding(out, &f);
 }
 
 /* ----------------------------------------------------------- collector */
@@ -400,7 +382,7 @@ static void rule_collection(const part_info *part, obs_state state, const char *
 	}
 	finding f;
 	char why[OBS_ERROR_LEN];
-	clean(why, sizeof why, error, error_len);
+	health_clean(why, sizeof why, error, error_len);
 	if (strcmp(why, obs_state_name(state)) == 0) {
 		why[0] = '\0'; /* the state's name says it already */
 	}
@@ -437,513 +419,7 @@ static void rule_collection(const part_info *part, obs_state state, const char *
 				     "with what synctop expects.", part->probe);
 		}
 	}
-	add_finding(out, &f);
-}
-
-/* -------------------------------------------------------------- chrony */
-
-static void rule_chrony_leap(const chrony_obs *c, finding_list *out)
-{
-	finding f;
-	switch (c->tracking.leap) {
-	case CHRONY_LEAP_INSERT:
-	case CHRONY_LEAP_DELETE:
-		finding_start(&f, SEVERITY_WARN, "chrony.leap");
-		finding_message(&f, "Leap status \"%s\": a leap second is announced",
-				chrony_leap_name(c->tracking.leap));
-		finding_hint(&f, "Nothing to fix if expected; `chronyc tracking` after midnight UTC. "
-			     "Set `leapsecmode slew` in chrony.conf if applications cannot take a step.");
-		break;
-	case CHRONY_LEAP_UNSYNC:
-		finding_start(&f, SEVERITY_CRIT, "chrony.leap");
-		finding_message(&f, "Leap status \"%s\": chronyd is not synchronised",
-				chrony_leap_name(c->tracking.leap));
-		finding_hint(&f, "`chronyc sources -v`: check that the servers in chrony.conf are "
-			     "reachable (UDP 123) and marked '*' or '+'.");
-		break;
-	default:
-		return;
-	}
-	add_finding(out, &f);
-}
-
-static void rule_chrony_offset(const chrony_obs *c, const thresholds *th, finding_list *out)
-{
-	double off = c->tracking.system_time_offset_s;
-	severity sev = grade(fabs(off), th->chrony_offset_warn_s, th->chrony_offset_crit_s);
-	if (sev == SEVERITY_OK) {
-		return;
-	}
-	finding f;
-	char value[UNITS_BUF_LEN], limit[UNITS_BUF_LEN];
-	finding_start(&f, sev, "chrony.offset");
-	finding_message(&f, "System time offset %s (%s above %s)",
-			units_format_seconds(off, value, sizeof value), severity_name(sev),
-			units_magnitude_seconds(sev == SEVERITY_CRIT ? th->chrony_offset_crit_s :
-				    th->chrony_offset_warn_s, limit, sizeof limit));
-	finding_hint(&f, "Check `chronyc tracking` and `chronyc sources -v`; step once with "
-		     "`chronyc makestep`, and add `makestep 1 3` to chrony.conf so large offsets "
-		     "are stepped at start.");
-	add_finding(out, &f);
-}
-
-static void rule_chrony_error_bound(const chrony_obs *c, const thresholds *th, finding_list *out)
-{
-	const chrony_tracking *t = &c->tracking;
-	/* chronyc(1): clock_error <= |system_time_offset| + root_dispersion + root_delay / 2 */
-	double bound = fabs(t->system_time_offset_s) + t->root_dispersion_s + t->root_delay_s / 2.0;
-	severity sev = grade(bound, th->chrony_error_bound_warn_s, th->chrony_error_bound_crit_s);
-	if (sev == SEVERITY_OK) {
-		return;
-	}
-	finding f;
-	char b[UNITS_BUF_LEN], off[UNITS_BUF_LEN], disp[UNITS_BUF_LEN], del[UNITS_BUF_LEN];
-	char limit[UNITS_BUF_LEN];
-	finding_start(&f, sev, "chrony.error_bound");
-	finding_message(&f, "Clock error bound %s = |offset| %s + root dispersion %s + "
-			"root delay/2 %s (%s above %s)",
-			units_magnitude_seconds(bound, b, sizeof b),
-			units_magnitude_seconds(fabs(t->system_time_offset_s), off, sizeof off),
-			units_magnitude_seconds(t->root_dispersion_s, disp, sizeof disp),
-			units_magnitude_seconds(t->root_delay_s / 2.0, del, sizeof del), severity_name(sev),
-			units_magnitude_seconds(sev == SEVERITY_CRIT ? th->chrony_error_bound_crit_s :
-				    th->chrony_error_bound_warn_s, limit, sizeof limit));
-	finding_hint(&f, "The bound carries the whole upstream chain: see Root delay/dispersion "
-		     "in `chronyc tracking` and `chronyc sources -v`; prefer a closer or "
-		     "lower-stratum server.");
-	add_finding(out, &f);
-}
-
-static void rule_chrony_selected_source(const chrony_obs *c, finding_list *out)
-{
-	const chrony_tracking *t = &c->tracking;
-	const chrony_source *sel = chrony_selected_source(c);
-	finding f;
-
-	if (sel == NULL) {
-		if (c->n_sources_total > c->n_sources) {
-			return; /* the selected source may be one we did not keep */
-		}
-		if (chrony_tracking_is_local(t) &&
-		    t->leap == CHRONY_LEAP_NORMAL) {
-			/* A reference server on purpose, or one that lost its upstream and
-			 * fell back to `local`: worth a look, not an outage. */
-			finding_start(&f, SEVERITY_WARN, "chrony.local_reference");
-			if (t->stratum != INT_UNKNOWN) {
-				finding_message(&f, "Serving its own clock (chrony `local`, stratum %d): "
-						"no external source selected", t->stratum);
-			} else {
-				finding_message(&f, "Serving its own clock (chrony `local`): "
-						"no external source selected");
-			}
-			finding_hint(&f, "Intended only on an isolated reference server; otherwise add "
-				     "`server`/`pool` lines to chrony.conf and check `chronyc sources -v`.");
-		} else if (c->n_sources == 0) {
-			finding_start(&f, SEVERITY_CRIT, "chrony.no_selected_source");
-			finding_message(&f, "chronyd has no sources");
-			finding_hint(&f, "Add `server NAME iburst` or `pool NAME iburst` lines to "
-				     "chrony.conf and restart chronyd; `chronyc sources -v` lists them.");
-		} else {
-			finding_start(&f, SEVERITY_CRIT, "chrony.no_selected_source");
-			finding_message(&f, "No source selected ('*') among %d source%s",
-					c->n_sources, c->n_sources == 1 ? "" : "s");
-			finding_hint(&f, "`chronyc sources -v`: '?' = unreachable, 'x' = falseticker, "
-				     "'~' = too variable; `chronyc ntpdata` shows what each server sends.");
-		}
-		add_finding(out, &f);
-		return;
-	}
-
-	int stratum = sel->stratum >= STRATUM_UNSYNC ? sel->stratum : t->stratum;
-	if (stratum < STRATUM_UNSYNC) {
-		return;
-	}
-	char name[NAME_LEN];
-	CLEAN(name, sel->name);
-	finding_start(&f, SEVERITY_CRIT, "chrony.no_selected_source");
-	finding_message(&f, "Stratum %d via selected source %s (%d = unsynchronised)", stratum,
-			name, STRATUM_UNSYNC);
-	finding_hint(&f, "The upstream server is itself unsynchronised: `chronyc ntpdata %s`; "
-		     "fix that server or add other `server` lines to chrony.conf.", name);
-	add_finding(out, &f);
-}
-
-static int missed_polls(unsigned reach)
-{
-	int got = 0;
-	for (unsigned r = reach & REACH_ALL_EIGHT; r; r >>= 1) {
-		got += (int)(r & 1u);
-	}
-	return 8 - got;
-}
-
-static void rule_chrony_reach(const chrony_obs *c, finding_list *out)
-{
-	int n = c->n_sources < CHRONY_MAX_SOURCES ? c->n_sources : CHRONY_MAX_SOURCES;
-	if (n <= 0) {
-		return;
-	}
-	finding f;
-	bool complete = c->n_sources_total <= n;
-	bool all_silent = complete;
-	const chrony_source *first = NULL;
-	int partial = 0;
-	for (int i = 0; i < n; i++) {
-		const chrony_source *s = &c->sources[i];
-		unsigned reach = s->reach & REACH_ALL_EIGHT;
-		if (reach != 0) {
-			all_silent = false;
-		}
-		bool used = s->state == CHRONY_STATE_SELECTED || s->state == CHRONY_STATE_COMBINED;
-		if (used && reach != REACH_ALL_EIGHT) {
-			if (!first) {
-				first = s;
-			}
-			partial++;
-		}
-	}
-
-	if (all_silent) {
-		finding_start(&f, SEVERITY_CRIT, "chrony.reach");
-		finding_message(&f, "No source answered in the last 8 polls (%d source%s, reach 000)",
-				n, n == 1 ? "" : "s");
-		finding_hint(&f, "Check UDP 123 to the servers (firewall, routing) and the server lines "
-			     "in chrony.conf; `chronyc sources -v` and `chronyc ntpdata` show who answers.");
-		add_finding(out, &f);
-		return;
-	}
-	if (!first) {
-		return;
-	}
-	char name[NAME_LEN];
-	CLEAN(name, first->name);
-	int missed = missed_polls(first->reach);
-	finding_start(&f, SEVERITY_WARN, "chrony.reach");
-	if (partial > 1) {
-		finding_message(&f, "Source %s reach %03o: missed %d of the last 8 polls "
-				"(and %d more used source%s)", name, first->reach & REACH_ALL_EIGHT,
-				missed, partial - 1, partial - 1 == 1 ? "" : "s");
-	} else {
-		finding_message(&f, "Source %s reach %03o: missed %d of the last 8 polls", name,
-				first->reach & REACH_ALL_EIGHT, missed);
-	}
-	finding_hint(&f, "Packets to or from the source are lost: `chronyc ntpdata %s`, "
-		     "`chronyc sources -v`; check the network path (`mtr %s`).", name, name);
-	add_finding(out, &f);
-}
-
-static void rule_chrony_frequency(const chrony_obs *c, const thresholds *th, finding_list *out)
-{
-	double freq = c->tracking.frequency_ppm;
-	severity sev = grade(fabs(freq), th->chrony_frequency_warn_ppm, th->chrony_frequency_crit_ppm);
-	if (sev == SEVERITY_OK) {
-		return;
-	}
-	finding f;
-	finding_start(&f, sev, "chrony.frequency");
-	finding_message(&f, "Frequency %+.3f ppm (%s above %g ppm)", freq, severity_name(sev),
-			sev == SEVERITY_CRIT ? th->chrony_frequency_crit_ppm :
-			th->chrony_frequency_warn_ppm);
-	finding_hint(&f, "The oscillator runs far from nominal: `chronyc tracking`; check "
-		     "/sys/devices/system/clocksource/clocksource0/current_clocksource and, on a VM, "
-		     "the hypervisor's clock settings.");
-	add_finding(out, &f);
-}
-
-static void rule_chrony_skew(const chrony_obs *c, const thresholds *th, finding_list *out)
-{
-	const chrony_source *sel = chrony_selected_source(c);
-	const chrony_sourcestat *stat = NULL;
-	if (sel) {
-		int n = c->n_sourcestats < CHRONY_MAX_SOURCES ? c->n_sourcestats : CHRONY_MAX_SOURCES;
-		for (int i = 0; i < n; i++) {
-			if (strncmp(c->sourcestats[i].name, sel->name, sizeof sel->name) == 0 &&
-			    isfinite(c->sourcestats[i].skew_ppm)) {
-				stat = &c->sourcestats[i];
-				break;
-			}
-		}
-	}
-	double skew = stat ? stat->skew_ppm : c->tracking.skew_ppm;
-	if (!(skew > th->chrony_skew_warn_ppm)) {
-		return;
-	}
-	finding f;
-	finding_start(&f, SEVERITY_WARN, "chrony.skew");
-	if (stat) {
-		char name[NAME_LEN];
-		CLEAN(name, stat->name);
-		finding_message(&f, "Skew of source %s %.3f ppm (warn above %g ppm)", name, skew,
-				th->chrony_skew_warn_ppm);
-	} else {
-		finding_message(&f, "Tracking skew %.3f ppm (warn above %g ppm)", skew,
-				th->chrony_skew_warn_ppm);
-	}
-	finding_hint(&f, "The source's measurements are noisy (network jitter, busy VM host): "
-		     "`chronyc sourcestats -v`; use a closer source, or limit with `maxupdateskew` "
-		     "in chrony.conf.");
-	add_finding(out, &f);
-}
-
-static void rule_chrony_drift(const history *h, const thresholds *th, finding_list *out)
-{
-	const history_sample *latest = history_latest(h);
-	if (!latest) {
-		return;
-	}
-	double since = latest->t - th->chrony_drift_window_s;
-	double first_t = NAN, last_t = NAN;
-	for (size_t i = 0; i < history_count(h); i++) {
-		const history_sample *s = history_at(h, i);
-		if (s->t < since || !isfinite(s->value[HISTORY_FREQUENCY_PPM])) {
-			continue;
-		}
-		if (isnan(first_t)) {
-			first_t = s->t;
-		}
-		last_t = s->t;
-	}
-	double span = last_t - first_t;
-	if (!(span >= th->chrony_drift_min_span_s)) {
-		return; /* too little history (or none finite) to call it a trend */
-	}
-	double slope = history_slope(h, HISTORY_FREQUENCY_PPM, since) * SECONDS_PER_HOUR;
-	slope = round(slope / DRIFT_RESOLUTION_PPM_PER_HOUR) * DRIFT_RESOLUTION_PPM_PER_HOUR;
-	if (!(fabs(slope) > th->chrony_drift_warn_ppm_per_hour)) {
-		return;
-	}
-	finding f;
-	finding_start(&f, SEVERITY_WARN, "chrony.drift");
-	finding_message(&f, "Frequency drifting %+.3f ppm/h over the last %.0f min "
-			"(warn above %g ppm/h)", slope, span / 60.0,
-			th->chrony_drift_warn_ppm_per_hour);
-	finding_hint(&f, "The oscillator's frequency is changing, usually with temperature or "
-		     "CPU power states: watch Frequency in `chronyc tracking`; check cooling and "
-		     "BIOS C-state/turbo settings.");
-	add_finding(out, &f);
-}
-
-static void rules_chrony(const observation *o, const history *h, const thresholds *th,
-			 finding_list *out)
-{
-	const chrony_obs *c = &o->chrony;
-	/* Unsynchronised chronyd reports placeholders (0 offset, 1 s root delay
-	 * and dispersion: fixtures chronyc-c-tracking-unsync.txt); judging them
-	 * would only repeat the leap finding with invented numbers. */
-	bool numbers = c->tracking.leap != CHRONY_LEAP_UNSYNC;
-
-	rule_chrony_leap(c, out);
-	if (numbers) {
-		rule_chrony_offset(c, th, out);
-		rule_chrony_error_bound(c, th, out);
-	}
-	rule_chrony_selected_source(c, out);
-	rule_chrony_reach(c, out);
-	if (numbers) {
-		rule_chrony_frequency(c, th, out);
-		rule_chrony_skew(c, th, out);
-		rule_chrony_drift(h, th, out);
-	}
-}
-
-/* ----------------------------------------------------------------- PTP */
-
-static severity port_state_severity(ptp_port_state s)
-{
-	switch (s) {
-	case PTP_PORT_LISTENING:
-	case PTP_PORT_UNCALIBRATED:
-	case PTP_PORT_PRE_MASTER:
-		return SEVERITY_WARN;
-	case PTP_PORT_FAULTY:
-	case PTP_PORT_DISABLED:
-	case PTP_PORT_INITIALIZING:
-		return SEVERITY_CRIT;
-	case PTP_PORT_UNKNOWN:
-	case PTP_PORT_MASTER:
-	case PTP_PORT_PASSIVE:
-	case PTP_PORT_SLAVE:
-	case PTP_PORT_GRAND_MASTER:
-		break;
-	}
-	return SEVERITY_OK;
-}
-
-static void port_state_hint(finding *f, ptp_port_state s, const char *iface)
-{
-	switch (s) {
-	case PTP_PORT_LISTENING:
-		finding_hint(f, "No Announce from a master reaches this port: check that a grandmaster "
-			     "runs in the same domain and that PTP traffic reaches %s; "
-			     "`pmc -u -b 0 'GET PORT_DATA_SET'`.", iface);
-		break;
-	case PTP_PORT_UNCALIBRATED:
-		finding_hint(f, "The servo has not locked; if it stays, look for servo state s0/s1 "
-			     "and clock-adjust errors (`free_running`, no CAP_SYS_TIME) in "
-			     "`journalctl -u ptp4l`.");
-		break;
-	case PTP_PORT_PRE_MASTER:
-		finding_hint(f, "Becoming master after the qualification timeout; if it stays, "
-			     "compare priorities: `pmc -u -b 0 'GET PARENT_DATA_SET'`.");
-		break;
-	case PTP_PORT_FAULTY:
-		finding_hint(f, "ptp4l saw a fault (link down, timestamping error): `ip link show %s`, "
-			     "`journalctl -u ptp4l`; it retries after fault_reset_interval.", iface);
-		break;
-	case PTP_PORT_DISABLED:
-		finding_hint(f, "The port is disabled by configuration or management: check ptp4l.conf "
-			     "for %s and `pmc -u -b 0 'GET PORT_DATA_SET'`.", iface);
-		break;
-	case PTP_PORT_INITIALIZING:
-		finding_hint(f, "ptp4l has not finished setting the port up: look for socket or "
-			     "timestamping errors in `journalctl -u ptp4l` and `ethtool -T %s`.", iface);
-		break;
-	default:
-		break;
-	}
-}
-
-static void rule_ptp_port_states(const ptp_obs *p, const nic_obs *nic, finding_list *out)
-{
-	for (int i = 0; i < ptp_port_count(p); i++) {
-		const ptp_port *port = &p->ports[i];
-		severity sev = port_state_severity(port->state);
-		if (sev == SEVERITY_OK) {
-			continue;
-		}
-		finding f;
-		char label[NAME_LEN + 24], iface[NAME_LEN];
-		finding_start(&f, sev, "ptp.port_state");
-		finding_message(&f, "PTP %s is %s", port_label(port, i, label, sizeof label),
-				ptp_port_state_name(port->state));
-		port_state_hint(&f, port->state, port_iface(port, nic, iface, sizeof iface));
-		add_finding(out, &f);
-	}
-}
-
-static void rule_ptp_gm(const ptp_obs *p, finding_list *out)
-{
-	if (p->gm_present != 0) {
-		return; /* present, or unknown */
-	}
-	for (int i = 0; i < ptp_port_count(p); i++) {
-		ptp_port_state s = p->ports[i].state;
-		if (s != PTP_PORT_SLAVE && s != PTP_PORT_UNCALIBRATED) {
-			continue;
-		}
-		finding f;
-		char label[NAME_LEN + 24];
-		finding_start(&f, SEVERITY_CRIT, "ptp.gm_absent");
-		finding_message(&f, "PTP %s is %s but ptp4l reports no grandmaster (gmPresent false)",
-				port_label(&p->ports[i], i, label, sizeof label), ptp_port_state_name(s));
-		finding_hint(&f, "`pmc -u -b 0 'GET TIME_STATUS_NP' 'GET PARENT_DATA_SET'`; check that "
-			     "the grandmaster is up and its Announce messages reach this node.");
-		add_finding(out, &f);
-		return;
-	}
-}
-
-static void rule_ptp_offset(const ptp_obs *p, const nic_obs *nic, const thresholds *th,
-			    finding_list *out)
-{
-	const ptp_port *slave = ptp_slave_port(p);
-	if (!slave) {
-		return; /* a master's offset is meaningless; UNCALIBRATED is the port rule's */
-	}
-	int64_t off = p->offset_from_master_ns != PTP_NS_UNKNOWN ?
-		p->offset_from_master_ns : p->master_offset_ns;
-	if (off == PTP_NS_UNKNOWN) {
-		return;
-	}
-	uint64_t mag = off < 0 ? (uint64_t)0 - (uint64_t)off : (uint64_t)off;
-	severity sev = SEVERITY_OK;
-	if (th->ptp_offset_crit_ns >= 0 && mag > (uint64_t)th->ptp_offset_crit_ns) {
-		sev = SEVERITY_CRIT;
-	} else if (th->ptp_offset_warn_ns >= 0 && mag > (uint64_t)th->ptp_offset_warn_ns) {
-		sev = SEVERITY_WARN;
-	}
-	if (sev == SEVERITY_OK) {
-		return;
-	}
-	finding f;
-	char value[UNITS_BUF_LEN], limit[UNITS_BUF_LEN], iface[NAME_LEN];
-	port_iface(slave, nic, iface, sizeof iface);
-	finding_start(&f, sev, "ptp.offset");
-	finding_message(&f, "PTP offset from master %s on %s (%s above %s)",
-			units_format_ns(off, value, sizeof value), iface, severity_name(sev),
-			units_magnitude_ns(sev == SEVERITY_CRIT ? th->ptp_offset_crit_ns :
-				     th->ptp_offset_warn_ns, limit, sizeof limit));
-	finding_hint(&f, "`pmc -u -b 0 'GET CURRENT_DATA_SET'`; check servo state s2 and "
-		     "clock-adjust errors in `journalctl -u ptp4l -u phc2sys`, and hardware "
-		     "timestamping with `ethtool -T %s`.", iface);
-	add_finding(out, &f);
-}
-
-static void rule_ptp_path_delay(const ptp_obs *p, const nic_obs *nic, const history *h,
-				const thresholds *th, finding_list *out)
-{
-	const ptp_port *slave = ptp_slave_port(p);
-	if (!slave) {
-		return;
-	}
-	int64_t delay = p->mean_path_delay_ns;
-	if (delay == PTP_NS_UNKNOWN && slave->delay_mechanism == PTP_DELAY_P2P) {
-		delay = slave->peer_mean_path_delay_ns;
-	}
-	if (delay == PTP_NS_UNKNOWN) {
-		return;
-	}
-	finding f;
-	char value[UNITS_BUF_LEN], iface[NAME_LEN];
-	port_iface(slave, nic, iface, sizeof iface);
-
-	if (delay <= 0) {
-		/* A signal cannot arrive before it was sent. */
-		finding_start(&f, SEVERITY_CRIT, "ptp.path_delay");
-		finding_message(&f, "Mean path delay %s on %s: must be positive",
-				units_format_ns(delay, value, sizeof value), iface);
-		finding_hint(&f, "Timestamps are broken or asymmetric: check `ethtool -T %s` "
-			     "(hardware timestamping), that `delay_mechanism` matches the network "
-			     "(E2E/P2P), and `delayAsymmetry` in ptp4l.conf.", iface);
-		add_finding(out, &f);
-		return;
-	}
-
-	int samples = 0;
-	for (size_t i = 0; i < history_count(h); i++) {
-		if (isfinite(history_at(h, i)->value[HISTORY_PATH_DELAY_NS])) {
-			samples++;
-		}
-	}
-	if (samples < th->ptp_path_delay_min_samples) {
-		return;
-	}
-	double median = history_median(h, HISTORY_PATH_DELAY_NS, 0);
-	if (!(median > 0)) {
-		return;
-	}
-	double change = ((double)delay - median) / median;
-	if (!(fabs(change) > th->ptp_path_delay_jump_warn_ratio)) {
-		return;
-	}
-	char med[UNITS_BUF_LEN];
-	finding_start(&f, SEVERITY_WARN, "ptp.path_delay");
-	finding_message(&f, "Mean path delay %s on %s, %+.0f%% from the median %s of %d samples "
-			"(warn above %.0f%%)", units_magnitude_ns(delay, value, sizeof value), iface,
-			change * 100.0, units_magnitude_seconds(median * 1e-9, med, sizeof med), samples,
-			th->ptp_path_delay_jump_warn_ratio * 100.0);
-	finding_hint(&f, "The path to the master changed (route, switch, congestion, a transparent "
-		     "clock gone): `pmc -u -b 0 'GET CURRENT_DATA_SET'` and the network topology.");
-	add_finding(out, &f);
-}
-
-static void rules_ptp(const observation *o, const history *h, const thresholds *th,
-		      finding_list *out)
-{
-	rule_ptp_port_states(&o->ptp, &o->nic, out);
-	rule_ptp_gm(&o->ptp, out);
-	rule_ptp_offset(&o->ptp, &o->nic, th, out);
-	rule_ptp_path_delay(&o->ptp, &o->nic, h, th, out);
+	health_add_finding(out, &f);
 }
 
 /* ----------------------------------------------------------------- NIC */
@@ -985,9 +461,9 @@ static void rule_nic(const observation *o, const role *r, const thresholds *th, 
 		}
 		missing = !tx && !rx ? "hardware transmit and receive" :
 			  !tx ? "hardware transmit" : "hardware receive";
-		CLEAN(iface, o->nic.interface);
+		HEALTH_CLEAN(iface, o->nic.interface);
 		if (!iface[0]) {
-			clean(iface, sizeof iface, "IFACE", sizeof "IFACE");
+			health_clean(iface, sizeof iface, "IFACE", sizeof "IFACE");
 		}
 	} else if (o->ptp.state == OBS_OK) {
 		/* No ethtool answer this poll: ptp4l's own PORT_PROPERTIES_NP says it. */
@@ -1003,7 +479,7 @@ static void rule_nic(const observation *o, const role *r, const thresholds *th, 
 			return;
 		}
 		missing = "hardware";
-		port_iface(soft, &o->nic, iface, sizeof iface);
+		health_port_iface(soft, &o->nic, iface, sizeof iface);
 	} else {
 		return;
 	}
@@ -1014,7 +490,7 @@ static void rule_nic(const observation *o, const role *r, const thresholds *th, 
 	finding_hint(&f, "Not fixable on the node without a NIC that supports it (`ethtool -T %s` "
 		     "must list hardware-transmit and hardware-receive); if software accuracy is "
 		     "enough, set `time_stamping software` in ptp4l.conf knowingly.", iface);
-	add_finding(out, &f);
+	health_add_finding(out, &f);
 }
 
 /* ------------------------------------------------ independent clock */
@@ -1031,7 +507,7 @@ static void clock_claim_hint(const observation *o, finding *f)
 			     units_format_seconds(t->system_time_offset_s, claim, sizeof claim));
 		return;
 	}
-	const ptp_port *slave = ptp_slave_port(&o->ptp);
+	const ptp_port *slave = ptp_locked_port(&o->ptp);
 	if (o->ptp.state == OBS_OK && slave && o->ptp.offset_from_master_ns != PTP_NS_UNKNOWN) {
 		finding_hint(f, "ptp4l claims %s from its master, for the PHC: check that phc2sys "
 			     "steers the system clock (`systemctl status phc2sys`, "
@@ -1053,7 +529,7 @@ static void rule_clock_offset(const observation *o, const thresholds *th, findin
 	/* The true offset lies within +-uncertainty of the measured one: only
 	 * what is certainly beyond the limit counts. */
 	double excess = fabs(cc->offset_s) - cc->uncertainty_s;
-	severity sev = grade(excess, th->clock_offset_warn_s, th->clock_offset_crit_s);
+	severity sev = health_grade(excess, th->clock_offset_warn_s, th->clock_offset_crit_s);
 	if (sev == SEVERITY_OK) {
 		return;
 	}
@@ -1066,7 +542,7 @@ static void rule_clock_offset(const observation *o, const thresholds *th, findin
 			units_magnitude_seconds(sev == SEVERITY_CRIT ? th->clock_offset_crit_s :
 				    th->clock_offset_warn_s, limit, sizeof limit));
 	clock_claim_hint(o, &f);
-	add_finding(out, &f);
+	health_add_finding(out, &f);
 }
 
 /* ---------------------------------------------------------------- API */
@@ -1089,11 +565,15 @@ void health_evaluate(const node *n, const thresholds *th, finding_list *out)
 			r.ptp4l, r.ptp_expected, out);
 	rule_collection(&nic_part, o->nic.state, o->nic.error, sizeof o->nic.error,
 			TRI_UNKNOWN, r.ptp_expected, out);
-	if (r.chrony_judged) {
-		rules_chrony(o, &n->history, th, out);
-	}
-	if (r.ptp_judged) {
-		rules_ptp(o, &n->history, th, out);
+	/* each collector's own rules, for a part that answered and is not
+	 * excluded by the group's expectations (thresholds.h) */
+	health_context ctx = {o, &n->history, th};
+	for (size_t i = 0; i < collector_registry_count; i++) {
+		const collector *c = collector_registry[i];
+		if (c->rules && c->part_state(o) == OBS_OK &&
+		    (!c->expectation || c->expectation(th) != EXPECT_NO)) {
+			c->rules(&ctx, out);
+		}
 	}
 	rule_nic(o, &r, th, out);
 	rule_clock_offset(o, th, out);
