@@ -120,15 +120,26 @@ static void notify(sched_node *sn)
 	}
 }
 
-/* The only way to change a node's scheduler state: every transition is in
- * --log with its reason. */
+/* The routine poll cycle, in --log already as its "poll complete" and
+ * "clock check" lines. */
+static bool routine_transition(sn_state from, sn_state to)
+{
+	bool busy_from = from == SN_WAITING || from == SN_CLOCK;
+	bool busy_to = to == SN_WAITING || to == SN_CLOCK;
+	return (from == SN_READY && busy_to) || (busy_from && to == SN_READY) || (busy_from && busy_to);
+}
+
+/* The only way to change a node's scheduler state: every transition but the
+ * routine poll cycle is in --log with its reason. */
 static void set_state(sched_node *sn, sn_state to, const char *reason)
 {
 	if (sn->state == to) {
 		return;
 	}
-	log_printf("%s: scheduler %s -> %s (%s)", sn->model->host, sn_state_names[sn->state],
-		   sn_state_names[to], reason);
+	if (!routine_transition(sn->state, to)) {
+		log_printf("%s: scheduler %s -> %s (%s)", sn->model->host, sn_state_names[sn->state],
+			   sn_state_names[to], reason);
+	}
 	sn->state = to;
 }
 

@@ -454,6 +454,30 @@ static void test_failures_back_off(void **state)
 	teardown_fx(fx);
 }
 
+/* Every state change but the routine poll cycle is in --log with the node,
+ * the two states and the reason; the poll cycle is there as its own lines. */
+static void test_state_transitions_logged(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/synctop-test-sched-XXXXXX";
+	log_to_temp(path);
+	fixture *fx = setup(false, FAIL_CONNECT, 1.0);
+	scheduler_start(fx->s);
+	run_for(fx, 0.2);
+	teardown_fx(fx);
+	fx = setup(false, SILENT, 10.0);
+	scheduler_start(fx->s);
+	run_for(fx, 0.1);
+	log_close();
+	assert_true(count_lines_with(path, ": scheduler idle -> connecting (started)") >= 1);
+	assert_true(count_lines_with(path, ": scheduler connecting -> backoff (failed)") >= 1);
+	assert_true(count_lines_with(path, ": scheduler backoff -> connecting (backoff over)") >= 1);
+	assert_true(count_lines_with(path, ": scheduler connecting -> ready (remote shell started)") >= 1);
+	assert_int_equal(count_lines_with(path, "ready -> waiting"), 0);
+	teardown_fx(fx);
+	unlink(path);
+}
+
 static void test_refused_host_key_is_not_retried(void **state)
 {
 	(void)state;
@@ -545,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_slow_answer_skips_due_polls),
 		cmocka_unit_test(test_backoff_delay),
 		cmocka_unit_test(test_failures_back_off),
+		cmocka_unit_test(test_state_transitions_logged),
 		cmocka_unit_test(test_refused_host_key_is_not_retried),
 		cmocka_unit_test(test_auth_refused_after_success_is_retried),
 		cmocka_unit_test(test_event_log_keeps_the_newest),
