@@ -27,12 +27,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text_span.h"
+
 /* A genuine line is under 450 bytes even with a 255-byte host name. */
 #define MAX_LINE 1024
 /* chronyc prints at most 14 fields; one more tells "too many" apart. */
 #define MAX_FIELDS 15
 /* Longest number we accept; chronyc's longest is about 22 characters. */
-#define NUM_LEN 40
+#define NUM_LEN TEXT_SPAN_NUM_LEN
 /* How much remote text an error message quotes. */
 #define QUOTE_LEN 80
 
@@ -47,11 +49,6 @@
 #else
 #define PRINTF_LIKE(f, a)
 #endif
-
-typedef struct {
-	const char *p;
-	size_t n;
-} span;
 
 /* ------------------------------------------------------------ text helpers */
 
@@ -79,68 +76,11 @@ static bool is_printable(char c)
 	return c >= 0x20 && c <= 0x7e;
 }
 
-static bool span_eq(span s, const char *lit)
-{
-	size_t n = strlen(lit);
-	return s.n == n && memcmp(s.p, lit, n) == 0;
-}
-
-/* s is a (possibly empty) prefix of lit. */
-static bool span_prefix_of(span s, const char *lit)
-{
-	size_t n = strlen(lit);
-	return s.n <= n && memcmp(s.p, lit, s.n) == 0;
-}
-
-static bool span_contains(span s, const char *needle)
-{
-	size_t n = strlen(needle);
-	if (n == 0 || s.n < n) {
-		return n == 0;
-	}
-	for (size_t i = 0; i + n <= s.n; i++) {
-		if (memcmp(s.p + i, needle, n) == 0) {
-			return true;
-		}
-	}
-	return false;
-}
-
-static span trim(span s)
-{
-	while (s.n > 0 && (s.p[0] == ' ' || s.p[0] == '\t')) {
-		s.p++;
-		s.n--;
-	}
-	while (s.n > 0 && (s.p[s.n - 1] == ' ' || s.p[s.n - 1] == '\t')) {
-		s.n--;
-	}
-	return s;
-}
-
-/* Next space-separated token of *rest; false when none is left. */
-static bool take_token(span *rest, span *tok)
-{
-	*rest = trim(*rest);
-	if (rest->n == 0) {
-		return false;
-	}
-	size_t i = 0;
-	while (i < rest->n && rest->p[i] != ' ' && rest->p[i] != '\t') {
-		i++;
-	}
-	tok->p = rest->p;
-	tok->n = i;
-	rest->p += i;
-	rest->n -= i;
-	return true;
-}
-
 /* Bounded copy into dst, printable ASCII only (anything else becomes '?');
  * a cut is marked with "..." so a person sees the text goes on. */
-static void sanitize(span s, char *dst, size_t cap)
+static void sanitize(text_span s, char *dst, size_t cap)
 {
-	s = trim(s);
+	s = text_span_trim(s);
 	size_t n = s.n < cap - 1 ? s.n : cap - 1;
 	for (size_t i = 0; i < n; i++) {
 		dst[i] = is_printable(s.p[i]) ? s.p[i] : '?';
@@ -152,10 +92,10 @@ static void sanitize(span s, char *dst, size_t cap)
 }
 
 /* Bounded copy of text already known to be printable; cuts silently. */
-static void copy_name(span s, char *dst, size_t cap)
+static void copy_name(text_span s, char *dst, size_t cap)
 {
 	size_t n = s.n < cap - 1 ? s.n : cap - 1;
-	if (n > 0) { /* an empty span may have no pointer at all */
+	if (n > 0) { /* an empty text_span may have no pointer at all */
 		memcpy(dst, s.p, n);
 	}
 	dst[n] = '\0';
@@ -178,33 +118,24 @@ static line_reader reader_of(const char *buf, size_t len)
 
 /* Next line without its "\n" (nor a "\r" before it, in case a pty was in the
  * way); *terminated says whether the newline was there. */
-static bool next_line(line_reader *r, span *line, bool *terminated)
+static bool next_line(line_reader *r, text_span *line, bool *terminated)
 {
-	if (r->pos >= r->len) {
+	text_span rest = {r->buf + r->pos, r->len - r->pos};
+	if (!text_span_next_line(&rest, line, terminated)) {
 		return false;
 	}
-	const char *start = r->buf + r->pos;
-	size_t rest = r->len - r->pos;
-	const char *nl = memchr(start, '\n', rest);
-	size_t n = nl ? (size_t)(nl - start) : rest;
-	r->pos += nl ? n + 1 : n;
+	r->pos = r->len - rest.n;
 	r->number++;
-	*terminated = nl != NULL;
-	if (nl && n > 0 && start[n - 1] == '\r') {
-		n--;
-	}
-	line->p = start;
-	line->n = n;
 	return true;
 }
 
-static bool is_blank(span line)
+static bool is_blank(text_span line)
 {
-	return trim(line).n == 0;
+	return text_span_trim(line).n == 0;
 }
 
 /* First byte that is not printable ASCII, or -1. */
-static int first_unprintable(span line)
+static int first_unprintable(text_span line)
 {
 	for (size_t i = 0; i < line.n; i++) {
 		if (!is_printable(line.p[i])) {
@@ -215,7 +146,7 @@ static int first_unprintable(span line)
 }
 
 /* chronyc's reply status lines: "506 Cannot talk to daemon". */
-static int status_code(span line)
+static int status_code(text_span line)
 {
 	if (line.n < 4 || !is_digit(line.p[0]) || !is_digit(line.p[1]) ||
 	    !is_digit(line.p[2]) || line.p[3] != ' ') {
@@ -249,10 +180,10 @@ enum {
 
 typedef struct {
 	bool found[HINT_COUNT];
-	span line[HINT_COUNT]; /* the first line that showed it */
+	text_span line[HINT_COUNT]; /* the first line that showed it */
 } hints;
 
-static void note_hint(hints *h, int which, span line)
+static void note_hint(hints *h, int which, text_span line)
 {
 	if (!h->found[which]) {
 		h->found[which] = true;
@@ -264,15 +195,15 @@ static void note_hint(hints *h, int which, span line)
 static void scan_hints(const char *buf, size_t len, hints *h)
 {
 	line_reader r = reader_of(buf, len);
-	span line;
+	text_span line;
 	bool term;
 	while (next_line(&r, &line, &term)) {
-		if (span_contains(line, "chronyc") &&
-		    (span_contains(line, "not found") ||
-		     span_contains(line, "No such file or directory"))) {
+		if (text_span_contains(line, "chronyc") &&
+		    (text_span_contains(line, "not found") ||
+		     text_span_contains(line, "No such file or directory"))) {
 			note_hint(h, HINT_MISSING, line);
 		}
-		if (span_contains(line, "Could not open connection to daemon")) {
+		if (text_span_contains(line, "Could not open connection to daemon")) {
 			note_hint(h, HINT_UNREACHABLE, line);
 		}
 		int code = status_code(line);
@@ -287,10 +218,10 @@ static void scan_hints(const char *buf, size_t len, hints *h)
 	}
 }
 
-static bool first_text_line(const char *buf, size_t len, span *out)
+static bool first_text_line(const char *buf, size_t len, text_span *out)
 {
 	line_reader r = reader_of(buf, len);
-	span line;
+	text_span line;
 	bool term;
 	while (next_line(&r, &line, &term)) {
 		if (!is_blank(line)) {
@@ -310,7 +241,7 @@ static bool report_failure(const tool_output *out, chrony_obs *dst)
 	scan_hints(out->out, out->out_len, &h);
 
 	char quote[QUOTE_LEN] = "";
-	span err_line;
+	text_span err_line;
 	bool have_err = first_text_line(out->err, out->err_len, &err_line);
 
 	if (out->rc == TOOL_RC_NOT_FOUND || h.found[HINT_MISSING]) {
@@ -359,7 +290,7 @@ static bool report_failure(const tool_output *out, chrony_obs *dst)
 
 static void report_empty(const tool_output *out, chrony_obs *dst)
 {
-	span err_line;
+	text_span err_line;
 	if (first_text_line(out->err, out->err_len, &err_line)) {
 		char quote[QUOTE_LEN];
 		sanitize(err_line, quote, sizeof quote);
@@ -369,7 +300,7 @@ static void report_empty(const tool_output *out, chrony_obs *dst)
 	}
 }
 
-static void report_truncated(chrony_obs *dst, int line_no, span line)
+static void report_truncated(chrony_obs *dst, int line_no, text_span line)
 {
 	char quote[QUOTE_LEN];
 	sanitize(line, quote, sizeof quote);
@@ -379,7 +310,7 @@ static void report_truncated(chrony_obs *dst, int line_no, span line)
 }
 
 /* A line that cannot be data at all: too long or not printable text. */
-static bool reject_raw_line(chrony_obs *dst, int line_no, span line)
+static bool reject_raw_line(chrony_obs *dst, int line_no, text_span line)
 {
 	if (line.n > MAX_LINE) {
 		fail(dst, OBS_GARBAGE, "unexpected chronyc output: line %d is longer than %d bytes",
@@ -397,51 +328,8 @@ static bool reject_raw_line(chrony_obs *dst, int line_no, span line)
 
 /* --------------------------------------------------------------- numbers */
 
-/* Strict decimal as chronyc prints it with %d / %f: optional sign, digits,
- * optionally '.' and more digits.  strtod alone would also take exponents,
- * "inf", "nan", hex floats and a valid prefix of garbage; the syntax check
- * rules those out, and end == whole field rejects anything partial.
- * (chronyc -c is locale-free; this assumes LC_NUMERIC is "C".) */
-static bool parse_decimal(span s, bool fraction, double min, double max, double *out)
-{
-	if (s.n == 0 || s.n >= NUM_LEN) {
-		return false;
-	}
-	size_t i = 0;
-	if (s.p[0] == '-' || s.p[0] == '+') {
-		i++;
-	}
-	size_t digits = 0;
-	while (i < s.n && is_digit(s.p[i])) {
-		i++;
-		digits++;
-	}
-	if (digits == 0) {
-		return false;
-	}
-	if (fraction && i < s.n && s.p[i] == '.') {
-		i++;
-		while (i < s.n && is_digit(s.p[i])) {
-			i++;
-		}
-	}
-	if (i != s.n) {
-		return false;
-	}
-	char buf[NUM_LEN];
-	memcpy(buf, s.p, s.n);
-	buf[s.n] = '\0';
-	char *end = NULL;
-	double v = strtod(buf, &end);
-	if (end != buf + s.n || !isfinite(v) || v < min || v > max) {
-		return false;
-	}
-	*out = v;
-	return true;
-}
-
 /* Could s grow into a number parse_decimal accepts? */
-static bool decimal_prefix(span s, bool fraction)
+static bool decimal_prefix(text_span s, bool fraction)
 {
 	if (s.n >= NUM_LEN) {
 		return false;
@@ -484,10 +372,10 @@ static const struct {
 	{"Invalid", CHRONY_LEAP_UNKNOWN}, /* chronyc's word for a value it does not know */
 };
 
-static bool parse_leap(span s, chrony_leap *out)
+static bool parse_leap(text_span s, chrony_leap *out)
 {
 	for (size_t i = 0; i < sizeof leap_names / sizeof leap_names[0]; i++) {
-		if (span_eq(s, leap_names[i].text)) {
+		if (text_span_eq(s, leap_names[i].text)) {
 			*out = leap_names[i].leap;
 			return true;
 		}
@@ -495,10 +383,10 @@ static bool parse_leap(span s, chrony_leap *out)
 	return false;
 }
 
-static bool leap_prefix(span s)
+static bool leap_prefix(text_span s)
 {
 	for (size_t i = 0; i < sizeof leap_names / sizeof leap_names[0]; i++) {
-		if (span_prefix_of(s, leap_names[i].text)) {
+		if (text_span_prefix_of(s, leap_names[i].text)) {
 			return true;
 		}
 	}
@@ -555,7 +443,7 @@ typedef struct {
 } record_spec;
 
 typedef struct {
-	span text;
+	text_span text;
 	double num;  /* FT_INT, FT_OCTAL, FT_REAL, FT_REFID */
 	int code;    /* FT_MODE, FT_STATE, FT_LEAP */
 } field_value;
@@ -615,7 +503,7 @@ static const record_spec records[REC_COUNT] = {
 			    (int)(sizeof sourcestat_fields / sizeof sourcestat_fields[0])},
 };
 
-static bool parse_field(const field_spec *spec, span s, field_value *v)
+static bool parse_field(const field_spec *spec, text_span s, field_value *v)
 {
 	v->text = s;
 	v->num = NAN;
@@ -637,9 +525,9 @@ static bool parse_field(const field_spec *spec, span s, field_value *v)
 		return true;
 	}
 	case FT_NAME:
-		return !span_contains(s, " ");
+		return !text_span_contains(s, " ");
 	case FT_HOST:
-		return s.n > 0 && !span_contains(s, " ");
+		return s.n > 0 && !text_span_contains(s, " ");
 	case FT_MODE:
 		v->code = s.n == 1 ? mode_of(s.p[0]) : CHRONY_MODE_UNKNOWN;
 		return v->code != CHRONY_MODE_UNKNOWN;
@@ -647,7 +535,7 @@ static bool parse_field(const field_spec *spec, span s, field_value *v)
 		v->code = s.n == 1 ? state_of(s.p[0]) : CHRONY_STATE_UNKNOWN;
 		return v->code != CHRONY_STATE_UNKNOWN;
 	case FT_INT:
-		return parse_decimal(s, false, spec->min, spec->max, &v->num);
+		return text_span_decimal(s, false, spec->min, spec->max, &v->num);
 	case FT_OCTAL: {
 		if (s.n == 0 || s.n > 6) {
 			return false;
@@ -663,7 +551,7 @@ static bool parse_field(const field_spec *spec, span s, field_value *v)
 		return v->num >= spec->min && v->num <= spec->max;
 	}
 	case FT_REAL:
-		return parse_decimal(s, true, spec->min, spec->max, &v->num);
+		return text_span_decimal(s, true, spec->min, spec->max, &v->num);
 	case FT_LEAP: {
 		chrony_leap leap;
 		if (!parse_leap(s, &leap)) {
@@ -677,7 +565,7 @@ static bool parse_field(const field_spec *spec, span s, field_value *v)
 }
 
 /* Could s, cut short, have been a valid field of this type? */
-static bool field_prefix_ok(const field_spec *spec, span s)
+static bool field_prefix_ok(const field_spec *spec, text_span s)
 {
 	switch (spec->type) {
 	case FT_REFID:
@@ -692,7 +580,7 @@ static bool field_prefix_ok(const field_spec *spec, span s)
 		return true;
 	case FT_NAME:
 	case FT_HOST:
-		return !span_contains(s, " ");
+		return !text_span_contains(s, " ");
 	case FT_MODE:
 		return s.n == 0 || (s.n == 1 && mode_of(s.p[0]) != CHRONY_MODE_UNKNOWN);
 	case FT_STATE:
@@ -719,27 +607,14 @@ static bool field_prefix_ok(const field_spec *spec, span s)
 
 /* Splits on ','; returns the field count, or MAX_FIELDS + 1 when there are
  * more fields than any record has. */
-static int split_fields(span line, span *fields)
+static int split_fields(text_span line, text_span *fields)
 {
-	int n = 0;
-	size_t start = 0;
-	for (size_t i = 0; i <= line.n; i++) {
-		if (i == line.n || line.p[i] == ',') {
-			if (n == MAX_FIELDS) {
-				return MAX_FIELDS + 1;
-			}
-			fields[n].p = line.p + start;
-			fields[n].n = i - start;
-			n++;
-			start = i + 1;
-		}
-	}
-	return n;
+	return text_span_split(line, ',', fields, MAX_FIELDS);
 }
 
 /* Is this line a record of kind rec that was cut short: every field but the
  * last complete and valid, the last one a valid beginning? */
-static bool is_cut_record(const record_spec *rec, const span *fields, int n)
+static bool is_cut_record(const record_spec *rec, const text_span *fields, int n)
 {
 	if (n < 1 || n > rec->n_fields) {
 		return false;
@@ -831,12 +706,12 @@ typedef struct {
 } csv_progress;
 
 /* One non-blank line; false when dst now holds a failure. */
-static bool csv_line(chrony_obs *dst, csv_progress *pg, span line, bool terminated, int line_no)
+static bool csv_line(chrony_obs *dst, csv_progress *pg, text_span line, bool terminated, int line_no)
 {
 	if (reject_raw_line(dst, line_no, line)) {
 		return false;
 	}
-	span fields[MAX_FIELDS];
+	text_span fields[MAX_FIELDS];
 	int n = split_fields(line, fields);
 	int kind = n <= MAX_FIELDS ? record_kind(n) : -1;
 	/* zeroed so no path can store a field that was never parsed */
@@ -911,7 +786,7 @@ void chrony_parse_csv(const tool_output *out, chrony_obs *dst)
 	}
 	csv_progress pg = {.last_kind = -1, .records = 0};
 	line_reader r = reader_of(out->out, out->out_len);
-	span line;
+	text_span line;
 	bool term;
 	while (next_line(&r, &line, &term)) {
 		if (is_blank(line)) {
@@ -968,21 +843,21 @@ static const char *const text_keys[TK_COUNT] = {
 };
 
 /* "<number> <unit>" and nothing else. */
-static bool parse_quantity(span value, const char *unit, double min, double max, double *out)
+static bool parse_quantity(text_span value, const char *unit, double min, double max, double *out)
 {
-	span num, u, extra;
-	return take_token(&value, &num) && take_token(&value, &u) && span_eq(u, unit) &&
-	       !take_token(&value, &extra) && parse_decimal(num, true, min, max, out);
+	text_span num, u, extra;
+	return text_span_word(&value, &num) && text_span_word(&value, &u) && text_span_eq(u, unit) &&
+	       !text_span_word(&value, &extra) && text_span_decimal(num, true, min, max, out);
 }
 
 /* "0A4D0001 (10.77.0.1)"; chrony before 3.0 printed the ID dotted. */
-static bool parse_text_refid(span value, chrony_tracking *t)
+static bool parse_text_refid(text_span value, chrony_tracking *t)
 {
-	span id;
-	if (!take_token(&value, &id)) {
+	text_span id;
+	if (!text_span_word(&value, &id)) {
 		return false;
 	}
-	span name = trim(value);
+	text_span name = text_span_trim(value);
 	if (name.n < 2 || name.p[0] != '(' || name.p[name.n - 1] != ')') {
 		return false;
 	}
@@ -1034,7 +909,7 @@ static long long days_from_civil(long long y, int m, int d)
 	return era * 146097 + doe - 719468;
 }
 
-static bool two_digits(span s, size_t at, int max, int *out)
+static bool two_digits(text_span s, size_t at, int max, int *out)
 {
 	if (at + 2 > s.n || !is_digit(s.p[at]) || !is_digit(s.p[at + 1])) {
 		return false;
@@ -1044,25 +919,25 @@ static bool two_digits(span s, size_t at, int max, int *out)
 }
 
 /* "Wed Dec 02 10:38:17 2026" (strftime "%a %b %d %T %Y" of UTC). */
-static bool parse_text_reftime(span value, double *out)
+static bool parse_text_reftime(text_span value, double *out)
 {
 	static const char *const days[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
 	static const char *const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
 					     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-	span wd, mon, day, hms, year, extra;
-	if (!take_token(&value, &wd) || !take_token(&value, &mon) || !take_token(&value, &day) ||
-	    !take_token(&value, &hms) || !take_token(&value, &year) ||
-	    take_token(&value, &extra)) {
+	text_span wd, mon, day, hms, year, extra;
+	if (!text_span_word(&value, &wd) || !text_span_word(&value, &mon) || !text_span_word(&value, &day) ||
+	    !text_span_word(&value, &hms) || !text_span_word(&value, &year) ||
+	    text_span_word(&value, &extra)) {
 		return false;
 	}
 	int weekday = -1, month = -1;
 	for (int i = 0; i < 7; i++) {
-		if (span_eq(wd, days[i])) {
+		if (text_span_eq(wd, days[i])) {
 			weekday = i;
 		}
 	}
 	for (int i = 0; i < 12; i++) {
-		if (span_eq(mon, months[i])) {
+		if (text_span_eq(mon, months[i])) {
 			month = i + 1;
 		}
 	}
@@ -1071,7 +946,7 @@ static bool parse_text_reftime(span value, double *out)
 	if (weekday < 0 || month < 0 || day.n != 2 || !two_digits(day, 0, 31, &d) || d < 1 ||
 	    hms.n != 8 || hms.p[2] != ':' || hms.p[5] != ':' || !two_digits(hms, 0, 23, &hh) ||
 	    !two_digits(hms, 3, 59, &mm) || !two_digits(hms, 6, 60, &ss) || year.n != 4 ||
-	    !parse_decimal(year, false, 1970, 9999, &y)) {
+	    !text_span_decimal(year, false, 1970, 9999, &y)) {
 		return false;
 	}
 	static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -1091,20 +966,20 @@ static bool parse_text_reftime(span value, double *out)
 
 /* "<number> <unit> slow|fast<tail>": text prints magnitudes and the word
  * says the sign; "slow" is behind (or losing time), so negative. */
-static bool parse_slow_fast(span value, const char *unit, const char *tail, double max,
+static bool parse_slow_fast(text_span value, const char *unit, const char *tail, double max,
 			    double *out)
 {
-	span num, u, word;
+	text_span num, u, word;
 	double mag;
-	if (!take_token(&value, &num) || !take_token(&value, &u) || !span_eq(u, unit) ||
-	    !take_token(&value, &word) || !span_eq(trim(value), tail) ||
-	    !parse_decimal(num, true, 0, max, &mag)) {
+	if (!text_span_word(&value, &num) || !text_span_word(&value, &u) || !text_span_eq(u, unit) ||
+	    !text_span_word(&value, &word) || !text_span_eq(text_span_trim(value), tail) ||
+	    !text_span_decimal(num, true, 0, max, &mag)) {
 		return false;
 	}
 	bool slow;
-	if (span_eq(word, "slow")) {
+	if (text_span_eq(word, "slow")) {
 		slow = true;
-	} else if (span_eq(word, "fast")) {
+	} else if (text_span_eq(word, "fast")) {
 		slow = false;
 	} else {
 		return false;
@@ -1113,14 +988,14 @@ static bool parse_slow_fast(span value, const char *unit, const char *tail, doub
 	return true;
 }
 
-static bool parse_text_value(text_key key, span value, chrony_tracking *t)
+static bool parse_text_value(text_key key, text_span value, chrony_tracking *t)
 {
 	double v;
 	switch (key) {
 	case TK_REFID:
 		return parse_text_refid(value, t);
 	case TK_STRATUM:
-		if (!parse_decimal(trim(value), false, 0, 255, &v)) {
+		if (!text_span_decimal(text_span_trim(value), false, 0, 255, &v)) {
 			return false;
 		}
 		t->stratum = (int)v;
@@ -1150,7 +1025,7 @@ static bool parse_text_value(text_key key, span value, chrony_tracking *t)
 	case TK_UPDATE:
 		return parse_quantity(value, "seconds", 0, SECONDS_MAX, &t->update_interval_s);
 	case TK_LEAP:
-		return parse_leap(trim(value), &t->leap);
+		return parse_leap(text_span_trim(value), &t->leap);
 	case TK_COUNT:
 		break;
 	}
@@ -1158,7 +1033,7 @@ static bool parse_text_value(text_key key, span value, chrony_tracking *t)
 }
 
 /* One non-blank line of `chronyc tracking`; false when dst holds a failure. */
-static bool text_line(chrony_obs *dst, bool seen[TK_COUNT], int *known, span line,
+static bool text_line(chrony_obs *dst, bool seen[TK_COUNT], int *known, text_span line,
 		      bool terminated, int line_no)
 {
 	if (reject_raw_line(dst, line_no, line)) {
@@ -1166,18 +1041,18 @@ static bool text_line(chrony_obs *dst, bool seen[TK_COUNT], int *known, span lin
 	}
 	char quote[QUOTE_LEN];
 	const char *colon = memchr(line.p, ':', line.n);
-	span key = {line.p, colon ? (size_t)(colon - line.p) : line.n};
-	key = trim(key);
+	text_span key = {line.p, colon ? (size_t)(colon - line.p) : line.n};
+	key = text_span_trim(key);
 	int k = -1;
 	for (int i = 0; i < TK_COUNT; i++) {
-		if (span_eq(key, text_keys[i])) {
+		if (text_span_eq(key, text_keys[i])) {
 			k = i;
 		}
 	}
 	if (!colon) {
 		/* A line cut inside its key still starts like one. */
 		for (int i = 0; i < TK_COUNT && !terminated; i++) {
-			if (key.n > 0 && span_prefix_of(key, text_keys[i])) {
+			if (key.n > 0 && text_span_prefix_of(key, text_keys[i])) {
 				report_truncated(dst, line_no, line);
 				return false;
 			}
@@ -1197,7 +1072,7 @@ static bool text_line(chrony_obs *dst, bool seen[TK_COUNT], int *known, span lin
 		     text_keys[k]);
 		return false;
 	}
-	span value = {colon + 1, line.n - (size_t)(colon + 1 - line.p)};
+	text_span value = {colon + 1, line.n - (size_t)(colon + 1 - line.p)};
 	if (!parse_text_value((text_key)k, value, &dst->tracking)) {
 		if (!terminated) {
 			report_truncated(dst, line_no, line);
@@ -1223,7 +1098,7 @@ void chrony_parse_tracking_text(const tool_output *out, chrony_obs *dst)
 	bool seen[TK_COUNT] = {false};
 	int known = 0, lines = 0;
 	line_reader r = reader_of(out->out, out->out_len);
-	span line;
+	text_span line;
 	bool term;
 	while (next_line(&r, &line, &term)) {
 		if (is_blank(line)) {

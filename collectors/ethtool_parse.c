@@ -28,10 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef struct {
-	const char *p;
-	size_t len;
-} span;
+#include "text_span.h"
 
 typedef enum {
 	LIST_NONE,
@@ -60,73 +57,43 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\r';
 }
 
-static span trim(span s)
-{
-	while (s.len > 0 && is_blank(s.p[0])) {
-		s.p++;
-		s.len--;
-	}
-	while (s.len > 0 && is_blank(s.p[s.len - 1])) {
-		s.len--;
-	}
-	return s;
-}
-
-static bool span_eq(span s, const char *lit)
-{
-	size_t n = strlen(lit);
-	return s.len == n && memcmp(s.p, lit, n) == 0;
-}
-
 /* If s starts with prefix, return the rest in *rest. */
-static bool span_prefix(span s, const char *prefix, span *rest)
+static bool span_prefix(text_span s, const char *prefix, text_span *rest)
 {
 	size_t n = strlen(prefix);
-	if (s.len < n || memcmp(s.p, prefix, n) != 0) {
+	if (!text_span_starts(s, prefix)) {
 		return false;
 	}
 	rest->p = s.p + n;
-	rest->len = s.len - n;
+	rest->n = s.n - n;
 	return true;
 }
 
-static span first_word(span s)
+static text_span first_word(text_span s)
 {
-	span w = {s.p, 0};
-	while (w.len < s.len && !is_blank(s.p[w.len])) {
-		w.len++;
+	text_span w = {s.p, 0};
+	while (w.n < s.n && !is_blank(s.p[w.n])) {
+		w.n++;
 	}
 	return w;
 }
 
 /* A list item is one word, optionally followed by "(CONSTANT)". */
-static bool is_single_item(span line)
+static bool is_single_item(text_span line)
 {
-	span w = first_word(line);
-	span rest = trim((span){line.p + w.len, line.len - w.len});
-	return w.len > 0 && (rest.len == 0 || rest.p[0] == '(');
-}
-
-/* Copy remote text for display: bounded, NUL-terminated, control and
- * non-ASCII bytes replaced so nothing odd ever reaches a terminal. */
-static void copy_clean(char *dst, size_t cap, span s)
-{
-	size_t n = s.len < cap - 1 ? s.len : cap - 1;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s.p[i];
-		dst[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
-	}
-	dst[n] = '\0';
+	text_span w = first_word(line);
+	text_span rest = text_span_trim_space((text_span){line.p + w.n, line.n - w.n});
+	return w.n > 0 && (rest.n == 0 || rest.p[0] == '(');
 }
 
 /* Mode names are short tokens ("off", "ptpv2-l4-event", "bit12"); anything
  * else is not something ethtool prints and is left out. */
-static bool is_mode_token(span w)
+static bool is_mode_token(text_span w)
 {
-	if (w.len == 0 || w.len > 40) {
+	if (w.n == 0 || w.n > 40) {
 		return false;
 	}
-	for (size_t i = 0; i < w.len; i++) {
+	for (size_t i = 0; i < w.n; i++) {
 		char c = w.p[i];
 		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 			(c >= '0' && c <= '9') || c == '-' || c == '_';
@@ -139,42 +106,42 @@ static bool is_mode_token(span w)
 
 /* Append a whole word, space separated; a word that does not fit is dropped
  * rather than cut, so the list never shows a half name. */
-static void list_append(char *dst, size_t cap, span w)
+static void list_append(char *dst, size_t cap, text_span w)
 {
 	if (!is_mode_token(w)) {
 		return;
 	}
 	size_t used = strlen(dst);
-	size_t need = w.len + (used > 0 ? 1 : 0);
+	size_t need = w.n + (used > 0 ? 1 : 0);
 	if (used + need + 1 > cap) {
 		return;
 	}
 	if (used > 0) {
 		dst[used++] = ' ';
 	}
-	memcpy(dst + used, w.p, w.len);
-	dst[used + w.len] = '\0';
+	memcpy(dst + used, w.p, w.n);
+	dst[used + w.n] = '\0';
 }
 
 /* Parse "N", "-N" or "none".  Returns false for anything else. */
-static bool parse_phc(span v, int *phc)
+static bool parse_phc(text_span v, int *phc)
 {
-	v = trim(v);
-	if (span_eq(v, "none")) {
+	v = text_span_trim_space(v);
+	if (text_span_eq(v, "none")) {
 		*phc = NIC_PHC_NONE;
 		return true;
 	}
 	bool neg = false;
 	size_t i = 0;
-	if (v.len > 0 && v.p[0] == '-') {
+	if (v.n > 0 && v.p[0] == '-') {
 		neg = true;
 		i = 1;
 	}
-	if (i >= v.len) {
+	if (i >= v.n) {
 		return false;
 	}
 	long val = 0;
-	for (; i < v.len; i++) {
+	for (; i < v.n; i++) {
 		if (v.p[i] < '0' || v.p[i] > '9') {
 			return false;
 		}
@@ -188,10 +155,10 @@ static bool parse_phc(span v, int *phc)
 	return true;
 }
 
-static bool add_capability(nic_obs *dst, span w)
+static bool add_capability(nic_obs *dst, text_span w)
 {
 	for (size_t i = 0; i < sizeof caps_table / sizeof caps_table[0]; i++) {
-		if (span_eq(w, caps_table[i].label) || span_eq(w, caps_table[i].constant)) {
+		if (text_span_eq(w, caps_table[i].label) || text_span_eq(w, caps_table[i].constant)) {
 			dst->caps |= caps_table[i].bit;
 			return true;
 		}
@@ -200,48 +167,39 @@ static bool add_capability(nic_obs *dst, span w)
 }
 
 /* A "Modes:" header: either "none" on the same line or a list below. */
-static list_kind mode_header(span rest, char *list, size_t cap, list_kind kind)
+static list_kind mode_header(text_span rest, char *list, size_t cap, list_kind kind)
 {
-	rest = trim(rest);
+	rest = text_span_trim_space(rest);
 	list[0] = '\0';
-	if (rest.len == 0) {
+	if (rest.n == 0) {
 		return kind;
 	}
-	if (!span_eq(rest, "none")) {
+	if (!text_span_eq(rest, "none")) {
 		list_append(list, cap, first_word(rest));
 	}
 	return LIST_NONE;
 }
 
 /* First line of stderr, for the error message. */
-static span first_line(const char *p, size_t len)
+static text_span first_line(const char *p, size_t len)
 {
-	span s = {p, 0};
-	while (s.len < len && p[s.len] != '\n') {
-		s.len++;
+	text_span s = {p, 0};
+	while (s.n < len && p[s.n] != '\n') {
+		s.n++;
 	}
-	return trim(s);
+	return text_span_trim_space(s);
 }
 
 static bool contains(const char *p, size_t len, const char *needle)
 {
-	size_t n = strlen(needle);
-	if (n == 0 || n > len) {
-		return n == 0;
-	}
-	for (size_t i = 0; i + n <= len; i++) {
-		if (p[i] == needle[0] && memcmp(p + i, needle, n) == 0) {
-			return true;
-		}
-	}
-	return false;
+	return text_span_contains((text_span){p, p ? len : 0}, needle);
 }
 
-static void set_error(nic_obs *dst, obs_state state, const char *what, span detail)
+static void set_error(nic_obs *dst, obs_state state, const char *what, text_span detail)
 {
 	/* room is left for `what`, so the detail is what gets shortened */
 	char clean[OBS_ERROR_LEN - 48];
-	copy_clean(clean, sizeof clean, detail);
+	text_span_copy_printable(clean, sizeof clean, detail);
 	dst->state = state;
 	if (clean[0] != '\0') {
 		snprintf(dst->error, sizeof dst->error, "%s: %s", what, clean);
@@ -267,7 +225,7 @@ static bool classify_failure(const tool_output *out, nic_obs *dst)
 {
 	const char *err = out->err ? out->err : "";
 	size_t err_len = out->err ? out->err_len : 0;
-	span line = first_line(err, err_len);
+	text_span line = first_line(err, err_len);
 	bool no_stdout = out->out == NULL || only_blank(out->out, out->out_len);
 
 	if (out->rc == TOOL_RC_NOT_FOUND) {
@@ -317,16 +275,16 @@ void ethtool_parse(const tool_output *out, nic_obs *dst)
 	size_t pos = 0;
 
 	while (pos < out->out_len) {
-		span raw = {out->out + pos, 0};
-		while (pos + raw.len < out->out_len && out->out[pos + raw.len] != '\n') {
-			raw.len++;
+		text_span raw = {out->out + pos, 0};
+		while (pos + raw.n < out->out_len && out->out[pos + raw.n] != '\n') {
+			raw.n++;
 		}
-		pos += raw.len + 1;
+		pos += raw.n + 1;
 
-		bool indented = raw.len > 0 && (raw.p[0] == ' ' || raw.p[0] == '\t');
-		span line = trim(raw);
-		span rest;
-		if (line.len == 0) {
+		bool indented = raw.n > 0 && (raw.p[0] == ' ' || raw.p[0] == '\t');
+		text_span line = text_span_trim_space(raw);
+		text_span rest;
+		if (line.n == 0) {
 			continue;
 		}
 
@@ -334,10 +292,10 @@ void ethtool_parse(const tool_output *out, nic_obs *dst)
 			if (header) {
 				break; /* a second device's block: never mix two NICs */
 			}
-			if (rest.len > 0 && rest.p[rest.len - 1] == ':') {
-				rest.len--;
+			if (rest.n > 0 && rest.p[rest.n - 1] == ':') {
+				rest.n--;
 			}
-			copy_clean(dst->interface, sizeof dst->interface, trim(rest));
+			text_span_copy_printable(dst->interface, sizeof dst->interface, text_span_trim_space(rest));
 			header = true;
 			list = LIST_NONE;
 		} else if (!indented && span_prefix(line, "Capabilities:", &rest)) {

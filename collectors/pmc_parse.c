@@ -74,36 +74,14 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A piece of the untrusted input: never NUL-terminated. */
-typedef struct {
-	const char *p;
-	size_t n;
-} span;
+#include "text_span.h"
 
-static bool span_eq(span s, const char *lit)
+/* The next word, or an empty span at the end. */
+static text_span next_word(text_span *rest)
 {
-	size_t n = strlen(lit);
-	return s.n == n && memcmp(s.p, lit, n) == 0;
-}
-
-static bool span_starts(span s, const char *lit)
-{
-	size_t n = strlen(lit);
-	return s.n >= n && memcmp(s.p, lit, n) == 0;
-}
-
-static bool span_contains(span hay, const char *needle)
-{
-	size_t n = strlen(needle);
-	if (n == 0) {
-		return true;
-	}
-	for (size_t i = 0; i + n <= hay.n; i++) {
-		if (hay.p[i] == needle[0] && memcmp(hay.p + i, needle, n) == 0) {
-			return true;
-		}
-	}
-	return false;
+	text_span w;
+	text_span_word_space(rest, &w);
+	return w;
 }
 
 static bool is_blank(char c)
@@ -111,7 +89,7 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-static bool all_space(span s)
+static bool all_space(text_span s)
 {
 	for (size_t i = 0; i < s.n; i++) {
 		if (!is_blank(s.p[i]) && s.p[i] != '\n') {
@@ -119,35 +97,6 @@ static bool all_space(span s)
 		}
 	}
 	return true;
-}
-
-static span span_trim(span s)
-{
-	while (s.n > 0 && is_blank(s.p[0])) {
-		s.p++;
-		s.n--;
-	}
-	while (s.n > 0 && is_blank(s.p[s.n - 1])) {
-		s.n--;
-	}
-	return s;
-}
-
-/* Split off the next blank-separated word; *rest keeps what follows it. */
-static span span_word(span *rest)
-{
-	span s = *rest;
-	while (s.n > 0 && is_blank(s.p[0])) {
-		s.p++;
-		s.n--;
-	}
-	size_t i = 0;
-	while (i < s.n && !is_blank(s.p[i])) {
-		i++;
-	}
-	rest->p = s.p + i;
-	rest->n = s.n - i;
-	return (span){s.p, i};
 }
 
 /* Bounded copy of a C string that always terminates; truncation is meant. */
@@ -158,28 +107,17 @@ static void copy_str(char *dst, size_t cap, const char *src)
 	dst[n] = '\0';
 }
 
-/* Copy for messages shown to a person: printable ASCII only, bounded. */
-static void copy_printable(char *dst, size_t cap, span s)
-{
-	size_t j = 0;
-	for (size_t i = 0; i < s.n && j + 1 < cap; i++) {
-		unsigned char c = (unsigned char)s.p[i];
-		dst[j++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
-	}
-	dst[j] = '\0';
-}
-
 /* First line of s that contains needle, or the first non-blank line when
  * needle is NULL; returns false when there is none. */
-static bool find_line(span s, const char *needle, span *line)
+static bool find_line(text_span s, const char *needle, text_span *line)
 {
 	size_t pos = 0;
 	while (pos < s.n) {
 		const char *nl = memchr(s.p + pos, '\n', s.n - pos);
 		size_t end = nl ? (size_t)(nl - s.p) : s.n;
-		span l = span_trim((span){s.p + pos, end - pos});
+		text_span l = text_span_trim_space((text_span){s.p + pos, end - pos});
 		pos = end + 1;
-		if (l.n > 0 && (!needle || span_contains(l, needle))) {
+		if (l.n > 0 && (!needle || text_span_contains(l, needle))) {
 			*line = l;
 			return true;
 		}
@@ -205,9 +143,9 @@ static int digit_value(char c, int base)
 
 /* Optional sign, then decimal digits (or 0x-hex when hex_ok), then, when
  * fraction_ok, an optional ".digits" that rounds to nearest, halves away
- * from zero.  The whole span must be consumed.  |value| <= INT64_MAX, so
+ * from zero.  The whole text_span must be consumed.  |value| <= INT64_MAX, so
  * the result is never the INT64_MIN "unknown" sentinel. */
-static bool parse_number(span s, bool hex_ok, bool fraction_ok, int64_t *out)
+static bool parse_number(text_span s, bool hex_ok, bool fraction_ok, int64_t *out)
 {
 	size_t i = 0;
 	bool neg = false;
@@ -269,7 +207,7 @@ static bool is_hex(char c)
 }
 
 /* Any identity field: [0-9a-fA-F.-]+ that fits PTP_ID_LEN with its NUL. */
-static bool valid_identity(span s)
+static bool valid_identity(text_span s)
 {
 	if (s.n == 0 || s.n >= PTP_ID_LEN) {
 		return false;
@@ -283,7 +221,7 @@ static bool valid_identity(span s)
 }
 
 /* A port identity "<clock>-<port>": splits it and checks both halves. */
-static bool split_port_identity(span s, char clock[PTP_ID_LEN], int *port)
+static bool split_port_identity(text_span s, char clock[PTP_ID_LEN], int *port)
 {
 	if (!valid_identity(s)) {
 		return false;
@@ -295,7 +233,7 @@ static bool split_port_identity(span s, char clock[PTP_ID_LEN], int *port)
 	if (dash < 2) {
 		return false; /* no '-', or nothing before it */
 	}
-	span number = {s.p + dash, s.n - dash};
+	text_span number = {s.p + dash, s.n - dash};
 	int64_t v;
 	if (!parse_number(number, false, false, &v) || v > 65535) {
 		return false;
@@ -312,7 +250,7 @@ static bool split_port_identity(span s, char clock[PTP_ID_LEN], int *port)
 }
 
 /* Callers validate the length first; the bound is kept anyway. */
-static void store_text(char *dst, size_t cap, span s)
+static void store_text(char *dst, size_t cap, text_span s)
 {
 	size_t n = s.n < cap ? s.n : cap - 1;
 	memcpy(dst, s.p, n);
@@ -436,17 +374,17 @@ static const struct {
 	{"GRAND_MASTER", PTP_PORT_GRAND_MASTER},
 };
 
-static ptp_port_state port_state_from(span s)
+static ptp_port_state port_state_from(text_span s)
 {
 	for (size_t i = 0; i < COUNT(port_states); i++) {
-		if (span_eq(s, port_states[i].name)) {
+		if (text_span_eq(s, port_states[i].name)) {
 			return port_states[i].state;
 		}
 	}
 	return PTP_PORT_UNKNOWN;
 }
 
-static bool valid_word(span s, size_t cap)
+static bool valid_word(text_span s, size_t cap)
 {
 	if (s.n >= cap) {
 		return false;
@@ -463,7 +401,7 @@ static bool valid_word(span s, size_t cap)
 /* Store one value into base (a ptp_obs or a ptp_port).  Returns false only
  * when a number was required and the value is not one: identities and text
  * that fail their check are stored as "" instead. */
-static bool store_field(const field_spec *f, span value, char *base)
+static bool store_field(const field_spec *f, text_span value, char *base)
 {
 	void *dst = base + f->offset;
 	int64_t v;
@@ -476,9 +414,9 @@ static bool store_field(const field_spec *f, span value, char *base)
 		*(int *)dst = (int)v;
 		return true;
 	case FK_TRUEFALSE:
-		if (span_eq(value, "true")) {
+		if (text_span_eq(value, "true")) {
 			*(int *)dst = 1;
-		} else if (span_eq(value, "false")) {
+		} else if (text_span_eq(value, "false")) {
 			*(int *)dst = 0;
 		} else {
 			return false;
@@ -619,11 +557,11 @@ static void commit_port(parser *ps)
 	const char *key = ps->port.port_identity;
 	char clock[PTP_ID_LEN];
 	int number;
-	if (!key[0] || !split_port_identity((span){key, strlen(key)}, clock, &number) ||
+	if (!key[0] || !split_port_identity((text_span){key, strlen(key)}, clock, &number) ||
 	    strcmp(clock, ps->local_clock) != 0) {
 		key = ps->header_pid;
 	}
-	if (!split_port_identity((span){key, strlen(key)}, clock, &number)) {
+	if (!split_port_identity((text_span){key, strlen(key)}, clock, &number)) {
 		return; /* cannot happen: the header was validated as a port identity */
 	}
 
@@ -656,19 +594,19 @@ static void end_block(parser *ps)
 	ps->ds = NULL;
 }
 
-static void on_sending(parser *ps, span line)
+static void on_sending(parser *ps, text_span line)
 {
 	end_block(ps);
 	if (ps->sending < MAX_REQUESTS) {
-		span rest = {line.p + strlen("sending:"), line.n - strlen("sending:")};
-		copy_printable(ps->requests[ps->sending], REQUEST_LEN, span_trim(rest));
+		text_span rest = {line.p + strlen("sending:"), line.n - strlen("sending:")};
+		text_span_copy_printable(ps->requests[ps->sending], REQUEST_LEN, text_span_trim_space(rest));
 	}
 	ps->sending++;
 }
 
 /* MANAGEMENT_ERROR_STATUS: name the refused request once per seq (a
  * boundary clock answers a port request once per port). */
-static void note_error_status(parser *ps, int seq, span detail)
+static void note_error_status(parser *ps, int seq, text_span detail)
 {
 	if (seq < MAX_REQUESTS) {
 		if (ps->noted_seqs & ((uint64_t)1 << seq)) {
@@ -693,10 +631,10 @@ static void note_error_status(parser *ps, int seq, span detail)
 	add_note(ps->dst, note);
 }
 
-static const dataset_spec *find_dataset(span id)
+static const dataset_spec *find_dataset(text_span id)
 {
 	for (size_t i = 0; i < COUNT(datasets); i++) {
-		if (span_eq(id, datasets[i].id)) {
+		if (text_span_eq(id, datasets[i].id)) {
 			return &datasets[i];
 		}
 	}
@@ -705,24 +643,24 @@ static const dataset_spec *find_dataset(span id)
 
 /* A block header "\t<clock>-<port> seq <N> <action> [<tlv> [<ID>]]". */
 typedef struct {
-	span pid, action, tlv, id;
+	text_span pid, action, tlv, id;
 	char clock[PTP_ID_LEN];
 	int port;
 	int seq;
 } header;
 
-static bool parse_header(span line, header *h)
+static bool parse_header(text_span line, header *h)
 {
-	span rest = {line.p + 1, line.n - 1};
-	h->pid = span_word(&rest);
-	span seq_word = span_word(&rest);
-	span seq_num = span_word(&rest);
-	h->action = span_word(&rest);
-	h->tlv = span_word(&rest);
-	h->id = span_word(&rest);
+	text_span rest = {line.p + 1, line.n - 1};
+	h->pid = next_word(&rest);
+	text_span seq_word = next_word(&rest);
+	text_span seq_num = next_word(&rest);
+	h->action = next_word(&rest);
+	h->tlv = next_word(&rest);
+	h->id = next_word(&rest);
 
 	int64_t seq;
-	if (!split_port_identity(h->pid, h->clock, &h->port) || !span_eq(seq_word, "seq") ||
+	if (!split_port_identity(h->pid, h->clock, &h->port) || !text_span_eq(seq_word, "seq") ||
 	    !parse_number(seq_num, false, false, &seq) || seq < 0 || seq > 65535 ||
 	    h->action.n == 0) {
 		return false;
@@ -731,7 +669,7 @@ static bool parse_header(span line, header *h)
 	return true;
 }
 
-static bool is_clock_wide(span id)
+static bool is_clock_wide(text_span id)
 {
 	const dataset_spec *ds = find_dataset(id);
 	return ds && !ds->per_port;
@@ -749,17 +687,17 @@ static void find_local_clock(parser *ps, const char *text, size_t len)
 		if (!nl) {
 			break;
 		}
-		span line = {text + pos, (size_t)(nl - text) - pos};
+		text_span line = {text + pos, (size_t)(nl - text) - pos};
 		pos = (size_t)(nl - text) + 1;
-		if (span_starts(line, "sending:")) {
-			span rest = {line.p + strlen("sending:"), line.n - strlen("sending:")};
-			span action = span_word(&rest);
-			clock_wide |= span_eq(action, "GET") && is_clock_wide(span_word(&rest));
+		if (text_span_starts(line, "sending:")) {
+			text_span rest = {line.p + strlen("sending:"), line.n - strlen("sending:")};
+			text_span action = next_word(&rest);
+			clock_wide |= text_span_eq(action, "GET") && is_clock_wide(next_word(&rest));
 			continue;
 		}
 		header h;
 		if (line.n < 2 || line.p[0] != '\t' || line.p[1] == '\t' || !parse_header(line, &h) ||
-		    !span_eq(h.action, "RESPONSE")) {
+		    !text_span_eq(h.action, "RESPONSE")) {
 			continue;
 		}
 		if (h.port == 0) {
@@ -770,7 +708,7 @@ static void find_local_clock(parser *ps, const char *text, size_t len)
 		if (!first[0]) {
 			copy_str(first, sizeof first, h.clock);
 		}
-		clock_wide |= span_eq(h.tlv, "MANAGEMENT") && is_clock_wide(h.id);
+		clock_wide |= text_span_eq(h.tlv, "MANAGEMENT") && is_clock_wide(h.id);
 	}
 	if (first[0] && !clock_wide) {
 		copy_str(ps->local_clock, sizeof ps->local_clock, first);
@@ -779,7 +717,7 @@ static void find_local_clock(parser *ps, const char *text, size_t len)
 	}
 }
 
-static void on_header(parser *ps, span line)
+static void on_header(parser *ps, text_span line)
 {
 	end_block(ps);
 	header h;
@@ -789,7 +727,7 @@ static void on_header(parser *ps, span line)
 	}
 	ps->any_header = true;
 	ps->kind = BLOCK_SKIP;
-	if (!span_eq(h.action, "RESPONSE")) {
+	if (!text_span_eq(h.action, "RESPONSE")) {
 		return; /* SIGNALING, or an echo of some other action */
 	}
 	if (!ps->have_local || strcmp(h.clock, ps->local_clock) != 0) {
@@ -799,12 +737,12 @@ static void on_header(parser *ps, span line)
 		ps->dst->foreign_responses++;
 		return;
 	}
-	if (span_eq(h.tlv, "MANAGEMENT_ERROR_STATUS")) {
+	if (text_span_eq(h.tlv, "MANAGEMENT_ERROR_STATUS")) {
 		ps->error_blocks++;
 		note_error_status(ps, h.seq, h.id);
 		return;
 	}
-	if (!span_eq(h.tlv, "MANAGEMENT")) {
+	if (!text_span_eq(h.tlv, "MANAGEMENT")) {
 		return; /* "unknown-tlv", or no TLV at all */
 	}
 	if (h.id.n == 0) {
@@ -825,7 +763,7 @@ static void on_header(parser *ps, span line)
 	}
 }
 
-static void on_field(parser *ps, span line)
+static void on_field(parser *ps, text_span line)
 {
 	if (ps->kind == BLOCK_NONE) {
 		fail(ps, OBS_GARBAGE, "unparseable pmc output: field line outside any block");
@@ -834,12 +772,12 @@ static void on_field(parser *ps, span line)
 	if (ps->kind == BLOCK_SKIP) {
 		return;
 	}
-	span rest = {line.p + 2, line.n - 2};
-	span name = span_word(&rest);
-	span value = span_trim(rest);
+	text_span rest = {line.p + 2, line.n - 2};
+	text_span name = next_word(&rest);
+	text_span value = text_span_trim_space(rest);
 	for (size_t i = 0; i < ps->ds->n_fields; i++) {
 		const field_spec *f = &ps->ds->fields[i];
-		if (!span_eq(name, f->name)) {
+		if (!text_span_eq(name, f->name)) {
 			continue;
 		}
 		char *base = ps->kind == BLOCK_CLOCK ? (char *)ps->dst : (char *)&ps->port;
@@ -853,14 +791,14 @@ static void on_field(parser *ps, span line)
 	}
 }
 
-static void on_line(parser *ps, span line)
+static void on_line(parser *ps, text_span line)
 {
-	if (span_trim(line).n == 0) {
+	if (text_span_trim_space(line).n == 0) {
 		return; /* blank lines carry nothing and end nothing */
 	}
-	if (span_starts(line, "sending:")) {
+	if (text_span_starts(line, "sending:")) {
 		on_sending(ps, line);
-	} else if (span_starts(line, "\t\t")) {
+	} else if (text_span_starts(line, "\t\t")) {
 		on_field(ps, line);
 	} else if (line.p[0] == '\t') {
 		on_header(ps, line);
@@ -879,8 +817,8 @@ static void finish(ptp_obs *dst, obs_state state, const char *msg)
 /* No data came back: say why, from stderr first (pmc itself never fails). */
 static void explain_no_data(const tool_output *out, const parser *ps, ptp_obs *dst)
 {
-	span err = {out->err ? out->err : "", out->err ? out->err_len : 0};
-	span line;
+	text_span err = {out->err ? out->err : "", out->err ? out->err_len : 0};
+	text_span line;
 	char msg[OBS_ERROR_LEN];
 
 	if (ps->sending == 0 && find_line(err, "not found", &line)) {
@@ -890,7 +828,7 @@ static void explain_no_data(const tool_output *out, const parser *ps, ptp_obs *d
 	if (find_line(err, "Permission denied", &line) ||
 	    find_line(err, "Operation not permitted", &line)) {
 		char text[80];
-		copy_printable(text, sizeof text, line);
+		text_span_copy_printable(text, sizeof text, line);
 		snprintf(msg, sizeof msg, "pmc needs root to reach ptp4l: run it as root or via sudo -n (%s)",
 			 text);
 		finish(dst, OBS_PERMISSION_DENIED, msg);
@@ -898,7 +836,7 @@ static void explain_no_data(const tool_output *out, const parser *ps, ptp_obs *d
 	}
 	if (find_line(err, "bad command", &line)) {
 		char text[100];
-		copy_printable(text, sizeof text, line);
+		text_span_copy_printable(text, sizeof text, line);
 		snprintf(msg, sizeof msg, "pmc rejected the request: %s", text);
 		finish(dst, OBS_COMMAND_FAILED, msg);
 		return;
@@ -923,7 +861,7 @@ static void explain_no_data(const tool_output *out, const parser *ps, ptp_obs *d
 		       "ptp4l did not answer on its management socket: not running, or a different uds_address");
 		return;
 	}
-	span sout = {out->out ? out->out : "", out->out ? out->out_len : 0};
+	text_span sout = {out->out ? out->out : "", out->out ? out->out_len : 0};
 	if (all_space(sout)) {
 		if (!find_line(err, NULL, &line)) {
 			if (out->rc > 0) {
@@ -935,7 +873,7 @@ static void explain_no_data(const tool_output *out, const parser *ps, ptp_obs *d
 			return;
 		}
 		char text[120];
-		copy_printable(text, sizeof text, line);
+		text_span_copy_printable(text, sizeof text, line);
 		snprintf(msg, sizeof msg, "pmc failed: %s", text);
 		finish(dst, OBS_COMMAND_FAILED, msg);
 		return;
@@ -946,11 +884,11 @@ static void explain_no_data(const tool_output *out, const parser *ps, ptp_obs *d
 /* Data came back: mention what stderr says pmc rejected. */
 static void note_bad_commands(const tool_output *out, ptp_obs *dst)
 {
-	span err = {out->err ? out->err : "", out->err ? out->err_len : 0};
-	span line;
+	text_span err = {out->err ? out->err : "", out->err ? out->err_len : 0};
+	text_span line;
 	while (find_line(err, "bad command", &line)) {
 		char text[80];
-		copy_printable(text, sizeof text, line);
+		text_span_copy_printable(text, sizeof text, line);
 		char note[OBS_ERROR_LEN];
 		snprintf(note, sizeof note, "pmc %s", text);
 		add_note(dst, note);
@@ -982,7 +920,7 @@ void pmc_parse(const tool_output *out, ptp_obs *dst)
 	while (pos < len && ps->fail == OBS_OK) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
 		size_t end = nl ? (size_t)(nl - text) : len;
-		span line = {text + pos, end - pos};
+		text_span line = {text + pos, end - pos};
 		pos = end + 1;
 		if (!nl) {
 			/* never parse a partial line: its value may be cut short */
