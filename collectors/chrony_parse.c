@@ -233,7 +233,19 @@ static bool first_text_line(const char *buf, size_t len, text_span *out)
 }
 
 /* The error states every chronyc call shares.  True when dst now holds one. */
-static bool report_failure(const tool_output *out, chrony_obs *dst)
+static void say(obs_state *state, char *error, size_t error_len, obs_state st, const char *fmt, ...)
+	PRINTF_LIKE(5, 6);
+
+static void say(obs_state *state, char *error, size_t error_len, obs_state st, const char *fmt, ...)
+{
+	*state = st;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(error, error_len, fmt, ap);
+	va_end(ap);
+}
+
+bool chrony_parse_failure(const tool_output *out, obs_state *state, char *error, size_t error_len)
 {
 	hints h;
 	memset(&h, 0, sizeof h);
@@ -250,42 +262,56 @@ static bool report_failure(const tool_output *out, chrony_obs *dst)
 		} else if (have_err) {
 			sanitize(err_line, quote, sizeof quote);
 		}
-		fail(dst, OBS_TOOL_MISSING,
+		say(state, error, error_len, OBS_TOOL_MISSING,
 		     "chronyc not found (exit %d); install chrony or add its directory to PATH: \"%s\"",
 		     out->rc, quote);
 		return true;
 	}
 	if (h.found[HINT_UNREACHABLE]) {
 		sanitize(h.line[HINT_UNREACHABLE], quote, sizeof quote);
-		fail(dst, OBS_DAEMON_UNREACHABLE,
+		say(state, error, error_len, OBS_DAEMON_UNREACHABLE,
 		     "chronyd not answering; is it running and its command socket reachable? \"%s\"",
 		     quote);
 		return true;
 	}
 	if (h.found[HINT_DENIED]) {
 		sanitize(h.line[HINT_DENIED], quote, sizeof quote);
-		fail(dst, OBS_PERMISSION_DENIED,
+		say(state, error, error_len, OBS_PERMISSION_DENIED,
 		     "chronyd refused the command; run chronyc as root or chrony (Unix socket), or check cmdallow: \"%s\"",
 		     quote);
 		return true;
 	}
 	if (h.found[HINT_FAILED]) {
 		sanitize(h.line[HINT_FAILED], quote, sizeof quote);
-		fail(dst, OBS_COMMAND_FAILED, "chronyd returned an error: \"%s\"", quote);
+		say(state, error, error_len, OBS_COMMAND_FAILED, "chronyd returned an error: \"%s\"", quote);
 		return true;
 	}
 	if (out->rc != 0 && out->rc != -1) {
 		if (have_err) {
 			sanitize(err_line, quote, sizeof quote);
-			fail(dst, OBS_COMMAND_FAILED, "chronyc failed with exit status %d: \"%s\"",
+			say(state, error, error_len, OBS_COMMAND_FAILED, "chronyc failed with exit status %d: \"%s\"",
 			     out->rc, quote);
 		} else {
-			fail(dst, OBS_COMMAND_FAILED,
+			say(state, error, error_len, OBS_COMMAND_FAILED,
 			     "chronyc failed with exit status %d and printed no error", out->rc);
 		}
 		return true;
 	}
 	return false;
+}
+
+/* A failed part carries no data. */
+static bool report_failure(const tool_output *out, chrony_obs *dst)
+{
+	obs_state state;
+	char error[OBS_ERROR_LEN] = ""; /* zeroed past the text, as chrony_obs_init leaves it */
+	if (!chrony_parse_failure(out, &state, error, sizeof error)) {
+		return false;
+	}
+	chrony_obs_init(dst);
+	dst->state = state;
+	memcpy(dst->error, error, sizeof dst->error);
+	return true;
 }
 
 static void report_empty(const tool_output *out, chrony_obs *dst)

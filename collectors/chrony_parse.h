@@ -21,6 +21,9 @@
 #ifndef SYNCTOP_CHRONY_PARSE_H
 #define SYNCTOP_CHRONY_PARSE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "observation.h"
 #include "tool_output.h"
 
@@ -29,6 +32,13 @@
  * Always fills dst completely (chrony_obs_init first): on failure dst->state
  * says why and dst->error explains it for a person. */
 void chrony_parse_csv(const tool_output *out, chrony_obs *dst);
+
+/* How a chronyc call failed, whatever its report: not installed, chronyd
+ * not answering, a refusal ("501 Not authorised"), another chronyd error,
+ * or a non-zero exit.  True with *state and error (a sentence for a
+ * person, remote text quoted and sanitised) when it failed; false when the
+ * output is to be parsed. */
+bool chrony_parse_failure(const tool_output *out, obs_state *state, char *error, size_t error_len);
 
 /* Human-readable `chronyc tracking`, the fallback when -c is unavailable.
  * Fills dst->tracking; lines that are absent stay unknown. */

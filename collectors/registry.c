@@ -8,12 +8,14 @@
 #include "collector.h"
 
 extern const collector chrony_collector;
+extern const collector chrony_select_collector;
 extern const collector pmc_collector;
 extern const collector daemons_collector;
 extern const collector ethtool_collector;
 
 const collector *const collector_registry[] = {
 	&chrony_collector,
+	&chrony_select_collector,
 	&pmc_collector,
 	&daemons_collector,
 	&ethtool_collector,

@@ -144,6 +144,7 @@ void observation_init(observation *obs)
 	obs->rtt_s = NAN;
 	obs->node_time = NAN;
 	chrony_obs_init(&obs->chrony);
+	chrony_selection_init(&obs->selection);
 	ptp_obs_init(&obs->ptp);
 	nic_obs_init(&obs->nic);
 	memset(&obs->daemons, 0, sizeof obs->daemons);
@@ -236,6 +237,35 @@ const char *observation_timestamping(const observation *obs)
 	}
 	if (port && strncmp(port->timestamping, "SOFTWARE", sizeof port->timestamping) == 0) {
 		return "SW";
+	}
+	return NULL;
+}
+
+void chrony_selection_init(chrony_selection *sel)
+{
+	memset(sel, 0, sizeof *sel);
+}
+
+/* chronyc(1) "selectdata" and chrony's sources.c (SRC_SelectSource). */
+const char *chrony_select_state_reason(char state)
+{
+	switch (state) {
+	case '*': return "selected: the best source, the clock follows it";
+	case '+': return "combined with the selected source";
+	case 'x': return "a falseticker: its offset interval disagrees with the majority";
+	case 's': return "not synchronised itself (it says so, or its stratum is 16)";
+	case 'N': return "configured noselect, or noselect in effect";
+	case 'M': return "too few samples yet (missing samples)";
+	case 'd': return "its root distance is over maxdistance";
+	case 'D': return "its distance is too large to combine (combinelimit)";
+	case '~': return "too jittery (jitter above maxjitter)";
+	case 'w': return "waiting for other sources to be selectable";
+	case 'W': return "waiting for the required sources";
+	case 'S': return "stale: no new sample for too long";
+	case 'O': return "an orphan: same stratum and no better reference";
+	case 'T': return "not trusted while trusted sources exist";
+	case 'P': return "not preferred while a preferred source is selectable";
+	case 'U': return "waiting for an update of its sample";
 	}
 	return NULL;
 }

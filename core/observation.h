@@ -154,6 +154,44 @@ bool chrony_tracking_is_local(const chrony_tracking *t);
 /* The source chronyd has selected ('*'), or NULL. */
 const chrony_source *chrony_selected_source(const chrony_obs *c);
 
+/* Why chronyd uses each source or not: `chronyc -c selectdata` (chrony >=
+ * 4.0), one record per source.  The state letters are chronyc's
+ * (chronyc(1) "selectdata"); chrony_select_state_reason says each in words. */
+enum {
+	CHRONY_SELECT_OPT_NOSELECT = 1 << 0, /* N */
+	CHRONY_SELECT_OPT_PREFER = 1 << 1,   /* P */
+	CHRONY_SELECT_OPT_TRUST = 1 << 2,    /* T */
+	CHRONY_SELECT_OPT_REQUIRE = 1 << 3,  /* R */
+};
+
+typedef struct {
+	char state;              /* '*', '+', 'x', 's', 'N', 'M', 'd', 'D', '~', 'w', 'W', 'S', 'O', 'T', 'P', 'U' */
+	char name[64];
+	bool authenticated;
+	unsigned conf_options;   /* CHRONY_SELECT_OPT_*, as configured */
+	unsigned eff_options;    /* ... and in effect */
+	int64_t last_sample_ago_s;
+	double score;
+	double interval_lo_s;    /* the source's offset interval: node - source */
+	double interval_hi_s;
+	chrony_leap leap;
+} chrony_select_source;
+
+typedef struct {
+	obs_state state;
+	char error[OBS_ERROR_LEN];
+	int n_sources;           /* entries stored below */
+	int n_sources_total;     /* records chronyc printed */
+	chrony_select_source sources[CHRONY_MAX_SOURCES];
+} chrony_selection;
+
+void chrony_selection_init(chrony_selection *sel);
+
+/* Why chronyd does (not) use a source with this selectdata state, in a few
+ * words ("a falseticker: its interval disagrees with the majority"); NULL
+ * for a letter chrony does not print. */
+const char *chrony_select_state_reason(char state);
+
 /* --------------------------------------------------------------------- PTP */
 
 typedef enum {
@@ -315,6 +353,7 @@ typedef struct {
 	double rtt_s;      /* request sent -> answer complete; NAN if unknown */
 	double node_time;  /* node's own clock (date +%s.%N), NAN if unknown */
 	chrony_obs chrony;
+	chrony_selection selection;
 	ptp_obs ptp;
 	nic_obs nic;
 	daemons_obs daemons;

@@ -25,6 +25,7 @@
 
 #include <cmocka.h>
 
+#include "collector.h"
 #include "ethtool_parse.h"
 #include "fixture.h"
 #include "probe.h"
@@ -369,9 +370,10 @@ static void fixture_path(char *buf, size_t len, const char *name)
  * through sh -c included) and exits 64 if they are wrong. */
 static void make_shims(const char *dir, bool with_mktemp)
 {
-	char chrony[PATH_MAX], pmc[PATH_MAX], igc[PATH_MAX], nodev[PATH_MAX];
-	char text[4 * PATH_MAX];
+	char chrony[PATH_MAX], select[PATH_MAX], pmc[PATH_MAX], igc[PATH_MAX], nodev[PATH_MAX];
+	char text[5 * PATH_MAX];
 	fixture_path(chrony, sizeof chrony, "chronyc-c-m-tracking-sources-sourcestats-synced.txt");
+	fixture_path(select, sizeof select, "chronyc-c-n-selectdata-falseticker.txt");
 	fixture_path(pmc, sizeof pmc, "pmc-batch-multi-get-slave.txt");
 	fixture_path(igc, sizeof igc, "nic-docs/igc-ethtool-T.txt");
 	fixture_path(nodev, sizeof nodev, "ethtool-T-no-such-dev.stderr.txt");
@@ -383,8 +385,9 @@ static void make_shims(const char *dir, bool with_mktemp)
 	}
 	snprintf(text, sizeof text,
 		 "#!/bin/sh\n"
+		 "[ \"$*\" = \"-c -n selectdata\" ] && exec /bin/cat \"%s\"\n"
 		 "[ \"$*\" = \"-c -n -m tracking sources sourcestats\" ] || exit 64\n"
-		 "exec /bin/cat \"%s\"\n", chrony);
+		 "exec /bin/cat \"%s\"\n", select, chrony);
 	write_file(dir, "chronyc", text, 0755);
 	snprintf(text, sizeof text,
 		 "#!/bin/sh\n"
@@ -466,6 +469,17 @@ static void check_fixture_body(const probe_section *s, const char *name)
 	free(want);
 }
 
+/* time plus every collector that runs each poll, plus the periodic ones
+ * when asked (here: ethtool, the only one) */
+static int expected_sections(bool periodic)
+{
+	int n = 1;
+	for (size_t i = 0; i < collector_registry_count; i++) {
+		n += periodic || collector_registry[i]->cadence == COLLECT_EVERY_POLL;
+	}
+	return n;
+}
+
 static void check_standard_sections(const probe_response *r, bool sudo)
 {
 	const probe_section *s = probe_section_find(r, "time");
@@ -504,10 +518,25 @@ static void check_standard_sections(const probe_response *r, bool sudo)
 	assert_body(s->out, s->out_len, "chronyd\nptp4l\n@@synctop " OTHER " end\nphc2sys");
 	assert_body(s->err, s->err_len, "ps: partial");
 
-	static const char *order[] = {"time", "chrony", "pmc", "daemons", "ethtool"};
+	s = probe_section_find(r, "selectdata");
+	assert_int_equal(s->rc, 0);
+	check_fixture_body(s, "chronyc-c-n-selectdata-falseticker.txt");
+
+	/* time, then the registry's sections in its order */
+	assert_int_equal(r->sections[0].name_len, 4);
+	assert_memory_equal(r->sections[0].name, "time", 4);
+	int k = 1;
+	for (size_t i = 0; i < collector_registry_count && k < r->n_sections; i++) {
+		const char *name = collector_registry[i]->name;
+		if (r->sections[k].name_len == strlen(name) &&
+		    memcmp(r->sections[k].name, name, r->sections[k].name_len) == 0) {
+			k++;
+		} else {
+			assert_int_equal(collector_registry[i]->cadence, COLLECT_PERIODIC);
+		}
+	}
+	assert_int_equal(k, r->n_sections);
 	for (int i = 0; i < r->n_sections; i++) {
-		assert_int_equal(r->sections[i].name_len, strlen(order[i]));
-		assert_memory_equal(r->sections[i].name, order[i], r->sections[i].name_len);
 		assert_true(r->sections[i].complete);
 	}
 }
@@ -582,7 +611,7 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 	assert_true(b.len > sizeof first);
 	assert_memory_equal(b.data, first, sizeof first - 1);
 	assert_int_equal(r.end, b.len);
-	assert_int_equal(r.n_sections, 5);
+	assert_int_equal(r.n_sections, expected_sections(true));
 	check_standard_sections(&r, false);
 	const probe_section *s = probe_section_find(&r, "ethtool");
 	assert_int_equal(s->rc, 0);
@@ -608,7 +637,7 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 	assert_int_equal(probe_split(b.data, b.len, n2, &r), PROBE_COMPLETE);
 	/* nothing at all was printed for the ignored lines */
 	assert_memory_equal(b.data, "@@synctop 00000000000000b2 begin\n", 33);
-	assert_int_equal(r.n_sections, 5);
+	assert_int_equal(r.n_sections, expected_sections(true));
 	check_standard_sections(&r, true);
 	s = probe_section_find(&r, "ethtool");
 	if (s->rc == PROBE_RC_NO_IFACE) {
@@ -628,7 +657,7 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 	send_line(in[1], "00000000000000c3 - $(touch${IFS}pwned)\n");
 	read_response(out[0], n3, &b);
 	assert_int_equal(probe_split(b.data, b.len, n3, &r), PROBE_COMPLETE);
-	assert_int_equal(r.n_sections, 4);
+	assert_int_equal(r.n_sections, expected_sections(false));
 	assert_null(probe_section_find(&r, "ethtool"));
 	check_standard_sections(&r, false);
 
