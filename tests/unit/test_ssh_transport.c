@@ -210,48 +210,61 @@ static int listen_on_loopback(int *port)
 typedef struct {
 	struct ev_loop *loop;
 	int listener;
+	int port;
+	ssh_options opt;
 	transport *t;
 	outcome o;
 	char log_path[64];
 } harness;
 
-static void harness_start(harness *h, double connect_timeout_s)
+static const transport_events events = {on_ready, on_data, on_failed};
+
+static void harness_start_with_slots(harness *h, double connect_timeout_s, int max_handshakes)
 {
 	memset(h, 0, sizeof *h);
 	h->loop = ev_loop_new(EVFLAG_AUTO);
 	assert_int_equal(resolver_init(h->loop), 0);
-	assert_int_equal(ssh_transport_global_init(h->loop, 4), 0);
+	assert_int_equal(ssh_transport_global_init(h->loop, max_handshakes), 0);
 	snprintf(h->log_path, sizeof h->log_path, "/tmp/synctop-test-ssh-XXXXXX");
 	int log_fd = mkstemp(h->log_path);
 	assert_true(log_fd >= 0);
 	close(log_fd);
 	assert_int_equal(log_open(h->log_path), 0);
 
-	int port = 0;
-	h->listener = listen_on_loopback(&port);
-	ssh_options opt;
-	ssh_options_init(&opt);
-	snprintf(opt.host, sizeof opt.host, "127.0.0.1");
-	opt.port = port;
-	snprintf(opt.user, sizeof opt.user, "nobody");
-	opt.connect_timeout_s = connect_timeout_s;
-	opt.keepalive_interval_s = 0;
-	opt.identities_only = true;
-	opt.verify_host_key = never_verify;
-	static const transport_events events = {on_ready, on_data, on_failed};
-	h->t = ssh_transport_new(h->loop, &opt, "true", &events, &h->o);
+	h->listener = listen_on_loopback(&h->port);
+	ssh_options *opt = &h->opt;
+	ssh_options_init(opt);
+	snprintf(opt->host, sizeof opt->host, "127.0.0.1");
+	opt->port = h->port;
+	snprintf(opt->user, sizeof opt->user, "nobody");
+	opt->connect_timeout_s = connect_timeout_s;
+	opt->keepalive_interval_s = 0;
+	opt->identities_only = true;
+	opt->verify_host_key = never_verify;
+	h->t = ssh_transport_new(h->loop, opt, "true", &events, &h->o);
 	assert_non_null(h->t);
+}
+
+static void harness_start(harness *h, double connect_timeout_s)
+{
+	harness_start_with_slots(h, connect_timeout_s, 4);
+}
+
+static pid_t fork_server(harness *h, serve_fn serve)
+{
+	pid_t server = fork();
+	assert_true(server >= 0);
+	if (server == 0) {
+		run_server(h->listener, serve);
+	}
+	return server;
 }
 
 /* One connection against a fresh server child; returns when it failed. */
 static void harness_round(harness *h, serve_fn serve)
 {
 	int before = h->o.failures;
-	pid_t server = fork();
-	assert_true(server >= 0);
-	if (server == 0) {
-		run_server(h->listener, serve);
-	}
+	pid_t server = fork_server(h, serve);
 	ev_timer give_up;
 	ev_timer_init(&give_up, on_give_up, 20.0, 0);
 	ev_timer_start(h->loop, &give_up);
@@ -355,6 +368,97 @@ static void test_session_memory_accounts_for_every_block(void **state)
 	libssh2_exit();
 }
 
+/* How many lines of the log hold this transition of the harness's node. */
+static int transitions(const harness *h, const char *logged, const char *what)
+{
+	char line[256];
+	snprintf(line, sizeof line, "ssh 127.0.0.1 port %d: %s\n", h->port, what);
+	int n = 0;
+	for (const char *p = strstr(logged, line); p; p = strstr(p + 1, line)) {
+		n++;
+	}
+	return n;
+}
+
+/* All transition lines of the harness's node ("from -> to (reason)"). */
+static int all_transitions(const harness *h, const char *logged)
+{
+	char prefix[64];
+	snprintf(prefix, sizeof prefix, "ssh 127.0.0.1 port %d: ", h->port);
+	int n = 0;
+	for (const char *p = strstr(logged, prefix); p; p = strstr(p + 1, prefix)) {
+		const char *eol = strchr(p, '\n');
+		const char *arrow = strstr(p, " -> ");
+		n += arrow && (!eol || arrow < eol);
+	}
+	return n;
+}
+
+/* --log tells each connection's story: one line per real transition, with
+ * the node, both states and the reason; waiting on EAGAIN through a key
+ * exchange that never finishes logs nothing more. */
+static void test_transitions_are_logged(void **state)
+{
+	(void)state;
+	harness h;
+	harness_start(&h, 0.5);
+	harness_round(&h, serve_kexinit_then_silence);
+	harness_round(&h, serve_http);
+	transport_start(h.t);
+	transport_stop(h.t); /* stopped while the lookup runs */
+	char *logged = harness_stop(&h); /* h.port stays readable */
+	print_message("%s", logged);
+	assert_int_equal(transitions(&h, logged, "idle -> resolving (start)"), 3);
+	assert_int_equal(transitions(&h, logged, "resolving -> connecting (resolved)"), 2);
+	assert_int_equal(transitions(&h, logged, "connecting -> key exchange (TCP connected)"), 2);
+	assert_int_equal(transitions(&h, logged, "key exchange -> idle (deadline)"), 1);
+	assert_int_equal(transitions(&h, logged, "key exchange -> idle (handshake failed)"), 1);
+	assert_int_equal(transitions(&h, logged, "resolving -> idle (stopped)"), 1);
+	assert_int_equal(all_transitions(&h, logged), 10);
+	free(logged);
+}
+
+/* With one handshake slot, the second connection queues without its deadline
+ * running, and is let in (logged as such) when the first one gives up. */
+static void test_queued_connection_waits_without_a_deadline(void **state)
+{
+	(void)state;
+	harness h;
+	harness_start_with_slots(&h, 0.5, 1);
+	outcome second = {0};
+	transport *t2 = ssh_transport_new(h.loop, &h.opt, "true", &events, &second);
+	pid_t servers[2] = {fork_server(&h, serve_kexinit_then_silence),
+			    fork_server(&h, serve_kexinit_then_silence)};
+	ev_timer give_up;
+	ev_timer_init(&give_up, on_give_up, 20.0, 0);
+	ev_timer_start(h.loop, &give_up);
+	transport_start(h.t);
+	transport_start(t2);
+	while ((h.o.failures == 0 || second.failures == 0) && ev_is_active(&give_up)) {
+		ev_run(h.loop, EVRUN_ONCE);
+	}
+	ev_timer_stop(h.loop, &give_up);
+	for (int i = 0; i < 2; i++) {
+		kill(servers[i], SIGKILL);
+		waitpid(servers[i], NULL, 0);
+	}
+	assert_int_equal(h.o.failures, 1);
+	assert_int_equal(second.failures, 1);
+	/* Neither ran out of time while queued: both got as far as the key exchange. */
+	assert_non_null(strstr(h.o.message, "during key exchange"));
+	assert_non_null(strstr(second.message, "during key exchange"));
+	transport_destroy(t2);
+	char *logged = harness_stop(&h); /* h.port stays readable */
+	assert_int_equal(transitions(&h, logged, "resolving -> connecting (resolved)"), 1);
+	assert_int_equal(transitions(&h, logged,
+				     "resolving -> waiting for a handshake slot (resolved, all handshake slots busy)"),
+			 1);
+	assert_int_equal(transitions(&h, logged, "waiting for a handshake slot -> connecting (handshake slot free)"),
+			 1);
+	assert_int_equal(transitions(&h, logged, "key exchange -> idle (deadline)"), 2);
+	free(logged);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -362,6 +466,8 @@ int main(void)
 		cmocka_unit_test(test_session_memory_accounts_for_every_block),
 		cmocka_unit_test(test_key_exchange_abandoned_by_the_server),
 		cmocka_unit_test(test_hostile_or_broken_servers),
+		cmocka_unit_test(test_transitions_are_logged),
+		cmocka_unit_test(test_queued_connection_waits_without_a_deadline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
