@@ -627,6 +627,8 @@ static step_result step_auth_keyfile(ssh_conn *c)
 			note(c, "%s is encrypted (tried through synctop's private agent, which holds it)", path);
 			c->identity_index++;
 			continue;
+		case IDENTITY_N_STATES: /* not a state */
+			break;
 		}
 		if (access(path, R_OK) != 0) {
 			if (c->opt.identities_explicit) {
