@@ -81,6 +81,13 @@ _Static_assert(sizeof states / sizeof states[0] == SSH_N_STATES, "every ssh_stat
 
 typedef enum { STEP_AGAIN, STEP_NEXT, STEP_IDLE, STEP_FAILED } step_result;
 
+/* Authentication through one ssh-agent: its own handle (each agent has its
+ * own socket) and the key to offer next. */
+typedef struct {
+	LIBSSH2_AGENT *handle;
+	struct libssh2_agent_publickey *identity; /* NULL: none left */
+} agent_auth;
+
 typedef struct ssh_conn {
 	transport base;
 	struct ev_loop *loop;
@@ -100,10 +107,8 @@ typedef struct ssh_conn {
 	LIBSSH2_SESSION *session;
 	ssh_session_memory session_memory; /* everything libssh2 allocates for it */
 	LIBSSH2_CHANNEL *channel;
-	LIBSSH2_AGENT *agent;
-	struct libssh2_agent_publickey *agent_identity;
-	LIBSSH2_AGENT *private_agent; /* its own handle: a different socket */
-	struct libssh2_agent_publickey *private_identity;
+	agent_auth user_agent;     /* $SSH_AUTH_SOCK */
+	agent_auth private_agent;  /* synctop's own, for encrypted identity files */
 	int identity_index;
 	bool holds_slot;
 	bool in_drive;             /* re-entrancy guard for callbacks */
@@ -482,51 +487,6 @@ static bool blob_is_rsa(const unsigned char *blob, size_t len)
 	return len > 11 && memcmp(blob + 4, "ssh-rsa", 7) == 0 && blob[3] == 7;
 }
 
-static step_result step_auth_agent(ssh_conn *c)
-{
-	if (!c->agent) {
-		c->agent = libssh2_agent_init(c->session);
-		/* Both calls talk to the local agent socket; they are quick and
-		 * cannot be made non-blocking in libssh2. */
-		if (!c->agent || libssh2_agent_connect(c->agent) != 0 ||
-		    libssh2_agent_list_identities(c->agent) != 0) {
-			note(c, "ssh-agent unavailable");
-			set_state(c, after_user_agent(c), "ssh-agent unavailable");
-			return STEP_NEXT;
-		}
-		c->agent_identity = NULL;
-		if (libssh2_agent_get_identity(c->agent, &c->agent_identity, NULL) != 0) {
-			note(c, "ssh-agent holds no keys");
-			set_state(c, after_user_agent(c), "ssh-agent holds no keys");
-			return STEP_NEXT;
-		}
-	}
-	while (c->agent_identity) {
-		struct libssh2_agent_publickey *id = c->agent_identity;
-		if (rsa_signing_broken() && blob_is_rsa(id->blob, id->blob_len)) {
-			note(c, "skipped agent RSA key %s (libssh2 %s cannot sign rsa-sha2)",
-			     id->comment ? id->comment : "", LIBSSH2_VERSION);
-		} else {
-			int rc = libssh2_agent_userauth(c->agent, c->opt.user, id);
-			if (rc == LIBSSH2_ERROR_EAGAIN) {
-				return STEP_AGAIN;
-			}
-			if (rc == 0) {
-				set_state(c, SSH_CHANNEL_OPEN, "agent key accepted");
-				return STEP_NEXT;
-			}
-			note(c, "agent key %s refused", id->comment ? id->comment : "");
-		}
-		struct libssh2_agent_publickey *next = NULL;
-		if (libssh2_agent_get_identity(c->agent, &next, id) != 0) {
-			next = NULL;
-		}
-		c->agent_identity = next;
-	}
-	set_state(c, after_user_agent(c), "no agent key accepted");
-	return STEP_NEXT;
-}
-
 /* Only the keys loaded from this node's own identity files are offered (each
  * refusal costs one of the server's MaxAuthTries), unless one of those files'
  * public half is unknown. */
@@ -541,54 +501,95 @@ static bool private_key_wanted(const ssh_conn *c, const struct libssh2_agent_pub
 	return false;
 }
 
+typedef enum { AGENT_WAIT, AGENT_ACCEPTED, AGENT_DONE } agent_outcome;
+
+/* Offers an agent's keys one by one (socket NULL: the user's agent; name for
+ * the notes; own_keys_only: skip keys not from this node's identity files).
+ * AGENT_DONE when none was accepted, with *why a static phrase for --log. */
+static agent_outcome agent_offer(ssh_conn *c, agent_auth *a, const char *socket, const char *name,
+				 bool own_keys_only, const char **why)
+{
+	if (!a->handle) {
+		a->handle = libssh2_agent_init(c->session);
+		if (a->handle && socket) {
+			libssh2_agent_set_identity_path(a->handle, socket);
+		}
+		/* Both calls talk to a local agent socket; they are quick and
+		 * cannot be made non-blocking in libssh2. */
+		if (!a->handle || libssh2_agent_connect(a->handle) != 0 ||
+		    libssh2_agent_list_identities(a->handle) != 0) {
+			note(c, "%s unavailable", name);
+			*why = "agent unavailable";
+			return AGENT_DONE;
+		}
+		a->identity = NULL;
+		if (libssh2_agent_get_identity(a->handle, &a->identity, NULL) != 0) {
+			note(c, "%s holds no keys", name);
+			*why = "agent holds no keys";
+			return AGENT_DONE;
+		}
+	}
+	while (a->identity) {
+		struct libssh2_agent_publickey *id = a->identity;
+		const char *comment = id->comment ? id->comment : "";
+		if (own_keys_only && !private_key_wanted(c, id)) {
+			/* another node's key */
+		} else if (rsa_signing_broken() && blob_is_rsa(id->blob, id->blob_len)) {
+			note(c, "skipped RSA key %s in %s (libssh2 %s cannot sign rsa-sha2)", comment, name,
+			     LIBSSH2_VERSION);
+		} else {
+			int rc = libssh2_agent_userauth(a->handle, c->opt.user, id);
+			if (rc == LIBSSH2_ERROR_EAGAIN) {
+				return AGENT_WAIT;
+			}
+			if (rc == 0) {
+				return AGENT_ACCEPTED;
+			}
+			note(c, "key %s in %s refused", comment, name);
+		}
+		struct libssh2_agent_publickey *next = NULL;
+		if (libssh2_agent_get_identity(a->handle, &next, id) != 0) {
+			next = NULL;
+		}
+		a->identity = next;
+	}
+	*why = "no agent key accepted";
+	return AGENT_DONE;
+}
+
+/* Moves on from an agent: to opening the channel once a key was accepted,
+ * else to `next`. */
+static step_result agent_step(ssh_conn *c, agent_outcome outcome, ssh_state next, const char *why)
+{
+	switch (outcome) {
+	case AGENT_WAIT:
+		return STEP_AGAIN;
+	case AGENT_ACCEPTED:
+		set_state(c, SSH_CHANNEL_OPEN, "agent key accepted");
+		return STEP_NEXT;
+	case AGENT_DONE:
+		set_state(c, next, why);
+		return STEP_NEXT;
+	}
+	return STEP_NEXT;
+}
+
+static step_result step_auth_agent(ssh_conn *c)
+{
+	const char *why = NULL;
+	agent_outcome outcome = agent_offer(c, &c->user_agent, NULL, "ssh-agent", false, &why);
+	return agent_step(c, outcome, after_user_agent(c), why);
+}
+
 /* synctop's private agent holds the encrypted identity files whose
  * passphrase was asked at start-up (private_agent.h): the agent signs, so the
  * key derivation ran once, in ssh-add, and never on this loop. */
 static step_result step_auth_private_agent(ssh_conn *c)
 {
-	if (!c->private_agent) {
-		c->private_agent = libssh2_agent_init(c->session);
-		if (c->private_agent) {
-			libssh2_agent_set_identity_path(c->private_agent, c->opt.private_agent_socket);
-		}
-		/* A local socket, quick; libssh2 cannot do these non-blocking. */
-		if (!c->private_agent || libssh2_agent_connect(c->private_agent) != 0 ||
-		    libssh2_agent_list_identities(c->private_agent) != 0) {
-			note(c, "synctop's private ssh-agent unavailable");
-			set_state(c, SSH_AUTH_KEYFILE, "private agent unavailable");
-			return STEP_NEXT;
-		}
-		c->private_identity = NULL;
-		if (libssh2_agent_get_identity(c->private_agent, &c->private_identity, NULL) != 0) {
-			c->private_identity = NULL;
-		}
-	}
-	while (c->private_identity) {
-		struct libssh2_agent_publickey *id = c->private_identity;
-		if (!private_key_wanted(c, id)) {
-			/* another node's key */
-		} else if (rsa_signing_broken() && blob_is_rsa(id->blob, id->blob_len)) {
-			note(c, "skipped RSA key %s in synctop's private agent (libssh2 %s cannot sign rsa-sha2)",
-			     id->comment ? id->comment : "", LIBSSH2_VERSION);
-		} else {
-			int rc = libssh2_agent_userauth(c->private_agent, c->opt.user, id);
-			if (rc == LIBSSH2_ERROR_EAGAIN) {
-				return STEP_AGAIN;
-			}
-			if (rc == 0) {
-				set_state(c, SSH_CHANNEL_OPEN, "private agent key accepted");
-				return STEP_NEXT;
-			}
-			note(c, "key %s in synctop's private agent refused", id->comment ? id->comment : "");
-		}
-		struct libssh2_agent_publickey *next = NULL;
-		if (libssh2_agent_get_identity(c->private_agent, &next, id) != 0) {
-			next = NULL;
-		}
-		c->private_identity = next;
-	}
-	set_state(c, SSH_AUTH_KEYFILE, "no private agent key accepted");
-	return STEP_NEXT;
+	const char *why = NULL;
+	agent_outcome outcome = agent_offer(c, &c->private_agent, c->opt.private_agent_socket,
+					    "synctop's private agent", true, &why);
+	return agent_step(c, outcome, SSH_AUTH_KEYFILE, why);
 }
 
 static bool key_file_is_rsa(const char *path)
@@ -841,6 +842,16 @@ static void on_deadline(struct ev_loop *loop, ev_timer *w, int revents)
 		      c->opt.connect_timeout_s, states[c->state].name, c->opt.host, c->opt.port);
 }
 
+static void agent_close(agent_auth *a)
+{
+	if (a->handle) {
+		libssh2_agent_disconnect(a->handle);
+		libssh2_agent_free(a->handle);
+		a->handle = NULL;
+	}
+	a->identity = NULL;
+}
+
 /* Ends everything and goes idle; `reason` is what --log says caused it. */
 static void teardown(ssh_conn *c, const char *reason)
 {
@@ -859,16 +870,8 @@ static void teardown(ssh_conn *c, const char *reason)
 	if (c->fd >= 0) {
 		shutdown(c->fd, SHUT_RDWR);
 	}
-	if (c->agent) {
-		libssh2_agent_disconnect(c->agent);
-		libssh2_agent_free(c->agent);
-		c->agent = NULL;
-	}
-	if (c->private_agent) {
-		libssh2_agent_disconnect(c->private_agent);
-		libssh2_agent_free(c->private_agent);
-		c->private_agent = NULL;
-	}
+	agent_close(&c->user_agent);
+	agent_close(&c->private_agent);
 	if (c->channel) {
 		libssh2_channel_free(c->channel);
 		c->channel = NULL;

@@ -717,7 +717,7 @@ static void test_real_sshd_transitions_are_logged(void **state)
 		{"key file authentication -> idle (auth refused)", 1},
 		{"authentication -> agent authentication (server takes public keys)", 1},
 		{"agent authentication -> private agent authentication (no agent key accepted)", 1},
-		{"private agent authentication -> opening channel (private agent key accepted)", 1},
+		{"private agent authentication -> opening channel (agent key accepted)", 1},
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		int n = transitions(&h, logged, want[i].what);
