@@ -5,7 +5,8 @@
  * STEP_NEXT when it moved on (step again), STEP_IDLE when there is nothing to
  * do until new data arrives, or STEP_FAILED after reporting the failure.
  * After stepping, the ev_io interest follows libssh2's block directions and
- * is re-armed only when it changes. */
+ * is re-armed only when it changes.  The state changes only in set_state(),
+ * which applies the new state's deadline rule and logs the transition. */
 #include <config.h>
 
 #include "ssh_transport.h"
