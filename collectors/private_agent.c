@@ -858,7 +858,7 @@ static const char *const identity_names[] = {
 	[IDENTITY_IN_USER_AGENT] = "in ssh-agent",
 	[IDENTITY_IN_PRIVATE_AGENT] = "in synctop's agent",
 };
-_Static_assert(sizeof identity_names / sizeof identity_names[0] == IDENTITY_N_STATES,
+_Static_assert(sizeof identity_names / sizeof identity_names[0] == IDENTITY_STATE_COUNT,
 	       "every identity_state needs a name");
 
 /* The only way to change a key's state once private_agent_load() has reset

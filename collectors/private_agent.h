@@ -31,7 +31,7 @@ typedef enum {
 	IDENTITY_ENCRYPTED,        /* encrypted, and no agent holds it: unusable this run */
 	IDENTITY_IN_USER_AGENT,    /* encrypted; the user's own ssh-agent holds it */
 	IDENTITY_IN_PRIVATE_AGENT, /* encrypted; loaded into synctop's private agent */
-	IDENTITY_N_STATES,         /* not a state: how many there are */
+	IDENTITY_STATE_COUNT,      /* not a state: how many there are */
 } identity_state;
 
 /* Pure.  OpenSSH format ("openssh-key-v1": encrypted unless its cipher is

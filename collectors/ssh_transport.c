@@ -45,7 +45,7 @@ typedef enum {
 	SSH_CHANNEL_EXEC,
 	SSH_RUNNING,
 	SSH_CHANNEL_CLOSING, /* dropping a hung shell before opening a new one */
-	SSH_N_STATES,        /* not a state: how many there are */
+	SSH_STATE_COUNT,     /* not a state: how many there are */
 } ssh_state;
 
 /* What entering a state does to the connect deadline. */
@@ -78,7 +78,7 @@ static const struct {
 	[SSH_RUNNING] = {"running", DEADLINE_OFF, TRANSPORT_ERR_CHANNEL},
 	[SSH_CHANNEL_CLOSING] = {"closing channel", DEADLINE_START, TRANSPORT_ERR_CHANNEL},
 };
-_Static_assert(sizeof states / sizeof states[0] == SSH_N_STATES, "every ssh_state needs a row in states[]");
+_Static_assert(sizeof states / sizeof states[0] == SSH_STATE_COUNT, "every ssh_state needs a row in states[]");
 
 typedef enum { STEP_AGAIN, STEP_NEXT, STEP_IDLE, STEP_FAILED } step_result;
 
@@ -629,7 +629,7 @@ static step_result step_auth_keyfile(ssh_conn *c)
 			note(c, "%s is encrypted (tried through synctop's private agent, which holds it)", path);
 			c->identity_index++;
 			continue;
-		case IDENTITY_N_STATES: /* not a state */
+		case IDENTITY_STATE_COUNT: /* not a state */
 			break;
 		}
 		if (access(path, R_OK) != 0) {
@@ -785,7 +785,7 @@ static step_result step(ssh_conn *c)
 	case SSH_IDLE:
 	case SSH_RESOLVING:
 	case SSH_WAIT_SLOT:
-	case SSH_N_STATES: /* not a state */
+	case SSH_STATE_COUNT: /* not a state */
 		return STEP_IDLE;
 	}
 	return STEP_IDLE;

@@ -27,7 +27,7 @@ typedef enum {
 	DT_IDLE,
 	DT_CONNECTING,
 	DT_READY,
-	DT_N_STATES, /* not a state: how many there are */
+	DT_STATE_COUNT, /* not a state: how many there are */
 } dt_state;
 
 static const char *const state_names[] = {
@@ -35,7 +35,7 @@ static const char *const state_names[] = {
 	[DT_CONNECTING] = "connecting",
 	[DT_READY] = "running",
 };
-_Static_assert(sizeof state_names / sizeof state_names[0] == DT_N_STATES, "every dt_state needs a name");
+_Static_assert(sizeof state_names / sizeof state_names[0] == DT_STATE_COUNT, "every dt_state needs a name");
 
 typedef struct {
 	char nonce[PROBE_NONCE_LEN + 1];
