@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "base64.h"
+#include "log.h"
 #include "xalloc.h"
 
 #define KEY_FILE_READ_MAX 65536 /* key files are a few KiB; only their head matters */
@@ -851,27 +852,46 @@ void private_agent_stop(void)
 
 /* ----------------------------------------------------------- policy */
 
-static identity_state inspect(const private_agent_key *k)
+static const char *const identity_names[] = {
+	[IDENTITY_PLAIN] = "plain",
+	[IDENTITY_ENCRYPTED] = "encrypted",
+	[IDENTITY_IN_USER_AGENT] = "in ssh-agent",
+	[IDENTITY_IN_PRIVATE_AGENT] = "in synctop's agent",
+};
+_Static_assert(sizeof identity_names / sizeof identity_names[0] == IDENTITY_STATE_COUNT,
+	       "every identity_state needs a name");
+
+/* The only way to change a key's state once private_agent_load() has reset
+ * it; --log gets each change with its cause (a static phrase), so it tells
+ * which way every identity file will be used. */
+static void set_identity_state(private_agent_key *k, identity_state to, const char *reason)
+{
+	if (k->state == to) {
+		return;
+	}
+	log_printf("identity %s: %s -> %s (%s)", k->path, identity_names[k->state], identity_names[to], reason);
+	k->state = to;
+}
+
+static void inspect(private_agent_key *k)
 {
 	size_t len = 0;
 	char *text = read_head(k->path, &len);
-	identity_state st = IDENTITY_PLAIN;
 
 	if (!text) {
-		return IDENTITY_PLAIN; /* missing: the key file stage says so */
+		return; /* missing: the key file stage says so */
 	}
 	if (private_agent_classify(text, len) == KEY_FILE_ENCRYPTED) {
 		unsigned char blob[BLOB_MAX];
 		size_t blob_len = file_public_blob(k->path, text, len, blob, sizeof blob);
-		st = IDENTITY_ENCRYPTED;
+		set_identity_state(k, IDENTITY_ENCRYPTED, "the file is encrypted");
 		/* Already unlocked in the user's agent, which the transport asks
 		 * first: asking again would be for nothing. */
 		if (blob_len && !k->identities_only && user_agent_holds(blob, blob_len)) {
-			st = IDENTITY_IN_USER_AGENT;
+			set_identity_state(k, IDENTITY_IN_USER_AGENT, "ssh-agent holds it");
 		}
 	}
 	wipe_free(text, KEY_FILE_READ_MAX);
-	return st;
 }
 
 size_t private_agent_load(private_agent_key *keys, size_t n)
@@ -880,7 +900,8 @@ size_t private_agent_load(private_agent_key *keys, size_t n)
 	size_t pending = 0, loaded = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		keys[i].state = inspect(&keys[i]);
+		keys[i].state = IDENTITY_PLAIN; /* the starting state: not looked at */
+		inspect(&keys[i]);
 		pending += keys[i].state == IDENTITY_ENCRYPTED;
 	}
 	if (!pending) {
@@ -917,7 +938,7 @@ size_t private_agent_load(private_agent_key *keys, size_t n)
 			keys[i].path);
 		fflush(stderr);
 		if (private_agent_add(keys[i].path, err, sizeof err) == 0) {
-			keys[i].state = IDENTITY_IN_PRIVATE_AGENT;
+			set_identity_state(&keys[i], IDENTITY_IN_PRIVATE_AGENT, "passphrase given to ssh-add");
 			loaded++;
 		} else {
 			fprintf(stderr, "synctop: warning: %s was not loaded (%s); nodes will not use it\n",

@@ -31,6 +31,7 @@ typedef enum {
 	IDENTITY_ENCRYPTED,        /* encrypted, and no agent holds it: unusable this run */
 	IDENTITY_IN_USER_AGENT,    /* encrypted; the user's own ssh-agent holds it */
 	IDENTITY_IN_PRIVATE_AGENT, /* encrypted; loaded into synctop's private agent */
+	IDENTITY_STATE_COUNT,      /* not a state: how many there are */
 } identity_state;
 
 /* Pure.  OpenSSH format ("openssh-key-v1": encrypted unless its cipher is
@@ -51,7 +52,7 @@ size_t private_agent_pub_line_blob(const char *text, size_t len, unsigned char *
 typedef struct {
 	const char *path;
 	bool identities_only;  /* a node using it will not ask the user's agent */
-	identity_state state;  /* out */
+	identity_state state;  /* out; each change is logged to --log */
 } private_agent_key;
 
 /* Looks at each file; for the encrypted ones that the user's agent does not

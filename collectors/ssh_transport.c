@@ -5,7 +5,8 @@
  * STEP_NEXT when it moved on (step again), STEP_IDLE when there is nothing to
  * do until new data arrives, or STEP_FAILED after reporting the failure.
  * After stepping, the ev_io interest follows libssh2's block directions and
- * is re-armed only when it changes. */
+ * is re-armed only when it changes.  The state changes only in set_state(),
+ * which applies the new state's deadline rule and logs the transition. */
 #include <config.h>
 
 #include "ssh_transport.h"
@@ -44,26 +45,49 @@ typedef enum {
 	SSH_CHANNEL_EXEC,
 	SSH_RUNNING,
 	SSH_CHANNEL_CLOSING, /* dropping a hung shell before opening a new one */
+	SSH_STATE_COUNT,     /* not a state: how many there are */
 } ssh_state;
 
-static const char *const state_names[] = {
-	[SSH_IDLE] = "idle",
-	[SSH_RESOLVING] = "resolving",
-	[SSH_WAIT_SLOT] = "waiting for a handshake slot",
-	[SSH_CONNECTING] = "connecting",
-	[SSH_HANDSHAKE] = "key exchange",
-	[SSH_HOSTKEY] = "host key check",
-	[SSH_AUTH_LIST] = "authentication",
-	[SSH_AUTH_AGENT] = "agent authentication",
-	[SSH_AUTH_PRIVATE_AGENT] = "private agent authentication",
-	[SSH_AUTH_KEYFILE] = "key file authentication",
-	[SSH_CHANNEL_OPEN] = "opening channel",
-	[SSH_CHANNEL_EXEC] = "starting remote shell",
-	[SSH_RUNNING] = "running",
-	[SSH_CHANNEL_CLOSING] = "closing channel",
+/* What entering a state does to the connect deadline. */
+typedef enum {
+	DEADLINE_OFF,   /* stopped: nothing to time (idle, queued, running) */
+	DEADLINE_START, /* a fresh connect_timeout_s starts */
+	DEADLINE_KEEP,  /* the one already running goes on */
+} deadline_rule;
+
+/* Per state: its name in messages and --log, the deadline that applies, and
+ * how running out of time in it is reported (slow is not refused: a timeout
+ * during authentication is a retried handshake error, not an auth one). */
+static const struct {
+	const char *name;
+	deadline_rule deadline;
+	transport_error timeout_kind;
+} states[] = {
+	[SSH_IDLE] = {"idle", DEADLINE_OFF, TRANSPORT_ERR_CONNECT},
+	[SSH_RESOLVING] = {"resolving", DEADLINE_START, TRANSPORT_ERR_CONNECT},
+	[SSH_WAIT_SLOT] = {"waiting for a handshake slot", DEADLINE_OFF, TRANSPORT_ERR_CONNECT},
+	[SSH_CONNECTING] = {"connecting", DEADLINE_START, TRANSPORT_ERR_CONNECT},
+	[SSH_HANDSHAKE] = {"key exchange", DEADLINE_KEEP, TRANSPORT_ERR_HANDSHAKE},
+	[SSH_HOSTKEY] = {"host key check", DEADLINE_KEEP, TRANSPORT_ERR_HANDSHAKE},
+	[SSH_AUTH_LIST] = {"authentication", DEADLINE_KEEP, TRANSPORT_ERR_HANDSHAKE},
+	[SSH_AUTH_AGENT] = {"agent authentication", DEADLINE_KEEP, TRANSPORT_ERR_HANDSHAKE},
+	[SSH_AUTH_PRIVATE_AGENT] = {"private agent authentication", DEADLINE_KEEP, TRANSPORT_ERR_HANDSHAKE},
+	[SSH_AUTH_KEYFILE] = {"key file authentication", DEADLINE_KEEP, TRANSPORT_ERR_HANDSHAKE},
+	[SSH_CHANNEL_OPEN] = {"opening channel", DEADLINE_KEEP, TRANSPORT_ERR_CHANNEL},
+	[SSH_CHANNEL_EXEC] = {"starting remote shell", DEADLINE_KEEP, TRANSPORT_ERR_CHANNEL},
+	[SSH_RUNNING] = {"running", DEADLINE_OFF, TRANSPORT_ERR_CHANNEL},
+	[SSH_CHANNEL_CLOSING] = {"closing channel", DEADLINE_START, TRANSPORT_ERR_CHANNEL},
 };
+_Static_assert(sizeof states / sizeof states[0] == SSH_STATE_COUNT, "every ssh_state needs a row in states[]");
 
 typedef enum { STEP_AGAIN, STEP_NEXT, STEP_IDLE, STEP_FAILED } step_result;
+
+/* Authentication through one ssh-agent: its own handle (each agent has its
+ * own socket) and the key to offer next. */
+typedef struct {
+	LIBSSH2_AGENT *handle;
+	struct libssh2_agent_publickey *identity; /* NULL: none left */
+} agent_auth;
 
 typedef struct ssh_conn {
 	transport base;
@@ -84,10 +108,8 @@ typedef struct ssh_conn {
 	LIBSSH2_SESSION *session;
 	ssh_session_memory session_memory; /* everything libssh2 allocates for it */
 	LIBSSH2_CHANNEL *channel;
-	LIBSSH2_AGENT *agent;
-	struct libssh2_agent_publickey *agent_identity;
-	LIBSSH2_AGENT *private_agent; /* its own handle: a different socket */
-	struct libssh2_agent_publickey *private_identity;
+	agent_auth user_agent;     /* $SSH_AUTH_SOCK */
+	agent_auth private_agent;  /* synctop's own, for encrypted identity files */
 	int identity_index;
 	bool holds_slot;
 	bool in_drive;             /* re-entrancy guard for callbacks */
@@ -106,8 +128,8 @@ static struct {
 } G;
 
 static void drive(ssh_conn *c);
-static void teardown(ssh_conn *c);
-static void arm_deadline(ssh_conn *c);
+static void teardown(ssh_conn *c, const char *reason);
+static void set_state(ssh_conn *c, ssh_state to, const char *reason);
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -163,9 +185,8 @@ static void release_slot(ssh_conn *c)
 		next->wait_next = NULL;
 		next->holds_slot = true;
 		G.in_flight++;
-		next->state = SSH_CONNECTING;
 		next->fd = -1;
-		arm_deadline(next);
+		set_state(next, SSH_CONNECTING, "handshake slot free");
 		drive(next);
 	}
 }
@@ -187,13 +208,32 @@ static void leave_wait_queue(ssh_conn *c)
 	}
 }
 
-/* The connect deadline covers connect .. running shell; time spent queued for
- * a handshake slot does not count against it. */
-static void arm_deadline(ssh_conn *c)
+/* The only way to change c->state.  Entering a state applies its deadline
+ * rule (the connect deadline covers connect .. running shell; time queued for
+ * a handshake slot does not count), and --log gets one line per transition,
+ * with `reason` (a static phrase) saying what caused it.  Staying in a state
+ * (EAGAIN) is not a transition: nothing is logged and the deadline runs on. */
+static void set_state(ssh_conn *c, ssh_state to, const char *reason)
 {
-	ev_timer_stop(c->loop, &c->deadline);
-	ev_timer_set(&c->deadline, c->opt.connect_timeout_s, 0);
-	ev_timer_start(c->loop, &c->deadline);
+	ssh_state from = c->state;
+	if (from == to) {
+		return;
+	}
+	log_printf("ssh %s port %d: %s -> %s (%s)", c->opt.host, c->opt.port, states[from].name,
+		   states[to].name, reason);
+	c->state = to;
+	switch (states[to].deadline) {
+	case DEADLINE_OFF:
+		ev_timer_stop(c->loop, &c->deadline);
+		break;
+	case DEADLINE_START:
+		ev_timer_stop(c->loop, &c->deadline);
+		ev_timer_set(&c->deadline, c->opt.connect_timeout_s, 0);
+		ev_timer_start(c->loop, &c->deadline);
+		break;
+	case DEADLINE_KEEP:
+		break;
+	}
 }
 
 static void set_interest(ssh_conn *c, int events)
@@ -214,8 +254,6 @@ static void set_interest(ssh_conn *c, int events)
 	}
 }
 
-/* Report a failure: everything is torn down first, so the owner may start
- * the transport again from inside the callback. */
 /* libssh2 errors that say the connection broke, not that the server refused:
  * retried with backoff instead of being taken as a wrong key. */
 static bool connection_error(int rc)
@@ -234,16 +272,49 @@ static bool connection_error(int rc)
 	}
 }
 
-static step_result fail(ssh_conn *c, transport_error kind, const char *fmt, ...)
+/* The --log reason for a failure of this kind (the owner gets the details). */
+static const char *failure_reason(transport_error kind)
+{
+	switch (kind) {
+	case TRANSPORT_ERR_RESOLVE: return "name not resolved";
+	case TRANSPORT_ERR_CONNECT: return "connect failed";
+	case TRANSPORT_ERR_HANDSHAKE: return "handshake failed";
+	case TRANSPORT_ERR_HOSTKEY: return "host key rejected";
+	case TRANSPORT_ERR_AUTH: return "auth refused";
+	case TRANSPORT_ERR_CHANNEL: return "channel failed";
+	case TRANSPORT_ERR_LOST: return "connection lost";
+	}
+	return "failed";
+}
+
+/* Report a failure: everything is torn down first, so the owner may start
+ * the transport again from inside the callback. */
+static step_result vfail(ssh_conn *c, transport_error kind, const char *reason, const char *fmt, va_list ap)
 {
 	char msg[512];
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	teardown(c);
+	teardown(c, reason);
 	c->base.events->failed(c->base.owner, kind, msg);
 	return STEP_FAILED;
+}
+
+static step_result fail(ssh_conn *c, transport_error kind, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	step_result r = vfail(c, kind, failure_reason(kind), fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* The same, when the deadline ran out: --log says "deadline", whatever kind
+ * of error the owner is told it is. */
+static void deadline_fail(ssh_conn *c, transport_error kind, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfail(c, kind, "deadline", fmt, ap);
+	va_end(ap);
 }
 
 /* ------------------------------------------------------------ the states */
@@ -261,11 +332,9 @@ static void on_resolved(void *ctx, const struct sockaddr *addr, socklen_t addrle
 	if (G.in_flight < G.max_handshakes) {
 		c->holds_slot = true;
 		G.in_flight++;
-		c->state = SSH_CONNECTING;
-		arm_deadline(c);
+		set_state(c, SSH_CONNECTING, "resolved");
 	} else {
-		c->state = SSH_WAIT_SLOT;
-		ev_timer_stop(c->loop, &c->deadline);
+		set_state(c, SSH_WAIT_SLOT, "resolved, all handshake slots busy");
 		if (G.wait_tail) {
 			G.wait_tail->wait_next = c;
 		} else {
@@ -318,7 +387,7 @@ connected:
 	if (c->opt.hostkey_methods[0]) {
 		libssh2_session_method_pref(c->session, LIBSSH2_METHOD_HOSTKEY, c->opt.hostkey_methods);
 	}
-	c->state = SSH_HANDSHAKE;
+	set_state(c, SSH_HANDSHAKE, "TCP connected");
 	return STEP_NEXT;
 }
 
@@ -345,7 +414,7 @@ static step_result step_handshake(ssh_conn *c)
 		return fail(c, TRANSPORT_ERR_HANDSHAKE, "SSH handshake with %s port %d failed: %s",
 			    c->opt.host, c->opt.port, last_error(c));
 	}
-	c->state = SSH_HOSTKEY;
+	set_state(c, SSH_HOSTKEY, "key exchange done");
 	return STEP_NEXT;
 }
 
@@ -363,7 +432,7 @@ static step_result step_hostkey(ssh_conn *c)
 				   len, msg, sizeof msg) != 0) {
 		return fail(c, TRANSPORT_ERR_HOSTKEY, "%s", msg);
 	}
-	c->state = SSH_AUTH_LIST;
+	set_state(c, SSH_AUTH_LIST, "host key accepted");
 	return STEP_NEXT;
 }
 
@@ -379,7 +448,7 @@ static step_result step_auth_list(ssh_conn *c)
 	const char *methods = libssh2_userauth_list(c->session, c->opt.user, (unsigned)strlen(c->opt.user));
 	if (!methods) {
 		if (libssh2_userauth_authenticated(c->session)) {
-			c->state = SSH_CHANNEL_OPEN; /* "none" auth accepted */
+			set_state(c, SSH_CHANNEL_OPEN, "no authentication needed");
 			return STEP_NEXT;
 		}
 		int err = libssh2_session_last_errno(c->session);
@@ -399,7 +468,11 @@ static step_result step_auth_list(ssh_conn *c)
 	}
 	c->auth_notes[0] = '\0';
 	c->identity_index = 0;
-	c->state = (!c->opt.identities_only && getenv("SSH_AUTH_SOCK")) ? SSH_AUTH_AGENT : after_user_agent(c);
+	if (!c->opt.identities_only && getenv("SSH_AUTH_SOCK")) {
+		set_state(c, SSH_AUTH_AGENT, "server takes public keys");
+	} else {
+		set_state(c, after_user_agent(c), "server takes public keys");
+	}
 	return STEP_NEXT;
 }
 
@@ -413,51 +486,6 @@ static bool rsa_signing_broken(void)
 static bool blob_is_rsa(const unsigned char *blob, size_t len)
 {
 	return len > 11 && memcmp(blob + 4, "ssh-rsa", 7) == 0 && blob[3] == 7;
-}
-
-static step_result step_auth_agent(ssh_conn *c)
-{
-	if (!c->agent) {
-		c->agent = libssh2_agent_init(c->session);
-		/* Both calls talk to the local agent socket; they are quick and
-		 * cannot be made non-blocking in libssh2. */
-		if (!c->agent || libssh2_agent_connect(c->agent) != 0 ||
-		    libssh2_agent_list_identities(c->agent) != 0) {
-			note(c, "ssh-agent unavailable");
-			c->state = after_user_agent(c);
-			return STEP_NEXT;
-		}
-		c->agent_identity = NULL;
-		if (libssh2_agent_get_identity(c->agent, &c->agent_identity, NULL) != 0) {
-			note(c, "ssh-agent holds no keys");
-			c->state = after_user_agent(c);
-			return STEP_NEXT;
-		}
-	}
-	while (c->agent_identity) {
-		struct libssh2_agent_publickey *id = c->agent_identity;
-		if (rsa_signing_broken() && blob_is_rsa(id->blob, id->blob_len)) {
-			note(c, "skipped agent RSA key %s (libssh2 %s cannot sign rsa-sha2)",
-			     id->comment ? id->comment : "", LIBSSH2_VERSION);
-		} else {
-			int rc = libssh2_agent_userauth(c->agent, c->opt.user, id);
-			if (rc == LIBSSH2_ERROR_EAGAIN) {
-				return STEP_AGAIN;
-			}
-			if (rc == 0) {
-				c->state = SSH_CHANNEL_OPEN;
-				return STEP_NEXT;
-			}
-			note(c, "agent key %s refused", id->comment ? id->comment : "");
-		}
-		struct libssh2_agent_publickey *next = NULL;
-		if (libssh2_agent_get_identity(c->agent, &next, id) != 0) {
-			next = NULL;
-		}
-		c->agent_identity = next;
-	}
-	c->state = after_user_agent(c);
-	return STEP_NEXT;
 }
 
 /* Only the keys loaded from this node's own identity files are offered (each
@@ -474,54 +502,95 @@ static bool private_key_wanted(const ssh_conn *c, const struct libssh2_agent_pub
 	return false;
 }
 
+typedef enum { AGENT_WAIT, AGENT_ACCEPTED, AGENT_DONE } agent_outcome;
+
+/* Offers an agent's keys one by one (socket NULL: the user's agent; name for
+ * the notes; own_keys_only: skip keys not from this node's identity files).
+ * AGENT_DONE when none was accepted, with *why a static phrase for --log. */
+static agent_outcome agent_offer(ssh_conn *c, agent_auth *a, const char *socket, const char *name,
+				 bool own_keys_only, const char **why)
+{
+	if (!a->handle) {
+		a->handle = libssh2_agent_init(c->session);
+		if (a->handle && socket) {
+			libssh2_agent_set_identity_path(a->handle, socket);
+		}
+		/* Both calls talk to a local agent socket; they are quick and
+		 * cannot be made non-blocking in libssh2. */
+		if (!a->handle || libssh2_agent_connect(a->handle) != 0 ||
+		    libssh2_agent_list_identities(a->handle) != 0) {
+			note(c, "%s unavailable", name);
+			*why = "agent unavailable";
+			return AGENT_DONE;
+		}
+		a->identity = NULL;
+		if (libssh2_agent_get_identity(a->handle, &a->identity, NULL) != 0) {
+			note(c, "%s holds no keys", name);
+			*why = "agent holds no keys";
+			return AGENT_DONE;
+		}
+	}
+	while (a->identity) {
+		struct libssh2_agent_publickey *id = a->identity;
+		const char *comment = id->comment ? id->comment : "";
+		if (own_keys_only && !private_key_wanted(c, id)) {
+			/* another node's key */
+		} else if (rsa_signing_broken() && blob_is_rsa(id->blob, id->blob_len)) {
+			note(c, "skipped RSA key %s in %s (libssh2 %s cannot sign rsa-sha2)", comment, name,
+			     LIBSSH2_VERSION);
+		} else {
+			int rc = libssh2_agent_userauth(a->handle, c->opt.user, id);
+			if (rc == LIBSSH2_ERROR_EAGAIN) {
+				return AGENT_WAIT;
+			}
+			if (rc == 0) {
+				return AGENT_ACCEPTED;
+			}
+			note(c, "key %s in %s refused", comment, name);
+		}
+		struct libssh2_agent_publickey *next = NULL;
+		if (libssh2_agent_get_identity(a->handle, &next, id) != 0) {
+			next = NULL;
+		}
+		a->identity = next;
+	}
+	*why = "no agent key accepted";
+	return AGENT_DONE;
+}
+
+/* Moves on from an agent: to opening the channel once a key was accepted,
+ * else to `next`. */
+static step_result agent_step(ssh_conn *c, agent_outcome outcome, ssh_state next, const char *why)
+{
+	switch (outcome) {
+	case AGENT_WAIT:
+		return STEP_AGAIN;
+	case AGENT_ACCEPTED:
+		set_state(c, SSH_CHANNEL_OPEN, "agent key accepted");
+		return STEP_NEXT;
+	case AGENT_DONE:
+		set_state(c, next, why);
+		return STEP_NEXT;
+	}
+	return STEP_NEXT;
+}
+
+static step_result step_auth_agent(ssh_conn *c)
+{
+	const char *why = NULL;
+	agent_outcome outcome = agent_offer(c, &c->user_agent, NULL, "ssh-agent", false, &why);
+	return agent_step(c, outcome, after_user_agent(c), why);
+}
+
 /* synctop's private agent holds the encrypted identity files whose
  * passphrase was asked at start-up (private_agent.h): the agent signs, so the
  * key derivation ran once, in ssh-add, and never on this loop. */
 static step_result step_auth_private_agent(ssh_conn *c)
 {
-	if (!c->private_agent) {
-		c->private_agent = libssh2_agent_init(c->session);
-		if (c->private_agent) {
-			libssh2_agent_set_identity_path(c->private_agent, c->opt.private_agent_socket);
-		}
-		/* A local socket, quick; libssh2 cannot do these non-blocking. */
-		if (!c->private_agent || libssh2_agent_connect(c->private_agent) != 0 ||
-		    libssh2_agent_list_identities(c->private_agent) != 0) {
-			note(c, "synctop's private ssh-agent unavailable");
-			c->state = SSH_AUTH_KEYFILE;
-			return STEP_NEXT;
-		}
-		c->private_identity = NULL;
-		if (libssh2_agent_get_identity(c->private_agent, &c->private_identity, NULL) != 0) {
-			c->private_identity = NULL;
-		}
-	}
-	while (c->private_identity) {
-		struct libssh2_agent_publickey *id = c->private_identity;
-		if (!private_key_wanted(c, id)) {
-			/* another node's key */
-		} else if (rsa_signing_broken() && blob_is_rsa(id->blob, id->blob_len)) {
-			note(c, "skipped RSA key %s in synctop's private agent (libssh2 %s cannot sign rsa-sha2)",
-			     id->comment ? id->comment : "", LIBSSH2_VERSION);
-		} else {
-			int rc = libssh2_agent_userauth(c->private_agent, c->opt.user, id);
-			if (rc == LIBSSH2_ERROR_EAGAIN) {
-				return STEP_AGAIN;
-			}
-			if (rc == 0) {
-				c->state = SSH_CHANNEL_OPEN;
-				return STEP_NEXT;
-			}
-			note(c, "key %s in synctop's private agent refused", id->comment ? id->comment : "");
-		}
-		struct libssh2_agent_publickey *next = NULL;
-		if (libssh2_agent_get_identity(c->private_agent, &next, id) != 0) {
-			next = NULL;
-		}
-		c->private_identity = next;
-	}
-	c->state = SSH_AUTH_KEYFILE;
-	return STEP_NEXT;
+	const char *why = NULL;
+	agent_outcome outcome = agent_offer(c, &c->private_agent, c->opt.private_agent_socket,
+					    "synctop's private agent", true, &why);
+	return agent_step(c, outcome, SSH_AUTH_KEYFILE, why);
 }
 
 static bool key_file_is_rsa(const char *path)
@@ -560,6 +629,8 @@ static step_result step_auth_keyfile(ssh_conn *c)
 			note(c, "%s is encrypted (tried through synctop's private agent, which holds it)", path);
 			c->identity_index++;
 			continue;
+		case IDENTITY_STATE_COUNT: /* not a state */
+			break;
 		}
 		if (access(path, R_OK) != 0) {
 			if (c->opt.identities_explicit) {
@@ -574,7 +645,7 @@ static step_result step_auth_keyfile(ssh_conn *c)
 			return STEP_AGAIN;
 		}
 		if (rc == 0) {
-			c->state = SSH_CHANNEL_OPEN;
+			set_state(c, SSH_CHANNEL_OPEN, "key file accepted");
 			return STEP_NEXT;
 		}
 		if (connection_error(rc)) {
@@ -605,7 +676,7 @@ static step_result step_channel_open(ssh_conn *c)
 		}
 		return fail(c, TRANSPORT_ERR_CHANNEL, "cannot open a session channel: %s", last_error(c));
 	}
-	c->state = SSH_CHANNEL_EXEC;
+	set_state(c, SSH_CHANNEL_EXEC, "channel open");
 	return STEP_NEXT;
 }
 
@@ -628,8 +699,7 @@ static step_result step_channel_exec(ssh_conn *c)
 	if (rc != 0) {
 		return fail(c, TRANSPORT_ERR_CHANNEL, "cannot start the remote shell: %s", last_error(c));
 	}
-	c->state = SSH_RUNNING;
-	ev_timer_stop(c->loop, &c->deadline);
+	set_state(c, SSH_RUNNING, "shell started");
 	release_slot(c);
 	if (c->opt.keepalive_interval_s > 0 && !ev_is_active(&c->keepalive)) {
 		libssh2_keepalive_config(c->session, 1, (unsigned)c->opt.keepalive_interval_s);
@@ -692,7 +762,7 @@ static step_result step_channel_closing(ssh_conn *c)
 	}
 	c->channel = NULL;
 	bytebuf_clear(&c->out);
-	c->state = SSH_CHANNEL_OPEN;
+	set_state(c, SSH_CHANNEL_OPEN, "old channel closed");
 	return STEP_NEXT;
 }
 
@@ -715,6 +785,7 @@ static step_result step(ssh_conn *c)
 	case SSH_IDLE:
 	case SSH_RESOLVING:
 	case SSH_WAIT_SLOT:
+	case SSH_STATE_COUNT: /* not a state */
 		return STEP_IDLE;
 	}
 	return STEP_IDLE;
@@ -768,16 +839,22 @@ static void on_io(struct ev_loop *loop, ev_io *w, int revents)
 static void on_deadline(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	ssh_conn *c = w->data;
-	transport_error kind = c->state <= SSH_CONNECTING ? TRANSPORT_ERR_CONNECT
-			       : c->state <= SSH_HOSTKEY ? TRANSPORT_ERR_HANDSHAKE
-			       /* slow is not refused: a timeout is retried */
-			       : c->state <= SSH_AUTH_KEYFILE ? TRANSPORT_ERR_HANDSHAKE
-			       : TRANSPORT_ERR_CHANNEL;
-	fail(c, kind, "timed out after %.0f s during %s (%s port %d)", c->opt.connect_timeout_s,
-	     state_names[c->state], c->opt.host, c->opt.port);
+	deadline_fail(c, states[c->state].timeout_kind, "timed out after %.0f s during %s (%s port %d)",
+		      c->opt.connect_timeout_s, states[c->state].name, c->opt.host, c->opt.port);
 }
 
-static void teardown(ssh_conn *c)
+static void agent_close(agent_auth *a)
+{
+	if (a->handle) {
+		libssh2_agent_disconnect(a->handle);
+		libssh2_agent_free(a->handle);
+		a->handle = NULL;
+	}
+	a->identity = NULL;
+}
+
+/* Ends everything and goes idle; `reason` is what --log says caused it. */
+static void teardown(ssh_conn *c, const char *reason)
 {
 	ev_timer_stop(c->loop, &c->deadline);
 	ev_timer_stop(c->loop, &c->keepalive);
@@ -794,16 +871,8 @@ static void teardown(ssh_conn *c)
 	if (c->fd >= 0) {
 		shutdown(c->fd, SHUT_RDWR);
 	}
-	if (c->agent) {
-		libssh2_agent_disconnect(c->agent);
-		libssh2_agent_free(c->agent);
-		c->agent = NULL;
-	}
-	if (c->private_agent) {
-		libssh2_agent_disconnect(c->private_agent);
-		libssh2_agent_free(c->private_agent);
-		c->private_agent = NULL;
-	}
+	agent_close(&c->user_agent);
+	agent_close(&c->private_agent);
 	if (c->channel) {
 		libssh2_channel_free(c->channel);
 		c->channel = NULL;
@@ -823,7 +892,7 @@ static void teardown(ssh_conn *c)
 		c->fd = -1;
 	}
 	bytebuf_clear(&c->out);
-	c->state = SSH_IDLE;
+	set_state(c, SSH_IDLE, reason);
 	release_slot(c);
 }
 
@@ -835,9 +904,8 @@ static void op_start(transport *t)
 	if (c->state != SSH_IDLE) {
 		return;
 	}
-	c->state = SSH_RESOLVING;
 	c->fd = -1;
-	arm_deadline(c);
+	set_state(c, SSH_RESOLVING, "start");
 	c->lookup = resolver_lookup(c->opt.host, c->opt.port, on_resolved, c);
 }
 
@@ -858,20 +926,19 @@ static void op_restart_shell(transport *t)
 	if (c->state != SSH_RUNNING) {
 		return;
 	}
-	c->state = SSH_CHANNEL_CLOSING;
-	arm_deadline(c);
+	set_state(c, SSH_CHANNEL_CLOSING, "shell restart");
 	drive(c);
 }
 
 static void op_stop(transport *t)
 {
-	teardown((ssh_conn *)t);
+	teardown((ssh_conn *)t, "stopped");
 }
 
 static void op_destroy(transport *t)
 {
 	ssh_conn *c = (ssh_conn *)t;
-	teardown(c);
+	teardown(c, "destroyed");
 	bytebuf_free(&c->out);
 	free(c->command);
 	free(c);
@@ -896,7 +963,7 @@ transport *ssh_transport_new(struct ev_loop *loop, const ssh_options *opt, const
 	c->opt = *opt;
 	c->command = xstrdup(command);
 	c->fd = -1;
-	c->state = SSH_IDLE;
+	/* state: SSH_IDLE, from xcalloc */
 	ev_init(&c->io, on_io);
 	c->io.data = c;
 	ev_init(&c->deadline, on_deadline);

@@ -1,6 +1,7 @@
 /* demo_transport.c - a simulated node's probe shell on the event loop.
  *
- * States: idle -> connecting (link timer) -> ready; a request line received
+ * States: idle -> connecting (link timer) -> ready ("running" in --log, as
+ * for SSH), changed only by set_state(); a request line received
  * while ready is queued and answered, oldest first, when the answer timer
  * fires after the node's RTT.  Every callback into the owner may stop or
  * restart us, so each one is followed by a generation check. */
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "probe.h"
 #include "xalloc.h"
 
@@ -25,7 +27,15 @@ typedef enum {
 	DT_IDLE,
 	DT_CONNECTING,
 	DT_READY,
+	DT_STATE_COUNT, /* not a state: how many there are */
 } dt_state;
+
+static const char *const state_names[] = {
+	[DT_IDLE] = "idle",
+	[DT_CONNECTING] = "connecting",
+	[DT_READY] = "running",
+};
+_Static_assert(sizeof state_names / sizeof state_names[0] == DT_STATE_COUNT, "every dt_state needs a name");
 
 typedef struct {
 	char nonce[PROBE_NONCE_LEN + 1];
@@ -67,6 +77,18 @@ static double wall_now(const demo_conn *c)
 	return ev_now(c->loop); /* libev's clock is CLOCK_REALTIME */
 }
 
+/* The only way to change c->state; --log gets each transition with its
+ * cause (a static phrase), worded as the SSH transport words its own. */
+static void set_state(demo_conn *c, dt_state to, const char *reason)
+{
+	if (c->state == to) {
+		return;
+	}
+	log_printf("demo %s: %s -> %s (%s)", demo_cluster_name(c->cluster, c->index), state_names[c->state],
+		   state_names[to], reason);
+	c->state = to;
+}
+
 /* Forget the shell: queued requests, partial input, the answer in flight. */
 static void drop_shell(demo_conn *c)
 {
@@ -103,12 +125,12 @@ static void on_link(struct ev_loop *loop, ev_timer *w, int revents)
 		snprintf(msg, sizeof msg, "connect to %s port %d: Connection timed out",
 			 demo_cluster_name(c->cluster, c->index), DEMO_SSH_PORT);
 		drop_shell(c);
-		c->state = DT_IDLE;
+		set_state(c, DT_IDLE, "deadline");
 		c->connected = false;
 		c->base.events->failed(c->base.owner, TRANSPORT_ERR_CONNECT, msg);
 		return;
 	}
-	c->state = DT_READY;
+	set_state(c, DT_READY, "shell started");
 	c->connected = true;
 	c->banner = true;
 	c->base.events->ready(c->base.owner);
@@ -194,7 +216,7 @@ static void on_answer(struct ev_loop *loop, ev_timer *w, int revents)
 						     r->nonce, r->flags, r->iface, c->banner, c->out, sizeof c->out);
 		if (n < 0) {
 			drop_shell(c);
-			c->state = DT_IDLE;
+			set_state(c, DT_IDLE, "answer too large");
 			c->connected = false;
 			c->base.events->failed(c->base.owner, TRANSPORT_ERR_LOST,
 					       "the simulated node's answer does not fit its buffer");
@@ -242,7 +264,7 @@ static void op_start(transport *t)
 		return;
 	}
 	drop_shell(c);
-	c->state = DT_CONNECTING;
+	set_state(c, DT_CONNECTING, "start");
 	c->attempts++;
 	double delay = demo_cluster_reachable(c->cluster, c->index)
 			       ? demo_cluster_connect_s(c->cluster, c->index, c->attempts)
@@ -279,12 +301,12 @@ static void op_restart_shell(transport *t)
 	demo_conn *c = (demo_conn *)t;
 	if (!c->connected) {
 		drop_shell(c);
-		c->state = DT_IDLE;
+		set_state(c, DT_IDLE, "shell restart");
 		op_start(t);
 		return;
 	}
 	drop_shell(c);
-	c->state = DT_CONNECTING;
+	set_state(c, DT_CONNECTING, "shell restart");
 	c->attempts++;
 	ev_timer_set(&c->link_timer, demo_cluster_shell_start_s(c->cluster, c->index, c->attempts), 0);
 	ev_timer_start(c->loop, &c->link_timer);
@@ -294,7 +316,7 @@ static void op_stop(transport *t)
 {
 	demo_conn *c = (demo_conn *)t;
 	drop_shell(c);
-	c->state = DT_IDLE;
+	set_state(c, DT_IDLE, "stopped");
 	c->connected = false;
 }
 
@@ -323,7 +345,7 @@ transport *demo_transport_new(struct ev_loop *loop, const demo_cluster *cluster,
 	c->cluster = cluster;
 	c->index = index;
 	c->connect_timeout_s = connect_timeout_s;
-	c->state = DT_IDLE;
+	/* state: DT_IDLE, from xcalloc */
 	ev_init(&c->link_timer, on_link);
 	c->link_timer.data = c;
 	ev_init(&c->answer_timer, on_answer);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -24,6 +25,7 @@
 #include "demo_cluster.h"
 #include "demo_transport.h"
 #include "health.h"
+#include "log.h"
 #include "node.h"
 #include "probe.h"
 #include "probe_decode.h"
@@ -742,6 +744,37 @@ static void free_owner(owner *o)
 	free(o);
 }
 
+/* --log into a new temporary file; path holds its name. */
+static void log_to_temp(char *path, size_t len)
+{
+	snprintf(path, len, "/tmp/synctop-test-demo-XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(log_open(path), 0);
+}
+
+/* Closes the log and checks it holds these lines' texts in this order. */
+static void assert_logged_in_order(const char *path, const char *const *lines, size_t n)
+{
+	log_close();
+	char logged[8192];
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t got = fread(logged, 1, sizeof logged - 1, f);
+	logged[got] = '\0';
+	fclose(f);
+	unlink(path);
+	const char *at = logged;
+	for (size_t k = 0; k < n; k++) {
+		const char *hit = strstr(at, lines[k]);
+		if (!hit) {
+			fail_msg("\"%s\" missing or out of order in:\n%s", lines[k], logged);
+		}
+		at = hit + strlen(lines[k]);
+	}
+}
+
 static void test_transport_answers(void **state)
 {
 	(void)state;
@@ -787,6 +820,8 @@ static void test_transport_restart_drops_the_answer(void **state)
 	demo_cluster *c = demo_cluster_new(DEMO_CLUSTER_DEFAULT_SEED, ev_time());
 	owner *o = new_owner();
 	size_t i = index_of(c, DEMO_SLOW);
+	char log_path[64];
+	log_to_temp(log_path, sizeof log_path);
 	o->t = demo_transport_new(o->loop, c, i, 0.2, &test_events, o);
 	o->want_answers = 1;
 
@@ -801,6 +836,20 @@ static void test_transport_restart_drops_the_answer(void **state)
 	assert_int_equal(o->answers, 1);
 	assert_true(o->banner_seen);
 	free_owner(o);
+	char lines[5][128];
+	static const char *const steps[5] = {
+		"idle -> connecting (start)\n",
+		"connecting -> running (shell started)\n",
+		"running -> connecting (shell restart)\n",
+		"connecting -> running (shell started)\n",
+		"running -> idle (stopped)\n",
+	};
+	const char *want[5];
+	for (int k = 0; k < 5; k++) {
+		snprintf(lines[k], sizeof lines[k], "demo %s: %s", demo_cluster_name(c, i), steps[k]);
+		want[k] = lines[k];
+	}
+	assert_logged_in_order(log_path, want, 5);
 	demo_cluster_free(c);
 }
 
@@ -812,6 +861,8 @@ static void test_transport_unreachable(void **state)
 	size_t i = index_of(c, DEMO_UNREACHABLE);
 	char want[128];
 	snprintf(want, sizeof want, "connect to %s port 22: Connection timed out", demo_cluster_name(c, i));
+	char log_path[64];
+	log_to_temp(log_path, sizeof log_path);
 	o->t = demo_transport_new(o->loop, c, i, 0.1, &test_events, o);
 
 	for (int attempt = 1; attempt <= 2; attempt++) {
@@ -826,6 +877,11 @@ static void test_transport_unreachable(void **state)
 	assert_int_equal(o->ready, 0);
 	assert_int_equal(o->data_calls, 0);
 	free_owner(o);
+	char started[128], gave_up[128];
+	snprintf(started, sizeof started, "demo %s: idle -> connecting (start)\n", demo_cluster_name(c, i));
+	snprintf(gave_up, sizeof gave_up, "demo %s: connecting -> idle (deadline)\n", demo_cluster_name(c, i));
+	const char *const attempts[4] = {started, gave_up, started, gave_up};
+	assert_logged_in_order(log_path, attempts, 4);
 	demo_cluster_free(c);
 }
 

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "log.h"
 #include "private_agent.h"
 
 #define PASSPHRASE "synctop-test-only" /* of the fixture keys; see tests/fixtures/keys/README.md */
@@ -384,6 +385,47 @@ static void test_agent_lifecycle(void **state)
 	private_agent_stop(); /* twice is fine */
 }
 
+/* --log into tmpdir/log. */
+static void log_start(void)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/log", tmpdir);
+	assert_int_equal(log_open(path), 0);
+}
+
+/* Closes the log; how many of its lines end with "identity PATH: WHAT". */
+static int log_count(const char *path, const char *what)
+{
+	char log_path[256], line[1024], want[600];
+	log_close();
+	snprintf(log_path, sizeof log_path, "%s/log", tmpdir);
+	snprintf(want, sizeof want, "identity %s: %s\n", path, what);
+	FILE *f = fopen(log_path, "r");
+	assert_non_null(f);
+	int n = 0;
+	while (fgets(line, sizeof line, f)) {
+		size_t len = strlen(line), wlen = strlen(want);
+		n += len >= wlen && strcmp(line + len - wlen, want) == 0;
+	}
+	fclose(f);
+	return n;
+}
+
+/* Lines of the log that record an identity's change of state. */
+static int log_identity_lines(void)
+{
+	char log_path[256], line[1024];
+	snprintf(log_path, sizeof log_path, "%s/log", tmpdir);
+	FILE *f = fopen(log_path, "r");
+	assert_non_null(f);
+	int n = 0;
+	while (fgets(line, sizeof line, f)) {
+		n += strstr(line, " identity ") != NULL;
+	}
+	fclose(f);
+	return n;
+}
+
 static void test_load_without_terminal_warns(void **state)
 {
 	(void)state;
@@ -393,6 +435,7 @@ static void test_load_without_terminal_warns(void **state)
 	snprintf(missing, sizeof missing, "%s/nope", tmpdir);
 	private_agent_key keys[] = {{.path = enc}, {.path = plain}, {.path = missing}};
 
+	log_start();
 	int saved = stdin_off();
 	assert_int_equal(private_agent_load(keys, 3), 0);
 	stdin_back(saved);
@@ -400,6 +443,9 @@ static void test_load_without_terminal_warns(void **state)
 	assert_int_equal(keys[1].state, IDENTITY_PLAIN);
 	assert_int_equal(keys[2].state, IDENTITY_PLAIN); /* the key file stage reports it */
 	assert_string_equal(private_agent_socket(), ""); /* no agent for nothing */
+	/* --log: the one change, with its cause; the plain ones stayed put */
+	assert_int_equal(log_count(enc, "plain -> encrypted (the file is encrypted)"), 1);
+	assert_int_equal(log_identity_lines(), 1);
 }
 
 /* The user's own agent already holds the encrypted key: nothing is asked,
@@ -430,11 +476,14 @@ static void test_key_in_user_agent_is_not_asked_for(void **state)
 	setenv("SSH_AUTH_SOCK", sock, 1);
 
 	private_agent_key keys[] = {{.path = enc}, {.path = enc, .identities_only = true}};
+	log_start();
 	int saved = stdin_off();
 	private_agent_load(keys, 2);
 	stdin_back(saved);
 	assert_int_equal(keys[0].state, IDENTITY_IN_USER_AGENT);
 	assert_int_equal(keys[1].state, IDENTITY_ENCRYPTED);
+	assert_int_equal(log_count(enc, "plain -> encrypted (the file is encrypted)"), 2);
+	assert_int_equal(log_count(enc, "encrypted -> in ssh-agent (ssh-agent holds it)"), 1);
 
 	unsetenv("SSH_AUTH_SOCK");
 	private_agent_stop();

@@ -11,7 +11,9 @@
 
 #include <arpa/inet.h>
 #include <ev.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -210,48 +212,61 @@ static int listen_on_loopback(int *port)
 typedef struct {
 	struct ev_loop *loop;
 	int listener;
+	int port;
+	ssh_options opt;
 	transport *t;
 	outcome o;
 	char log_path[64];
 } harness;
 
-static void harness_start(harness *h, double connect_timeout_s)
+static const transport_events events = {on_ready, on_data, on_failed};
+
+static void harness_start_with_slots(harness *h, double connect_timeout_s, int max_handshakes)
 {
 	memset(h, 0, sizeof *h);
 	h->loop = ev_loop_new(EVFLAG_AUTO);
 	assert_int_equal(resolver_init(h->loop), 0);
-	assert_int_equal(ssh_transport_global_init(h->loop, 4), 0);
+	assert_int_equal(ssh_transport_global_init(h->loop, max_handshakes), 0);
 	snprintf(h->log_path, sizeof h->log_path, "/tmp/synctop-test-ssh-XXXXXX");
 	int log_fd = mkstemp(h->log_path);
 	assert_true(log_fd >= 0);
 	close(log_fd);
 	assert_int_equal(log_open(h->log_path), 0);
 
-	int port = 0;
-	h->listener = listen_on_loopback(&port);
-	ssh_options opt;
-	ssh_options_init(&opt);
-	snprintf(opt.host, sizeof opt.host, "127.0.0.1");
-	opt.port = port;
-	snprintf(opt.user, sizeof opt.user, "nobody");
-	opt.connect_timeout_s = connect_timeout_s;
-	opt.keepalive_interval_s = 0;
-	opt.identities_only = true;
-	opt.verify_host_key = never_verify;
-	static const transport_events events = {on_ready, on_data, on_failed};
-	h->t = ssh_transport_new(h->loop, &opt, "true", &events, &h->o);
+	h->listener = listen_on_loopback(&h->port);
+	ssh_options *opt = &h->opt;
+	ssh_options_init(opt);
+	snprintf(opt->host, sizeof opt->host, "127.0.0.1");
+	opt->port = h->port;
+	snprintf(opt->user, sizeof opt->user, "nobody");
+	opt->connect_timeout_s = connect_timeout_s;
+	opt->keepalive_interval_s = 0;
+	opt->identities_only = true;
+	opt->verify_host_key = never_verify;
+	h->t = ssh_transport_new(h->loop, opt, "true", &events, &h->o);
 	assert_non_null(h->t);
+}
+
+static void harness_start(harness *h, double connect_timeout_s)
+{
+	harness_start_with_slots(h, connect_timeout_s, 4);
+}
+
+static pid_t fork_server(harness *h, serve_fn serve)
+{
+	pid_t server = fork();
+	assert_true(server >= 0);
+	if (server == 0) {
+		run_server(h->listener, serve);
+	}
+	return server;
 }
 
 /* One connection against a fresh server child; returns when it failed. */
 static void harness_round(harness *h, serve_fn serve)
 {
 	int before = h->o.failures;
-	pid_t server = fork();
-	assert_true(server >= 0);
-	if (server == 0) {
-		run_server(h->listener, serve);
-	}
+	pid_t server = fork_server(h, serve);
 	ev_timer give_up;
 	ev_timer_init(&give_up, on_give_up, 20.0, 0);
 	ev_timer_start(h->loop, &give_up);
@@ -355,6 +370,364 @@ static void test_session_memory_accounts_for_every_block(void **state)
 	libssh2_exit();
 }
 
+/* How many lines of the log hold this transition of the harness's node. */
+static int transitions(const harness *h, const char *logged, const char *what)
+{
+	char line[256];
+	snprintf(line, sizeof line, "ssh 127.0.0.1 port %d: %s\n", h->port, what);
+	int n = 0;
+	for (const char *p = strstr(logged, line); p; p = strstr(p + 1, line)) {
+		n++;
+	}
+	return n;
+}
+
+/* All transition lines of the harness's node ("from -> to (reason)"). */
+static int all_transitions(const harness *h, const char *logged)
+{
+	char prefix[64];
+	snprintf(prefix, sizeof prefix, "ssh 127.0.0.1 port %d: ", h->port);
+	int n = 0;
+	for (const char *p = strstr(logged, prefix); p; p = strstr(p + 1, prefix)) {
+		const char *eol = strchr(p, '\n');
+		const char *arrow = strstr(p, " -> ");
+		n += arrow && (!eol || arrow < eol);
+	}
+	return n;
+}
+
+/* --log tells each connection's story: one line per real transition, with
+ * the node, both states and the reason; waiting on EAGAIN through a key
+ * exchange that never finishes logs nothing more. */
+static void test_transitions_are_logged(void **state)
+{
+	(void)state;
+	harness h;
+	harness_start(&h, 0.5);
+	harness_round(&h, serve_kexinit_then_silence);
+	harness_round(&h, serve_http);
+	transport_start(h.t);
+	transport_stop(h.t); /* stopped while the lookup runs */
+	char *logged = harness_stop(&h); /* h.port stays readable */
+	print_message("%s", logged);
+	assert_int_equal(transitions(&h, logged, "idle -> resolving (start)"), 3);
+	assert_int_equal(transitions(&h, logged, "resolving -> connecting (resolved)"), 2);
+	assert_int_equal(transitions(&h, logged, "connecting -> key exchange (TCP connected)"), 2);
+	assert_int_equal(transitions(&h, logged, "key exchange -> idle (deadline)"), 1);
+	assert_int_equal(transitions(&h, logged, "key exchange -> idle (handshake failed)"), 1);
+	assert_int_equal(transitions(&h, logged, "resolving -> idle (stopped)"), 1);
+	assert_int_equal(all_transitions(&h, logged), 10);
+	free(logged);
+}
+
+/* With one handshake slot, the second connection queues without its deadline
+ * running, and is let in (logged as such) when the first one gives up. */
+static void test_queued_connection_waits_without_a_deadline(void **state)
+{
+	(void)state;
+	harness h;
+	harness_start_with_slots(&h, 0.5, 1);
+	outcome second = {0};
+	transport *t2 = ssh_transport_new(h.loop, &h.opt, "true", &events, &second);
+	pid_t servers[2] = {fork_server(&h, serve_kexinit_then_silence),
+			    fork_server(&h, serve_kexinit_then_silence)};
+	ev_timer give_up;
+	ev_timer_init(&give_up, on_give_up, 20.0, 0);
+	ev_timer_start(h.loop, &give_up);
+	transport_start(h.t);
+	transport_start(t2);
+	while ((h.o.failures == 0 || second.failures == 0) && ev_is_active(&give_up)) {
+		ev_run(h.loop, EVRUN_ONCE);
+	}
+	ev_timer_stop(h.loop, &give_up);
+	for (int i = 0; i < 2; i++) {
+		kill(servers[i], SIGKILL);
+		waitpid(servers[i], NULL, 0);
+	}
+	assert_int_equal(h.o.failures, 1);
+	assert_int_equal(second.failures, 1);
+	/* Neither ran out of time while queued: both got as far as the key exchange. */
+	assert_non_null(strstr(h.o.message, "during key exchange"));
+	assert_non_null(strstr(second.message, "during key exchange"));
+	transport_destroy(t2);
+	char *logged = harness_stop(&h); /* h.port stays readable */
+	assert_int_equal(transitions(&h, logged, "resolving -> connecting (resolved)"), 1);
+	assert_int_equal(transitions(&h, logged,
+				     "resolving -> waiting for a handshake slot (resolved, all handshake slots busy)"),
+			 1);
+	assert_int_equal(transitions(&h, logged, "waiting for a handshake slot -> connecting (handshake slot free)"),
+			 1);
+	assert_int_equal(transitions(&h, logged, "key exchange -> idle (deadline)"), 2);
+	free(logged);
+}
+
+/* ------------------------------------------------ a real sshd, run by inetd */
+
+/* `sshd -i` on the accepted socket, as OpenSSH's own regression tests run it:
+ * no root needed, no port to pick, and it exits with the connection. */
+static char sshd_config_path[128];
+
+static void serve_sshd(int fd)
+{
+	char errlog[160];
+	snprintf(errlog, sizeof errlog, "%.120s.err", sshd_config_path);
+	int err = open(errlog, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	dup2(fd, STDIN_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	if (err >= 0) {
+		dup2(err, STDERR_FILENO);
+	}
+	execl("/usr/sbin/sshd", "/usr/sbin/sshd", "-i", "-e", "-f", sshd_config_path, (char *)NULL);
+	_exit(127);
+}
+
+typedef struct {
+	char dir[64];
+	char key[128];      /* authorized */
+	char stranger[128]; /* a key the server does not know */
+	pid_t agents[2];
+	char agent_socks[2][128];
+} sshd_lab;
+
+static void run(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	if (system(cmd) != 0) {
+		fail_msg("failed: %s", cmd);
+	}
+}
+
+/* Host key, two user keys (one authorized), an sshd_config; false when this
+ * machine has no sshd, ssh-keygen or ssh-agent, or sshd will not run. */
+static bool sshd_lab_start(sshd_lab *lab)
+{
+	memset(lab, 0, sizeof *lab);
+	if (access("/usr/sbin/sshd", X_OK) != 0 || system("command -v ssh-keygen >/dev/null") != 0 ||
+	    system("command -v ssh-agent >/dev/null && command -v ssh-add >/dev/null") != 0) {
+		return false;
+	}
+	snprintf(lab->dir, sizeof lab->dir, "/tmp/synctop-test-sshd-XXXXXX");
+	assert_non_null(mkdtemp(lab->dir));
+	snprintf(lab->key, sizeof lab->key, "%s/id_key", lab->dir);
+	snprintf(lab->stranger, sizeof lab->stranger, "%s/id_stranger", lab->dir);
+	run("ssh-keygen -q -t ecdsa -N '' -C host -f %s/host_key", lab->dir);
+	/* ed25519 user keys: libssh2 1.10 with OpenSSL 3 leaks a BIGNUM (24 B)
+	 * each time it signs with an ECDSA key file, which LeakSanitizer sees. */
+	run("ssh-keygen -q -t ed25519 -N '' -C key -f %s", lab->key);
+	run("ssh-keygen -q -t ed25519 -N '' -C stranger -f %s", lab->stranger);
+	run("cp %s.pub %s/authorized_keys", lab->key, lab->dir);
+	snprintf(sshd_config_path, sizeof sshd_config_path, "%s/sshd_config", lab->dir);
+	FILE *f = fopen(sshd_config_path, "w");
+	assert_non_null(f);
+	fprintf(f,
+		"HostKey %s/host_key\n"
+		"AuthorizedKeysFile %s/authorized_keys\n"
+		"PubkeyAuthentication yes\n"
+		"PasswordAuthentication no\n"
+		"KbdInteractiveAuthentication no\n"
+		"UsePAM no\n"
+		"StrictModes no\n"
+		"PidFile none\n"
+		"LogLevel ERROR\n",
+		lab->dir, lab->dir);
+	fclose(f);
+	/* sshd may still refuse to run here (no privilege separation directory) */
+	char check[256];
+	snprintf(check, sizeof check, "/usr/sbin/sshd -t -f %s 2>/dev/null", sshd_config_path);
+	if (system(check) != 0) {
+		run("rm -rf '%s'", lab->dir);
+		return false;
+	}
+	return true;
+}
+
+/* An ssh-agent of our own on dir/NAME.sock holding `key`. */
+static const char *sshd_lab_agent(sshd_lab *lab, int which, const char *name, const char *key)
+{
+	char *sock = lab->agent_socks[which];
+	char dir[sizeof lab->dir];
+	memcpy(dir, lab->dir, sizeof dir);
+	snprintf(sock, sizeof lab->agent_socks[which], "%s/%s.sock", dir, name);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		execlp("ssh-agent", "ssh-agent", "-D", "-a", sock, (char *)NULL);
+		_exit(127);
+	}
+	lab->agents[which] = pid;
+	for (int i = 0; i < 200 && access(sock, F_OK) != 0; i++) {
+		usleep(10000);
+	}
+	run("SSH_AUTH_SOCK='%s' ssh-add -q '%s' 2>/dev/null", sock, key);
+	return sock;
+}
+
+static void sshd_lab_stop(sshd_lab *lab)
+{
+	for (int i = 0; i < 2; i++) {
+		if (lab->agents[i] > 0) {
+			kill(lab->agents[i], SIGTERM);
+			waitpid(lab->agents[i], NULL, 0);
+		}
+	}
+	run("rm -rf '%s'", lab->dir);
+}
+
+typedef struct {
+	int ready, failures;
+	transport_error kind;
+	char message[512];
+} live_outcome;
+
+static void live_ready(void *owner)
+{
+	((live_outcome *)owner)->ready++;
+}
+
+static void live_failed(void *owner, transport_error kind, const char *message)
+{
+	live_outcome *o = owner;
+	o->failures++;
+	o->kind = kind;
+	snprintf(o->message, sizeof o->message, "%s", message);
+}
+
+static int accept_any(void *ctx, const char *host, int port, const unsigned char *key, size_t key_len, char *msg,
+		      size_t msg_len)
+{
+	(void)ctx;
+	(void)host;
+	(void)port;
+	(void)key;
+	(void)key_len;
+	(void)msg;
+	(void)msg_len;
+	return 0;
+}
+
+/* Runs the loop until the transport is ready `ready` times in all, or failed. */
+static void live_wait(harness *h, const live_outcome *o, int ready)
+{
+	ev_timer give_up;
+	ev_timer_init(&give_up, on_give_up, 20.0, 0);
+	ev_timer_start(h->loop, &give_up);
+	while (o->ready < ready && o->failures == 0 && ev_is_active(&give_up)) {
+		ev_run(h->loop, EVRUN_ONCE);
+	}
+	ev_timer_stop(h->loop, &give_up);
+}
+
+/* One connection to sshd with these options; restart_shell once when
+ * `restart`.  Returns what happened. */
+static live_outcome live_connection(harness *h, const ssh_options *opt, bool restart)
+{
+	static const transport_events live_events = {live_ready, on_data, live_failed};
+	live_outcome o = {0};
+	transport *t = ssh_transport_new(h->loop, opt, "cat", &live_events, &o);
+	pid_t server = fork_server(h, serve_sshd);
+	transport_start(t);
+	live_wait(h, &o, 1);
+	if (restart && o.ready == 1) {
+		transport_restart_shell(t);
+		live_wait(h, &o, 2);
+	}
+	transport_destroy(t);
+	kill(server, SIGKILL);
+	waitpid(server, NULL, 0);
+	return o;
+}
+
+/* Against a real sshd, every state on the way to a running shell and back is
+ * logged with its cause: key file, ssh-agent and synctop's private agent
+ * authentication, a refused key, and a shell restart on the same session. */
+static void test_real_sshd_transitions_are_logged(void **state)
+{
+	(void)state;
+	sshd_lab lab;
+	if (!sshd_lab_start(&lab)) {
+		skip();
+	}
+	harness h;
+	harness_start(&h, 10.0);
+	ssh_options opt = h.opt;
+	struct passwd *pw = getpwuid(getuid());
+	assert_non_null(pw);
+	snprintf(opt.user, sizeof opt.user, "%s", pw->pw_name);
+	opt.verify_host_key = accept_any;
+	opt.n_identity_files = 1;
+
+	/* a key file, then a new shell on the same session */
+	snprintf(opt.identity_files[0], sizeof opt.identity_files[0], "%s", lab.key);
+	live_outcome o = live_connection(&h, &opt, true);
+	if (o.failures) {
+		fail_msg("key file: %s", o.message);
+	}
+	assert_int_equal(o.ready, 2);
+
+	/* a key the server does not know */
+	snprintf(opt.identity_files[0], sizeof opt.identity_files[0], "%s", lab.stranger);
+	o = live_connection(&h, &opt, false);
+	assert_int_equal(o.failures, 1);
+	assert_int_equal(o.kind, TRANSPORT_ERR_AUTH);
+
+	/* the user's agent holds only the stranger; synctop's agent the key */
+	char *saved_sock = getenv("SSH_AUTH_SOCK") ? strdup(getenv("SSH_AUTH_SOCK")) : NULL;
+	setenv("SSH_AUTH_SOCK", sshd_lab_agent(&lab, 0, "user", lab.stranger), 1);
+	snprintf(opt.private_agent_socket, sizeof opt.private_agent_socket, "%s",
+		 sshd_lab_agent(&lab, 1, "private", lab.key));
+	snprintf(opt.identity_files[0], sizeof opt.identity_files[0], "%s", lab.key);
+	opt.identity_states[0] = IDENTITY_IN_PRIVATE_AGENT;
+	opt.identities_only = false;
+	o = live_connection(&h, &opt, false);
+	if (saved_sock) {
+		setenv("SSH_AUTH_SOCK", saved_sock, 1);
+		free(saved_sock);
+	} else {
+		unsetenv("SSH_AUTH_SOCK");
+	}
+	if (o.failures) {
+		fail_msg("agents: %s", o.message);
+	}
+	assert_int_equal(o.ready, 1);
+
+	char *logged = harness_stop(&h);
+	sshd_lab_stop(&lab);
+	static const struct {
+		const char *what;
+		int times;
+	} want[] = {
+		{"idle -> resolving (start)", 3},
+		{"connecting -> key exchange (TCP connected)", 3},
+		{"key exchange -> host key check (key exchange done)", 3},
+		{"host key check -> authentication (host key accepted)", 3},
+		{"authentication -> key file authentication (server takes public keys)", 2},
+		{"key file authentication -> opening channel (key file accepted)", 1},
+		{"opening channel -> starting remote shell (channel open)", 3},
+		{"starting remote shell -> running (shell started)", 3},
+		{"running -> closing channel (shell restart)", 1},
+		{"closing channel -> opening channel (old channel closed)", 1},
+		{"running -> idle (destroyed)", 2},
+		{"key file authentication -> idle (auth refused)", 1},
+		{"authentication -> agent authentication (server takes public keys)", 1},
+		{"agent authentication -> private agent authentication (no agent key accepted)", 1},
+		{"private agent authentication -> opening channel (agent key accepted)", 1},
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		int n = transitions(&h, logged, want[i].what);
+		if (n != want[i].times) {
+			fail_msg("\"%s\" logged %d times, not %d, in:\n%s", want[i].what, n, want[i].times, logged);
+		}
+	}
+	free(logged);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -362,6 +735,9 @@ int main(void)
 		cmocka_unit_test(test_session_memory_accounts_for_every_block),
 		cmocka_unit_test(test_key_exchange_abandoned_by_the_server),
 		cmocka_unit_test(test_hostile_or_broken_servers),
+		cmocka_unit_test(test_transitions_are_logged),
+		cmocka_unit_test(test_queued_connection_waits_without_a_deadline),
+		cmocka_unit_test(test_real_sshd_transitions_are_logged),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
