@@ -398,7 +398,7 @@ static const struct {
 	{"Invalid", CHRONY_LEAP_UNKNOWN}, /* chronyc's word for a value it does not know */
 };
 
-static bool parse_leap(text_span s, chrony_leap *out)
+bool chrony_parse_leap(text_span s, chrony_leap *out)
 {
 	for (size_t i = 0; i < sizeof leap_names / sizeof leap_names[0]; i++) {
 		if (text_span_eq(s, leap_names[i].text)) {
@@ -580,7 +580,7 @@ static bool parse_field(const field_spec *spec, text_span s, field_value *v)
 		return text_span_decimal(s, true, spec->min, spec->max, &v->num);
 	case FT_LEAP: {
 		chrony_leap leap;
-		if (!parse_leap(s, &leap)) {
+		if (!chrony_parse_leap(s, &leap)) {
 			return false;
 		}
 		v->code = (int)leap;
@@ -1051,7 +1051,7 @@ static bool parse_text_value(text_key key, text_span value, chrony_tracking *t)
 	case TK_UPDATE:
 		return parse_quantity(value, "seconds", 0, SECONDS_MAX, &t->update_interval_s);
 	case TK_LEAP:
-		return parse_leap(text_span_trim(value), &t->leap);
+		return chrony_parse_leap(text_span_trim(value), &t->leap);
 	case TK_COUNT:
 		break;
 	}

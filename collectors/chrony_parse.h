@@ -25,6 +25,7 @@
 #include <stddef.h>
 
 #include "observation.h"
+#include "text_span.h"
 #include "tool_output.h"
 
 /* Output of `chronyc -c -n -m tracking sources sourcestats`: one tracking
@@ -32,6 +33,10 @@
  * Always fills dst completely (chrony_obs_init first): on failure dst->state
  * says why and dst->error explains it for a person. */
 void chrony_parse_csv(const tool_output *out, chrony_obs *dst);
+
+/* A leap status exactly as chronyc prints it ("Normal", "Insert second",
+ * "Delete second", "Not synchronised"; "Invalid" reads as unknown). */
+bool chrony_parse_leap(text_span s, chrony_leap *out);
 
 /* How a chronyc call failed, whatever its report: not installed, chronyd
  * not answering, a refusal ("501 Not authorised"), another chronyd error,

@@ -72,26 +72,6 @@ static bool parse_options(const text_span *f, unsigned *out)
 	return true;
 }
 
-static bool parse_leap(text_span s, chrony_leap *out)
-{
-	static const struct {
-		const char *text;
-		chrony_leap leap;
-	} leaps[] = {
-		{"Normal", CHRONY_LEAP_NORMAL},
-		{"Insert second", CHRONY_LEAP_INSERT},
-		{"Delete second", CHRONY_LEAP_DELETE},
-		{"Not synchronised", CHRONY_LEAP_UNSYNC},
-	};
-	for (size_t i = 0; i < sizeof leaps / sizeof leaps[0]; i++) {
-		if (text_span_eq(s, leaps[i].text)) {
-			*out = leaps[i].leap;
-			return true;
-		}
-	}
-	return false;
-}
-
 /* One record into src; NULL, or what is wrong with it. */
 static const char *parse_record(const text_span *f, chrony_select_source *src, text_span *bad)
 {
@@ -130,7 +110,7 @@ static const char *parse_record(const text_span *f, chrony_select_source *src, t
 		return "invalid offset interval";
 	}
 	*bad = f[17];
-	if (!parse_leap(f[17], &src->leap)) {
+	if (!chrony_parse_leap(f[17], &src->leap)) {
 		return "invalid leap status";
 	}
 	return NULL;

@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK((s->conf_options & ~0xfu) == 0 && (s->eff_options & ~0xfu) == 0);
 		FUZZ_CHECK(s->last_sample_ago_s >= 0);
 		FUZZ_CHECK(isfinite(s->score) && isfinite(s->interval_lo_s) && isfinite(s->interval_hi_s));
-		FUZZ_CHECK(s->leap != CHRONY_LEAP_UNKNOWN);
+		FUZZ_CHECK((int)s->leap >= CHRONY_LEAP_UNKNOWN && (int)s->leap <= CHRONY_LEAP_UNSYNC);
 	}
 
 	memset(&b, 0xa5, sizeof b);
