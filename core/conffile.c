@@ -265,48 +265,67 @@ static void mark(layer *l, int bit, const spos *ps)
 	l->col[bit] = ps->key_col;
 }
 
-static int parse_thresholds(vctx *c, json_t *obj, size_t p, layer *l)
+/* One member of an object: 0 taken, -1 failed (reported), 1 not a key of
+ * this object. */
+typedef int (*member_fn)(vctx *c, const char *key, json_t *val, size_t cp, void *ctx);
+
+/* Every member of the object at p through fn; what names the object in
+ * messages ("\"probe\"", "a group"). */
+static int walk_object(vctx *c, json_t *obj, size_t p, const char *what, member_fn fn, void *ctx)
 {
 	const char *key;
 	json_t *val;
 	size_t cp = p + 1;
 
 	if (!json_is_object(obj)) {
-		return fail_at(c, c->pos[p].line, c->pos[p].col, "\"thresholds\" must be an object");
+		return fail_at(c, c->pos[p].line, c->pos[p].col, "%s must be an object", what);
 	}
 	json_object_foreach(obj, key, val) {
-		const spos *ps = &c->pos[cp];
-		size_t k = threshold_key_index(key);
-		if (k == threshold_key_list()->n) {
-			return unknown_key(c, cp, key, "\"thresholds\"");
+		int r = fn(c, key, val, cp, ctx);
+		if (r < 0) {
+			return -1;
 		}
-		const threshold_key *tk = threshold_key_list()->keys[k];
-		char *field = (char *)&l->v.th + tk->offset;
-		if (!json_is_number(val)) {
-			return fail_at(c, ps->line, ps->col, "\"%s\" must be a number", tk->name);
+		if (r > 0) {
+			return unknown_key(c, cp, key, what);
 		}
-		double d = json_number_value(val);
-		if (!isfinite(d) || d < 0) {
-			return fail_at(c, ps->line, ps->col, "\"%s\" must be a finite number >= 0", tk->name);
-		}
-		if (tk->kind == THRESHOLD_DOUBLE) {
-			memcpy(field, &d, sizeof d);
-		} else if (!json_is_integer(val)) {
-			return fail_at(c, ps->line, ps->col, "\"%s\" must be a whole number", tk->name);
-		} else if (tk->kind == THRESHOLD_INT64) {
-			int64_t i = (int64_t)json_integer_value(val);
-			memcpy(field, &i, sizeof i);
-		} else {
-			json_int_t i = json_integer_value(val);
-			if (i > INT_MAX) {
-				return fail_at(c, ps->line, ps->col, "\"%s\" must be at most %d", tk->name, INT_MAX);
-			}
-			int v = (int)i;
-			memcpy(field, &v, sizeof v);
-		}
-		mark(l, SET_THRESHOLD + (int)k, ps);
-		cp += ps->size;
+		cp += c->pos[cp].size;
 	}
+	return 0;
+}
+
+static int threshold_member(vctx *c, const char *key, json_t *val, size_t cp, void *ctx)
+{
+	layer *l = ctx;
+	const spos *ps = &c->pos[cp];
+	size_t k = threshold_key_index(key);
+	if (k == threshold_key_list()->n) {
+		return 1;
+	}
+	const threshold_key *tk = threshold_key_list()->keys[k];
+	char *field = (char *)&l->v.th + tk->offset;
+	if (!json_is_number(val)) {
+		return fail_at(c, ps->line, ps->col, "\"%s\" must be a number", tk->name);
+	}
+	double d = json_number_value(val);
+	if (!isfinite(d) || d < 0) {
+		return fail_at(c, ps->line, ps->col, "\"%s\" must be a finite number >= 0", tk->name);
+	}
+	if (tk->kind == THRESHOLD_DOUBLE) {
+		memcpy(field, &d, sizeof d);
+	} else if (!json_is_integer(val)) {
+		return fail_at(c, ps->line, ps->col, "\"%s\" must be a whole number", tk->name);
+	} else if (tk->kind == THRESHOLD_INT64) {
+		int64_t i = (int64_t)json_integer_value(val);
+		memcpy(field, &i, sizeof i);
+	} else {
+		json_int_t i = json_integer_value(val);
+		if (i > INT_MAX) {
+			return fail_at(c, ps->line, ps->col, "\"%s\" must be at most %d", tk->name, INT_MAX);
+		}
+		int v = (int)i;
+		memcpy(field, &v, sizeof v);
+	}
+	mark(l, SET_THRESHOLD + (int)k, ps);
 	return 0;
 }
 
@@ -325,32 +344,25 @@ static int parse_expectation(vctx *c, json_t *val, const spos *ps, const char *k
 	return 0;
 }
 
-static int parse_expect(vctx *c, json_t *obj, size_t p, layer *l)
+static int expect_member(vctx *c, const char *key, json_t *val, size_t cp, void *ctx)
 {
-	const char *key;
-	json_t *val;
-	size_t cp = p + 1;
-
-	if (!json_is_object(obj)) {
-		return fail_at(c, c->pos[p].line, c->pos[p].col, "\"expect\" must be an object");
+	layer *l = ctx;
+	const spos *ps = &c->pos[cp];
+	expectation *field;
+	int bit;
+	if (strcmp(key, "chrony") == 0) {
+		field = &l->v.th.expect_chrony;
+		bit = SET_EXPECT_CHRONY;
+	} else if (strcmp(key, "ptp") == 0) {
+		field = &l->v.th.expect_ptp;
+		bit = SET_EXPECT_PTP;
+	} else {
+		return 1;
 	}
-	json_object_foreach(obj, key, val) {
-		const spos *ps = &c->pos[cp];
-		if (strcmp(key, "chrony") == 0) {
-			if (parse_expectation(c, val, ps, key, &l->v.th.expect_chrony) != 0) {
-				return -1;
-			}
-			mark(l, SET_EXPECT_CHRONY, ps);
-		} else if (strcmp(key, "ptp") == 0) {
-			if (parse_expectation(c, val, ps, key, &l->v.th.expect_ptp) != 0) {
-				return -1;
-			}
-			mark(l, SET_EXPECT_PTP, ps);
-		} else {
-			return unknown_key(c, cp, key, "\"expect\"");
-		}
-		cp += ps->size;
+	if (parse_expectation(c, val, ps, key, field) != 0) {
+		return -1;
 	}
+	mark(l, bit, ps);
 	return 0;
 }
 
@@ -369,34 +381,25 @@ static bool valid_iface(const char *s)
 	return true;
 }
 
-static int parse_probe(vctx *c, json_t *obj, size_t p, layer *l)
+static int probe_member(vctx *c, const char *key, json_t *val, size_t cp, void *ctx)
 {
-	const char *key;
-	json_t *val;
-	size_t cp = p + 1;
-
-	if (!json_is_object(obj)) {
-		return fail_at(c, c->pos[p].line, c->pos[p].col, "\"probe\" must be an object");
-	}
-	json_object_foreach(obj, key, val) {
-		const spos *ps = &c->pos[cp];
-		if (strcmp(key, "pmc_sudo") == 0) {
-			if (!json_is_boolean(val)) {
-				return fail_at(c, ps->line, ps->col, "\"pmc_sudo\" must be true or false");
-			}
-			l->v.pmc_sudo = json_is_true(val);
-			mark(l, SET_PMC_SUDO, ps);
-		} else if (strcmp(key, "iface") == 0) {
-			if (!json_is_string(val) || !valid_iface(json_string_value(val))) {
-				return fail_at(c, ps->line, ps->col,
-					       "\"iface\" must be an interface name (1-15 of A-Z a-z 0-9 _ . : -)");
-			}
-			snprintf(l->v.iface, sizeof l->v.iface, "%s", json_string_value(val));
-			mark(l, SET_IFACE, ps);
-		} else {
-			return unknown_key(c, cp, key, "\"probe\"");
+	layer *l = ctx;
+	const spos *ps = &c->pos[cp];
+	if (strcmp(key, "pmc_sudo") == 0) {
+		if (!json_is_boolean(val)) {
+			return fail_at(c, ps->line, ps->col, "\"pmc_sudo\" must be true or false");
 		}
-		cp += ps->size;
+		l->v.pmc_sudo = json_is_true(val);
+		mark(l, SET_PMC_SUDO, ps);
+	} else if (strcmp(key, "iface") == 0) {
+		if (!json_is_string(val) || !valid_iface(json_string_value(val))) {
+			return fail_at(c, ps->line, ps->col,
+				       "\"iface\" must be an interface name (1-15 of A-Z a-z 0-9 _ . : -)");
+		}
+		snprintf(l->v.iface, sizeof l->v.iface, "%s", json_string_value(val));
+		mark(l, SET_IFACE, ps);
+	} else {
+		return 1;
 	}
 	return 0;
 }
@@ -488,11 +491,11 @@ static int parse_grandmaster(vctx *c, json_t *val, const spos *ps, layer *l)
 static int parse_common(vctx *c, const char *key, json_t *val, size_t cp, layer *l)
 {
 	if (strcmp(key, "thresholds") == 0) {
-		return parse_thresholds(c, val, cp, l);
+		return walk_object(c, val, cp, "\"thresholds\"", threshold_member, l);
 	} else if (strcmp(key, "probe") == 0) {
-		return parse_probe(c, val, cp, l);
+		return walk_object(c, val, cp, "\"probe\"", probe_member, l);
 	} else if (strcmp(key, "expect") == 0) {
-		return parse_expect(c, val, cp, l);
+		return walk_object(c, val, cp, "\"expect\"", expect_member, l);
 	} else if (strcmp(key, "ntp_upstream") == 0) {
 		return parse_upstream(c, val, &c->pos[cp], l);
 	} else if (strcmp(key, "grandmaster") == 0) {
@@ -501,26 +504,9 @@ static int parse_common(vctx *c, const char *key, json_t *val, size_t cp, layer 
 	return 1;
 }
 
-static int parse_defaults(vctx *c, json_t *obj, size_t p, layer *l)
+static int defaults_member(vctx *c, const char *key, json_t *val, size_t cp, void *ctx)
 {
-	const char *key;
-	json_t *val;
-	size_t cp = p + 1;
-
-	if (!json_is_object(obj)) {
-		return fail_at(c, c->pos[p].line, c->pos[p].col, "\"defaults\" must be an object");
-	}
-	json_object_foreach(obj, key, val) {
-		int r = parse_common(c, key, val, cp, l);
-		if (r < 0) {
-			return -1;
-		}
-		if (r > 0) {
-			return unknown_key(c, cp, key, "\"defaults\"");
-		}
-		cp += c->pos[cp].size;
-	}
-	return 0;
+	return parse_common(c, key, val, cp, ctx);
 }
 
 /* Does the raw text of the string at ps hold a backslash escape?  Then its
@@ -564,51 +550,47 @@ static int parse_hostlist(vctx *c, json_t *val, const spos *ps, group *g)
 	return 0;
 }
 
-static int parse_group(vctx *c, json_t *obj, size_t p, group *g)
+static int group_member(vctx *c, const char *key, json_t *val, size_t cp, void *ctx)
 {
-	const char *key;
-	json_t *val;
-	size_t cp = p + 1;
-
-	if (!json_is_object(obj)) {
-		return fail_at(c, c->pos[p].line, c->pos[p].col, "a group must be an object");
+	group *g = ctx;
+	const spos *ps = &c->pos[cp];
+	int r = parse_common(c, key, val, cp, &g->l);
+	if (r <= 0) {
+		return r;
 	}
-	json_object_foreach(obj, key, val) {
-		const spos *ps = &c->pos[cp];
-		int r = parse_common(c, key, val, cp, &g->l);
-		if (r < 0) {
+	if (strcmp(key, "name") == 0) {
+		if (!json_is_string(val) || json_string_length(val) == 0 ||
+		    strlen(json_string_value(val)) != json_string_length(val)) {
+			return fail_at(c, ps->line, ps->col, "\"name\" must be a non-empty string");
+		}
+		free(g->name); /* jansson rejects a repeated key; keep free safe anyway */
+		g->name = xstrdup(json_string_value(val));
+	} else if (strcmp(key, "hosts") == 0) {
+		if (json_is_array(val)) {
+			size_t ep = cp + 1, i;
+			json_t *e;
+			if (json_array_size(val) == 0) {
+				return fail_at(c, ps->line, ps->col, "\"hosts\": empty array");
+			}
+			json_array_foreach(val, i, e) {
+				if (parse_hostlist(c, e, &c->pos[ep], g) != 0) {
+					return -1;
+				}
+				ep += c->pos[ep].size;
+			}
+		} else if (parse_hostlist(c, val, ps, g) != 0) {
 			return -1;
 		}
-		if (r == 0) {
-			cp += ps->size;
-			continue;
-		}
-		if (strcmp(key, "name") == 0) {
-			if (!json_is_string(val) || json_string_length(val) == 0 ||
-			    strlen(json_string_value(val)) != json_string_length(val)) {
-				return fail_at(c, ps->line, ps->col, "\"name\" must be a non-empty string");
-			}
-			g->name = xstrdup(json_string_value(val));
-		} else if (strcmp(key, "hosts") == 0) {
-			if (json_is_array(val)) {
-				size_t ep = cp + 1, i;
-				json_t *e;
-				if (json_array_size(val) == 0) {
-					return fail_at(c, ps->line, ps->col, "\"hosts\": empty array");
-				}
-				json_array_foreach(val, i, e) {
-					if (parse_hostlist(c, e, &c->pos[ep], g) != 0) {
-						return -1;
-					}
-					ep += c->pos[ep].size;
-				}
-			} else if (parse_hostlist(c, val, ps, g) != 0) {
-				return -1;
-			}
-		} else {
-			return unknown_key(c, cp, key, "a group");
-		}
-		cp += ps->size;
+	} else {
+		return 1;
+	}
+	return 0;
+}
+
+static int parse_group(vctx *c, json_t *obj, size_t p, group *g)
+{
+	if (walk_object(c, obj, p, "a group", group_member, g) != 0) {
+		return -1;
 	}
 	if (!g->name) {
 		return fail_at(c, c->pos[p].line, c->pos[p].col, "this group has no \"name\"");
@@ -754,7 +736,7 @@ static int parse_root(vctx *c, json_t *root, conffile *cf)
 	json_object_foreach(root, key, val) {
 		const spos *ps = &c->pos[cp];
 		if (strcmp(key, "defaults") == 0) {
-			if (parse_defaults(c, val, cp, &cf->defaults) != 0) {
+			if (walk_object(c, val, cp, "\"defaults\"", defaults_member, &cf->defaults) != 0) {
 				return -1;
 			}
 		} else if (strcmp(key, "groups") == 0) {
