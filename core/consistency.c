@@ -378,6 +378,21 @@ static bool is_split(const tally *t)
 	return t->distinct > 1 && t->top_groups > 1;
 }
 
+/* Where a node's value stands in the vote. */
+typedef enum {
+	VOTE_AGREES,   /* with the majority, or there is no majority to disagree with */
+	VOTE_SPLIT,    /* two or more values share the most nodes */
+	VOTE_OUTVOTED, /* one value has the most nodes and this node's differs */
+} vote;
+
+static vote vote_of(const tally *t, const char *value)
+{
+	if (is_split(t)) {
+		return VOTE_SPLIT;
+	}
+	return has_majority(t) && !key_eq(value, t->top.s) ? VOTE_OUTVOTED : VOTE_AGREES;
+}
+
 /* -------------------------------------------------------------- stats */
 
 typedef struct {
@@ -519,9 +534,13 @@ static void check_grandmaster(const node *nd, const node_settings *ns, const tal
 			     "`priority1 255` or clients `slaveOnly 1` in ptp4l.conf.", want);
 		return;
 	}
-	if (is_split(t)) {
-		clean(gm, sizeof gm, k.s);
-		clean(want, sizeof want, t->top.s);
+	vote v = vote_of(t, k.s);
+	if (v == VOTE_AGREES) {
+		return;
+	}
+	clean(gm, sizeof gm, k.s);
+	clean(want, sizeof want, t->top.s);
+	if (v == VOTE_SPLIT) {
 		clean(other, sizeof other, t->second.s);
 		f = finding_new(out, SEVERITY_WARN, "cluster.grandmaster");
 		finding_message(f, "PTP split: grandmasters %s and %s have %zu nodes each; this node "
@@ -531,11 +550,6 @@ static void check_grandmaster(const node *nd, const node_settings *ns, const tal
 			     "sides (domainNumber, priority1/2, network path).");
 		return;
 	}
-	if (!has_majority(t) || key_eq(k.s, t->top.s)) {
-		return;
-	}
-	clean(gm, sizeof gm, k.s);
-	clean(want, sizeof want, t->top.s);
 	f = finding_new(out, SEVERITY_CRIT, "cluster.grandmaster");
 	finding_message(f, "Follows grandmaster %s while %zu of %zu PTP nodes follow %s", gm,
 			t->top_count, t->voters, want);
@@ -552,15 +566,16 @@ static void check_domain(const node *nd, const node_settings *ns, const tally *t
 		return;
 	}
 	finding *f;
-	if (is_split(t)) {
+	vote v = vote_of(t, k.s);
+	if (v == VOTE_AGREES) {
+		return;
+	}
+	if (v == VOTE_SPLIT) {
 		f = finding_new(out, SEVERITY_WARN, "cluster.ptp_domain");
 		finding_message(f, "PTP split: domains %s and %s have %zu nodes each; this node "
 				"uses %s", t->top.s, t->second.s, t->top_count, k.s);
 		finding_hint(f, "Set one `domainNumber` in the [global] section of every ptp4l.conf "
 			     "and restart ptp4l; `pmc -u -b 0 'GET DEFAULT_DATA_SET'` shows it.");
-		return;
-	}
-	if (!has_majority(t) || key_eq(k.s, t->top.s)) {
 		return;
 	}
 	f = finding_new(out, SEVERITY_CRIT, "cluster.ptp_domain");
@@ -579,11 +594,12 @@ static void check_utc_offset(const node *nd, const node_settings *ns, const tall
 		return;
 	}
 	finding *f;
-	if (is_split(t)) {
+	vote v = vote_of(t, k.s);
+	if (v == VOTE_SPLIT) {
 		f = finding_new(out, SEVERITY_WARN, "cluster.utc_offset");
 		finding_message(f, "PTP split: currentUtcOffset %s s and %s s on %zu nodes each; this "
 				"node has %s s", t->top.s, t->second.s, t->top_count, k.s);
-	} else if (has_majority(t) && !key_eq(k.s, t->top.s)) {
+	} else if (v == VOTE_OUTVOTED) {
 		/* UTC = PTP time - currentUtcOffset: a smaller offset puts UTC ahead. */
 		long ahead = strtol(t->top.s, NULL, 10) - (long)nd->obs.ptp.current_utc_offset;
 		f = finding_new(out, SEVERITY_CRIT, "cluster.utc_offset");
@@ -655,7 +671,8 @@ static void check_reference(const node *nd, const node_settings *ns, const tally
 			     "intended here).", want);
 		return;
 	}
-	if (is_split(t)) {
+	vote v = vote_of(t, k.s);
+	if (v == VOTE_SPLIT) {
 		clean(other, sizeof other, t->second.s);
 		f = finding_new(out, SEVERITY_WARN, "cluster.reference");
 		finding_message(f, "NTP split: references %s and %s have %zu nodes each; this node "
@@ -665,7 +682,7 @@ static void check_reference(const node *nd, const node_settings *ns, const tally
 			     "ntp_upstream in the synctop configuration.");
 		return;
 	}
-	if (!has_majority(t) || key_eq(k.s, t->top.s)) {
+	if (v == VOTE_AGREES) {
 		return;
 	}
 	f = finding_new(out, SEVERITY_WARN, "cluster.reference");
@@ -683,13 +700,13 @@ static void check_leap(const node *nd, const tally *t, cluster_findings *out)
 	if (!leap_key(nd, &k, NULL, 0)) {
 		return;
 	}
-	bool minority = has_majority(t) && !key_eq(k.s, t->top.s);
-	if (!is_split(t) && !minority) {
+	vote v = vote_of(t, k.s);
+	if (v == VOTE_AGREES) {
 		return;
 	}
 	leap_key(nd, &k, detail, sizeof detail);
 	finding *f;
-	if (is_split(t)) {
+	if (v == VOTE_SPLIT) {
 		f = finding_new(out, SEVERITY_WARN, "cluster.leap");
 		finding_message(f, "Leap split: %zu nodes announce %s and %zu %s; this node %s (%s)",
 				t->top_count, leap_phrase(t->top.s), t->second_count,
