@@ -23,6 +23,7 @@
 #include "collector.h"
 #include "json_value.h"
 #include "text_span.h"
+#include "units.h"
 
 #define SELECT_FIELDS 18
 #define SECONDS_MAX 1e10            /* as chrony_parse.c: beyond any real offset */
@@ -275,6 +276,45 @@ static void select_rules(const health_context *ctx, finding_list *out)
 	}
 }
 
+/* Each source with its state in words; a refusal says how to allow it. */
+static void select_detail(const observation *obs, const detail_sink *out)
+{
+	const chrony_selection *sel = &obs->selection;
+	if (sel->state == OBS_PERMISSION_DENIED) {
+		out->text(out->ctx, sel->error, DETAIL_WARN);
+		out->text(out->ctx,
+			  "chronyd answers selectdata only to root or its own user over its Unix socket "
+			  "(/run/chrony/chronyd.sock): poll as root, or set `cmdallow` plus a command key "
+			  "for UDP. The other chrony values do not need it.",
+			  DETAIL_DIM);
+		return;
+	}
+	if (sel->state != OBS_OK) {
+		char line[OBS_ERROR_LEN + 32];
+		snprintf(line, sizeof line, "%s: %s", obs_state_name(sel->state), sel->error);
+		out->text(out->ctx, line, sel->state == OBS_COMMAND_FAILED ? DETAIL_DIM : DETAIL_WARN);
+		return;
+	}
+	if (sel->n_sources == 0) {
+		out->text(out->ctx, "chronyd has no sources", DETAIL_WARN);
+		return;
+	}
+	for (int i = 0; i < json_value_clamp(sel->n_sources, CHRONY_MAX_SOURCES); i++) {
+		const chrony_select_source *s = &sel->sources[i];
+		const char *reason = chrony_select_state_reason(s->state);
+		char value[256], lo[UNITS_BUF_LEN], hi[UNITS_BUF_LEN];
+		units_format_seconds(s->interval_lo_s, lo, sizeof lo);
+		units_format_seconds(s->interval_hi_s, hi, sizeof hi);
+		snprintf(value, sizeof value, "%c  %s  [%s, %s]%s%s", s->state, reason ? reason : "?", lo, hi,
+			 s->eff_options & CHRONY_SELECT_OPT_PREFER ? "  prefer" : "",
+			 s->eff_options & CHRONY_SELECT_OPT_NOSELECT ? "  noselect" : "");
+		detail_tone tone = s->state == '*' || s->state == '+' ? DETAIL_GOOD
+				   : s->state == 'x'                 ? DETAIL_WARN
+								     : DETAIL_PLAIN;
+		out->kv(out->ctx, s->name, value, tone);
+	}
+}
+
 static expectation select_expectation(const thresholds *th)
 {
 	return th->expect_chrony;
@@ -291,6 +331,8 @@ const collector chrony_select_collector = {
 	.part_absent = select_part_absent,
 	.prometheus = select_prometheus,
 	.n_prometheus = sizeof select_prometheus / sizeof select_prometheus[0],
+	.detail_title = "chrony source selection",
+	.detail = select_detail,
 	.decode = select_decode,
 	.rules = select_rules,
 	.expectation = select_expectation,

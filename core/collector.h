@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "detail_sink.h"
 #include "health_rule.h"
 #include "history.h"
 #include "observation.h"
@@ -79,6 +80,11 @@ typedef struct collector {
 	 * NULL: none; NULL expectation: always judged. */
 	void (*rules)(const health_context *ctx, finding_list *out);
 	expectation (*expectation)(const thresholds *th);
+	/* Its section of the drill-down: a title and the writer (detail_sink.h).
+	 * NULL: the section is written by tui/detail_doc.c itself (chrony,
+	 * PTP, NIC have not moved yet). */
+	const char *detail_title;
+	void (*detail)(const observation *obs, const detail_sink *out);
 	/* Its threshold keys in the configuration file. */
 	const threshold_key *threshold_keys;
 	size_t n_threshold_keys;

@@ -221,6 +221,52 @@ static void test_collector_outputs(void **state)
 	free(nd);
 }
 
+typedef struct {
+	char text[4096];
+	int warn;
+} captured;
+
+static void cap_kv(void *ctx, const char *key, const char *value, detail_tone tone)
+{
+	captured *c = ctx;
+	size_t n = strlen(c->text);
+	snprintf(c->text + n, sizeof c->text - n, "%s | %s\n", key, value);
+	c->warn += tone == DETAIL_WARN;
+}
+
+static void cap_text(void *ctx, const char *text, detail_tone tone)
+{
+	cap_kv(ctx, "", text, tone);
+}
+
+/* The drill-down section: every source with its state in words, the
+ * falseticker marked; a refusal says how to allow selectdata. */
+static void test_detail_section(void **state)
+{
+	(void)state;
+	const collector *c = collector_find("selectdata");
+	observation *obs = calloc(1, sizeof *obs);
+	assert_non_null(obs);
+	observation_init(obs);
+	parse_fixture("chronyc-c-n-selectdata-falseticker.txt", 0, &obs->selection);
+	captured cap = {"", 0};
+	detail_sink sink = {&cap, cap_kv, cap_text};
+	assert_non_null(c->detail_title);
+	c->detail(obs, &sink);
+	assert_non_null(strstr(cap.text, "127.0.0.4 | x  a falseticker"));
+	assert_non_null(strstr(cap.text, "127.0.0.1 | *  selected"));
+	assert_non_null(strstr(cap.text, "127.0.0.3 | s  not synchronised"));
+	assert_int_equal(cap.warn, 1);
+
+	parse_fixture("chronyc-c-n-selectdata-udp-not-authorised.txt", 1, &obs->selection);
+	captured refused = {"", 0};
+	sink.ctx = &refused;
+	c->detail(obs, &sink);
+	assert_non_null(strstr(refused.text, "501 Not authorised"));
+	assert_non_null(strstr(refused.text, "poll as root"));
+	free(obs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_many_sources),
 		cmocka_unit_test(test_collector_outputs),
+		cmocka_unit_test(test_detail_section),
 	};
 	return cmocka_run_group_tests_name("chrony_select", tests, NULL, NULL);
 }
