@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cluster.h"
+#include "collector.h"
 #include "columns.h"
 #include "plot.h"
 #include "table.h"
@@ -909,6 +910,57 @@ static void history_section(ctx *c)
 	plot_one(c, "PTP mean path delay", HISTORY_PATH_DELAY_NS, format_delay_label);
 }
 
+/* ------------------------------------------- collectors' own sections */
+
+static theme_role detail_role(const ctx *c, detail_tone tone)
+{
+	if (c->value == ROLE_DIM) {
+		return ROLE_DIM; /* a node we lost: everything is stale */
+	}
+	switch (tone) {
+	case DETAIL_DIM: return ROLE_DIM;
+	case DETAIL_GOOD: return ROLE_STATUS_OK;
+	case DETAIL_WARN: return ROLE_STATUS_WARN;
+	case DETAIL_CRIT: return ROLE_STATUS_CRIT;
+	case DETAIL_PLAIN: break;
+	}
+	return ROLE_DEFAULT;
+}
+
+static void sink_kv(void *ctxp, const char *key, const char *value, detail_tone tone)
+{
+	ctx *c = ctxp;
+	char k[128], v[512];
+	tw_clean(key, strlen(key), c->utf8, k, sizeof k);
+	tw_clean(value, strlen(value), c->utf8, v, sizeof v);
+	kv_role(c, k, detail_role(c, tone), v);
+}
+
+static void sink_text(void *ctxp, const char *text, detail_tone tone)
+{
+	ctx *c = ctxp;
+	char t[1024];
+	tw_clean(text, strlen(text), c->utf8, t, sizeof t);
+	doc_newline(c->d);
+	doc_pad(c->d, ROLE_DEFAULT, 2);
+	doc_wrapped(c->d, detail_role(c, tone), 2, t, c->width);
+}
+
+/* Every collector that writes its own section (collector.h), when its part
+ * was asked for. */
+static void collector_sections(ctx *c)
+{
+	detail_sink sink = {c, sink_kv, sink_text};
+	for (size_t i = 0; i < collector_registry_count; i++) {
+		const collector *col = collector_registry[i];
+		if (!col->detail || (col->part_absent && col->part_absent(&c->nd->obs))) {
+			continue;
+		}
+		section(c, col->detail_title);
+		col->detail(&c->nd->obs, &sink);
+	}
+}
+
 void detail_doc_build(doc *d, const node *nd, double now, int width, bool utf8)
 {
 	ctx c = {d, nd, now, width < 40 ? 40 : width, utf8,
@@ -922,6 +974,7 @@ void detail_doc_build(doc *d, const node *nd, double now, int width, bool utf8)
 		chrony_tracking_section(&c);
 		chrony_sources_section(&c);
 		chrony_sourcestats_section(&c);
+		collector_sections(&c);
 		ptp_section(&c);
 		nic_section(&c);
 		daemons_section(&c);

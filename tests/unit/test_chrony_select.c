@@ -19,6 +19,8 @@
 
 #include "chrony_select.h"
 #include "collector.h"
+#include "detail_doc.h"
+#include "doc.h"
 #include "fixture.h"
 #include "health.h"
 #include "node.h"
@@ -267,6 +269,29 @@ static void test_detail_section(void **state)
 	free(obs);
 }
 
+/* The dashboard's drill-down shows the section. */
+static void test_drill_down(void **state)
+{
+	(void)state;
+	node *nd = calloc(1, sizeof *nd);
+	assert_non_null(nd);
+	node_init(nd, "ntp7");
+	observation_init(&nd->obs);
+	parse_fixture("chronyc-c-n-selectdata-falseticker.txt", 0, &nd->obs.selection);
+	nd->has_observation = nd->reachable = true;
+	doc d;
+	doc_init(&d);
+	detail_doc_build(&d, nd, NOW, 120, false);
+	bool title = false, x = false;
+	for (size_t i = 0; i < d.n; i++) {
+		title |= strstr(d.lines[i].text, "chrony source selection") != NULL;
+		x |= strstr(d.lines[i].text, "127.0.0.4") && strstr(d.lines[i].text, "falseticker");
+	}
+	assert_true(title && x);
+	doc_free(&d);
+	free(nd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_many_sources),
 		cmocka_unit_test(test_collector_outputs),
 		cmocka_unit_test(test_detail_section),
+		cmocka_unit_test(test_drill_down),
 	};
 	return cmocka_run_group_tests_name("chrony_select", tests, NULL, NULL);
 }
