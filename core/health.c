@@ -451,6 +451,23 @@ static void rule_nic(const observation *o, const role *r, const thresholds *th, 
 	}
 	const char *missing = NULL;
 	char iface[NAME_LEN];
+	/* ptp4l's own PORT_PROPERTIES_NP is evidence on its own: the port it
+	 * follows its master on timestamps in software, whatever ethtool said
+	 * about this or another interface. */
+	const ptp_port *follow = ptp_following_port(&o->ptp);
+	if (follow && strncmp(follow->timestamping, "SOFTWARE", sizeof follow->timestamping) == 0) {
+		health_port_iface(follow, &o->nic, iface, sizeof iface);
+		finding f;
+		finding_start(&f, SEVERITY_WARN, "nic.no_hw_timestamping");
+		finding_message(&f, "ptp4l follows its master on %s with software timestamping "
+				"(PORT_PROPERTIES_NP): tens of µs at best", iface);
+		finding_hint(&f, "`ethtool -T %s`: with hardware-transmit and hardware-receive listed, "
+			     "set `time_stamping hardware` in ptp4l.conf and run phc2sys; without them "
+			     "this NIC cannot do better (accept it knowingly, or use one that can).",
+			     iface);
+		health_add_finding(out, &f);
+		return;
+	}
 	if (o->nic.state == OBS_OK) {
 		if (!nic_is_ptp_interface(o)) {
 			return;

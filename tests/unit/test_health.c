@@ -1122,6 +1122,28 @@ static void test_nic_timestamping(void **state)
 		 "SOFTWARE");
 	expect_code(n, &th, "nic.no_hw_timestamping", SEVERITY_WARN);
 	free(n);
+
+	/* ethtool answered for the default route's interface, with hardware;
+	 * ptp4l follows its master on another one in software: ptp4l's word
+	 * decides (issue: a lab node on a veth came out ok) */
+	n = ptp_node();
+	snprintf(n->obs.nic.interface, sizeof n->obs.nic.interface, "eth0");
+	n->obs.nic.caps = NIC_CAP_HW_TX | NIC_CAP_HW_RX | NIC_CAP_HW_RAW_CLOCK;
+	snprintf(n->obs.ptp.ports[0].interface, sizeof n->obs.ptp.ports[0].interface, "veth1");
+	expect_code(n, &th, "nic.no_hw_timestamping", SEVERITY_OK);
+	snprintf(n->obs.ptp.ports[0].timestamping, sizeof n->obs.ptp.ports[0].timestamping,
+		 "SOFTWARE");
+	expect_code(n, &th, "nic.no_hw_timestamping", SEVERITY_WARN);
+	f = find(&n->findings, "nic.no_hw_timestamping");
+	assert_contains(f->message, "veth1 with software timestamping");
+	assert_contains(f->hint, "ethtool -T veth1");
+	/* the same interface, hardware-capable, ptp4l configured for software */
+	snprintf(n->obs.ptp.ports[0].interface, sizeof n->obs.ptp.ports[0].interface, "eth0");
+	expect_code(n, &th, "nic.no_hw_timestamping", SEVERITY_WARN);
+	/* a master port on software is not the node's own sync: ethtool decides */
+	n->obs.ptp.ports[0].state = PTP_PORT_MASTER;
+	expect_code(n, &th, "nic.no_hw_timestamping", SEVERITY_OK);
+	free(n);
 }
 
 /* ------------------------------------------- independent clock check */
