@@ -62,6 +62,7 @@ struct sched_node {
 	double pending_due;        /* ... and the one waiting to be sent, 0 = none */
 	int failures;              /* consecutive, for the backoff */
 	unsigned asked;            /* PROBE_FLAG_* of the poll in flight */
+	bool recheck_sent;         /* the poll in flight re-asks the periodic collectors */
 	double *last_run;          /* per registry entry: loop time a periodic collector last ran, 0 = never */
 	bool poll_due;             /* a poll was due while not ready */
 	/* The independent clock check (observation.h clock_check_obs). */
@@ -118,6 +119,18 @@ static void notify(sched_node *sn)
 	if (sn->s->cfg.on_update) {
 		sn->s->cfg.on_update(sn->s->cfg.ctx, sn->model);
 	}
+}
+
+/* The request bits of every periodic collector. */
+static unsigned periodic_bits(void)
+{
+	unsigned bits = 0;
+	for (size_t i = 0; i < collector_registry_count; i++) {
+		if (collector_registry[i]->cadence == COLLECT_PERIODIC) {
+			bits |= collector_registry[i]->request_bit;
+		}
+	}
+	return bits;
 }
 
 /* The routine poll cycle, in --log already as its "poll complete" and
@@ -354,6 +367,21 @@ static void complete_poll(sched_node *sn)
 	free(obs);
 	sn->failures = 0;
 	bytebuf_clear(&sn->answer);
+	/* ethtool looked at the default route's interface before ptp4l's was
+	 * known: ask again at once, on ptp4l's (one follow-up per poll) */
+	const char *iface = sn->has_settings ? sn->settings.iface : s->cfg.iface;
+	bool recheck = !sn->recheck_sent && !iface[0] && (sn->asked & periodic_bits()) &&
+		       node_update_nic_elsewhere(n);
+	sn->recheck_sent = recheck;
+	if (recheck) {
+		log_printf("%s: periodic collectors asked again on the interface ptp4l reports", n->host);
+		for (size_t i = 0; i < collector_registry_count; i++) {
+			sn->last_run[i] = 0;
+		}
+		notify(sn);
+		send_poll(sn);
+		return;
+	}
 	notify(sn);
 	if (clock_check_due(sn)) {
 		start_clock_check(sn);

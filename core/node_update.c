@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "collector.h"
 #include "health.h"
@@ -68,4 +69,11 @@ const char *node_update_probe_iface(const node *n)
 		}
 	}
 	return NULL;
+}
+
+bool node_update_nic_elsewhere(const node *n)
+{
+	const char *ptp_iface = node_update_probe_iface(n);
+	return ptp_iface && n->obs.nic.state != OBS_NOT_COLLECTED &&
+	       strncmp(ptp_iface, n->obs.nic.interface, sizeof n->obs.nic.interface) != 0;
 }

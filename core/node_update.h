@@ -26,4 +26,10 @@ void node_update_clock_check(node *n, const clock_check_obs *check, const thresh
  * default route's). */
 const char *node_update_probe_iface(const node *n);
 
+/* The NIC facts describe another interface than the one ptp4l reports (the
+ * first poll asks before ptp4l's interface is known, so ethtool looked at
+ * the default route's): the periodic collectors should run again now, on
+ * ptp4l's interface, rather than in minutes (or, in --once, never). */
+bool node_update_nic_elsewhere(const node *n);
+
 #endif

@@ -31,7 +31,8 @@ typedef struct {
 	int starts, restarts, stops, sends;
 	char last_request[128];
 	bool running;
-	enum { ANSWER, SILENT, FLOOD, FAIL_CONNECT, FAIL_HOSTKEY, STALL_CONNECT } mode;
+	enum { ANSWER, SILENT, FLOOD, FAIL_CONNECT, FAIL_HOSTKEY, STALL_CONNECT, PTP_ON_VETH } mode;
+	char requests[4][128];  /* the first requests, for PTP_ON_VETH */
 	double start_times[16];
 	double clock_offset_s;  /* added to the client's clock in clock exchanges */
 	int date_rc;            /* exit status of `date` in clock exchanges */
@@ -77,6 +78,39 @@ static void fake_answer(fake_transport *f)
 	f->base.events->data(f->base.owner, resp, (size_t)n);
 }
 
+/* ptp4l follows its master on veth1 (PORT_PROPERTIES_NP as pmc prints it,
+ * fixture pmc-port-properties-np-slave.txt); the default route is eth0, so
+ * ethtool on "-" answers for eth0 (the real ethtool's first line). */
+static void fake_answer_ptp_on_veth(fake_transport *f)
+{
+	char nonce[PROBE_NONCE_LEN + 1], flags[8] = "", iface[32] = "";
+	char resp[2048], eth[256] = "";
+	memcpy(nonce, f->last_request, PROBE_NONCE_LEN);
+	nonce[PROBE_NONCE_LEN] = '\0';
+	if (f->sends <= 4) {
+		snprintf(f->requests[f->sends - 1], sizeof f->requests[0], "%s", f->last_request);
+	}
+	sscanf(f->last_request + PROBE_NONCE_LEN, " %7s %31s", flags, iface);
+	if (strchr(flags, 'E')) {
+		snprintf(eth, sizeof eth,
+			 "@@synctop %s section ethtool\nTime stamping parameters for %s:\nCapabilities:\n"
+			 "\tsoftware-transmit\n\tsoftware-receive\n\tsoftware-system-clock\n"
+			 "PTP Hardware Clock: none\n\n@@synctop %s stderr\n\n@@synctop %s rc 0\n",
+			 nonce, strcmp(iface, "-") == 0 ? "eth0" : iface, nonce, nonce);
+	}
+	int n = snprintf(resp, sizeof resp,
+			 "@@synctop %s begin\n"
+			 "@@synctop %s section pmc\nsending: GET PORT_PROPERTIES_NP\n"
+			 "\t1aed80.fffe.1a0b51-1 seq 0 RESPONSE MANAGEMENT PORT_PROPERTIES_NP \n"
+			 "\t\tportIdentity            1aed80.fffe.1a0b51-1\n"
+			 "\t\tportState               SLAVE\n"
+			 "\t\ttimestamping            SOFTWARE\n"
+			 "\t\tinterface               veth1\n\n@@synctop %s stderr\n\n@@synctop %s rc 0\n"
+			 "%s@@synctop %s end\n",
+			 nonce, nonce, nonce, nonce, eth, nonce);
+	f->base.events->data(f->base.owner, resp, (size_t)n);
+}
+
 static void fake_start(transport *t)
 {
 	fake_transport *f = (fake_transport *)t;
@@ -106,6 +140,8 @@ static int fake_send(transport *t, const char *buf, size_t len)
 	snprintf(f->last_request, sizeof f->last_request, "%.*s", (int)len, buf);
 	if (f->mode == ANSWER) {
 		fake_answer(f);
+	} else if (f->mode == PTP_ON_VETH) {
+		fake_answer_ptp_on_veth(f);
 	} else if (f->mode == FLOOD) {
 		static char junk[64 * 1024];
 		memset(junk, 'x', sizeof junk);
@@ -478,6 +514,32 @@ static void test_state_transitions_logged(void **state)
 	unlink(path);
 }
 
+/* The first poll cannot know ptp4l's interface, so ethtool looks at the
+ * default route's: the scheduler asks again at once on ptp4l's, and --once
+ * reports that interface (issue: a lab node on a veth came out ok). */
+static void test_ethtool_follows_ptp_interface(void **state)
+{
+	(void)state;
+	fixture *fx = setup(true, PTP_ON_VETH, 1.0);
+	scheduler_start(fx->s);
+	run_for(fx, 1.0);
+	assert_int_equal(fx->all_done, 1);
+	assert_int_equal(fx->f->sends, 2);
+	assert_non_null(strstr(fx->f->requests[0], " E -"));
+	assert_non_null(strstr(fx->f->requests[1], " E veth1"));
+	assert_string_equal(fx->n->obs.nic.interface, "veth1");
+	teardown_fx(fx);
+
+	/* live: one follow-up, then the usual cadence (no loop) */
+	fx = setup(false, PTP_ON_VETH, 1.0);
+	scheduler_start(fx->s);
+	run_for(fx, 0.3);
+	assert_true(fx->f->sends >= 3);
+	assert_non_null(strstr(fx->f->requests[1], " E veth1"));
+	assert_null(strchr(fx->f->requests[2] + PROBE_NONCE_LEN + 1, 'E'));
+	teardown_fx(fx);
+}
+
 static void test_refused_host_key_is_not_retried(void **state)
 {
 	(void)state;
@@ -570,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_backoff_delay),
 		cmocka_unit_test(test_failures_back_off),
 		cmocka_unit_test(test_state_transitions_logged),
+		cmocka_unit_test(test_ethtool_follows_ptp_interface),
 		cmocka_unit_test(test_refused_host_key_is_not_retried),
 		cmocka_unit_test(test_auth_refused_after_success_is_retried),
 		cmocka_unit_test(test_event_log_keeps_the_newest),
