@@ -303,13 +303,21 @@ static int page_of(const tui *t)
 	return (int)t->view.page;
 }
 
+/* tui_frame_prepare in two timed steps: its view_update (the rows, rebuilt
+ * only when something changed), then the rest (summary, page, layout). */
+static void prepare_rows(tui *t)
+{
+	view_update(&t->view, wall_now());
+}
+
 static void prepare(tui *t, int lines, int cols)
 {
 	tui_frame_prepare(t, lines, cols);
 	erase();
 }
 
-#define PREPARE_NAME "tui_frame_prepare + erase"
+#define ROWS_NAME "view_update (rows: filter + sort when changed)"
+#define PREPARE_NAME "rest of tui_frame_prepare (header summary, layout) + erase"
 #else
 static void attach(tui *t, model *m)
 {
@@ -344,15 +352,21 @@ static int page_of(const tui *t)
 }
 
 /* that tree's frame(): every frame re-sorted */
-static void prepare(tui *t, int lines, int cols)
+static void prepare_rows(tui *t)
 {
-	(void)lines;
-	(void)cols;
 	erase();
 	tui_refresh_rows(t);
 }
 
-#define PREPARE_NAME "erase + tui_refresh_rows"
+static void prepare(tui *t, int lines, int cols)
+{
+	(void)t;
+	(void)lines;
+	(void)cols;
+}
+
+#define ROWS_NAME "erase + tui_refresh_rows (filter + sort)"
+#define PREPARE_NAME "nothing (the header summarises)"
 #endif
 
 /* What tui_run() does before its loop, minus the loop and the watchers. */
@@ -372,7 +386,8 @@ static tui *screen_attach(model *m)
 }
 
 typedef enum {
-	PH_ROWS = 0, /* the frame's state: rows (filter + sort), layout */
+	PH_ROWS = 0, /* the rows (filter + sort) */
+	PH_PREPARE,  /* the rest of the frame's state */
 	PH_HEADER,
 	PH_GRID,
 	PH_FOOTER,
@@ -381,35 +396,40 @@ typedef enum {
 } phase;
 
 static const char *phase_names[PH_COUNT] = {
-	PREPARE_NAME, "bars_draw_header", "grid_draw", "bars_draw_footer", "doupdate",
+	ROWS_NAME, PREPARE_NAME, "bars_draw_header", "grid_draw", "bars_draw_footer", "doupdate",
 };
 
-/* tui.c's frame for the grid screen, timing each step. */
+/* tui.c's frame for the grid screen, timing each step (thread CPU time:
+ * a step is too short for another process's time slice to be told apart). */
 static void frame(tui *t, double ph[PH_COUNT])
 {
 	int lines, cols;
-	double t0 = mono_now(), t1;
+	double t0 = thread_cpu_now(), t1;
 
 	getmaxyx(stdscr, lines, cols);
-	prepare(t, lines, cols);
-	t1 = mono_now();
+	prepare_rows(t);
+	t1 = thread_cpu_now();
 	ph[PH_ROWS] = t1 - t0;
 	t0 = t1;
+	prepare(t, lines, cols);
+	t1 = thread_cpu_now();
+	ph[PH_PREPARE] = t1 - t0;
+	t0 = t1;
 	bars_draw_header(t, cols);
-	t1 = mono_now();
+	t1 = thread_cpu_now();
 	ph[PH_HEADER] = t1 - t0;
 	t0 = t1;
 	grid_draw(t, BARS_HEADER_LINES, lines - 1, cols);
-	t1 = mono_now();
+	t1 = thread_cpu_now();
 	ph[PH_GRID] = t1 - t0;
 	t0 = t1;
 	bars_draw_footer(t, lines - 1, cols);
-	t1 = mono_now();
+	t1 = thread_cpu_now();
 	ph[PH_FOOTER] = t1 - t0;
 	t0 = t1;
 	wnoutrefresh(stdscr);
 	doupdate();
-	ph[PH_UPDATE] = mono_now() - t0;
+	ph[PH_UPDATE] = thread_cpu_now() - t0;
 }
 
 /* ------------------------------------------------------------ statistics */
@@ -602,10 +622,14 @@ static NOINLINE void bench_polled(tui *t, model *m, const options *o, const char
 {
 	double *v = xcalloc((size_t)o->polled_reps, sizeof *v);
 	double *cv = xcalloc((size_t)o->polled_reps, sizeof *cv);
+	double *pv[PH_COUNT];
 	double ph[PH_COUNT];
 	uint32_t seed = (uint32_t)o->seed | 1u;
 	char part[128];
 
+	for (int p = 0; p < PH_COUNT; p++) {
+		pv[p] = xcalloc((size_t)o->polled_reps, sizeof *pv[p]);
+	}
 	for (int changed = 0; changed < 2; changed++) {
 		frame(t, ph); /* untimed: first touch */
 		PROFILE_ON();
@@ -620,6 +644,9 @@ static NOINLINE void bench_polled(tui *t, model *m, const options *o, const char
 			frame(t, ph);
 			v[r] = mono_now() - t0;
 			cv[r] = thread_cpu_now() - c0;
+			for (int p = 0; p < PH_COUNT; p++) {
+				pv[p][r] = ph[p];
+			}
 		}
 		snprintf(part, sizeof part, "polled %s x%d", changed ? "changed" : "same", o->polled_reps);
 		PROFILE_OFF(part);
@@ -631,6 +658,14 @@ static NOINLINE void bench_polled(tui *t, model *m, const options *o, const char
 		       size, w.median * 1e3, w.p99 * 1e3, w.max * 1e3, c.median * 1e3,
 		       c.median * 1e3 <= target ? "met" : "missed", target);
 		printf("| &nbsp;&nbsp;CPU p99 / max | | | | | %.3f / %.3f | |\n", c.p99 * 1e3, c.max * 1e3);
+		for (int p = 0; p < PH_COUNT; p++) {
+			char what[160];
+			snprintf(what, sizeof what, "&nbsp;&nbsp;of which %s", phase_names[p]);
+			row(what, size, pv[p], NULL, o->polled_reps, false);
+		}
+	}
+	for (int p = 0; p < PH_COUNT; p++) {
+		free(pv[p]);
 	}
 	free(cv);
 	free(v);

@@ -106,25 +106,6 @@ long view_selected_row(const view *v)
 	return view_row_of(v, v->selected);
 }
 
-/* What the layout and the header need from the model, found once per
- * build rather than by a scan of every node at every frame. */
-static void measure(view *v)
-{
-	v->data_mask = 0;
-	v->node_width = 4;
-	for (size_t i = 0; i < v->n_rows; i++) {
-		const node *nd = &v->nodes[v->rows[i]];
-		v->data_mask |= columns_data_mask(nd);
-		int w = (int)strnlen(nd->host, sizeof nd->host);
-		v->node_width = w > v->node_width ? w : v->node_width;
-	}
-	v->connecting = 0;
-	for (size_t i = 0; i < v->n_nodes; i++) {
-		const node *nd = &v->nodes[i];
-		v->connecting += !nd->has_observation && nd->error[0] == '\0';
-	}
-}
-
 bool view_update(view *v, double now)
 {
 	if (!v->stale && v->built == v->generation) {
@@ -133,8 +114,12 @@ bool view_update(view *v, double now)
 	long was = view_selected_row(v);
 	size_t keep_row = was >= 0 ? (size_t)was : v->selected_row;
 
+	order_found found;
 	v->n_rows = order_build_ranked(v->nodes, v->n_nodes, v->host_rank, &v->filter, v->sort, v->reverse, now,
-				       v->rows);
+				       v->rows, &found);
+	v->data_mask = found.data_mask;
+	v->node_width = found.node_width;
+	v->connecting = found.connecting;
 	long now_at = view_selected_row(v);
 	if (v->pinned_top) {
 		place_selection(v, 0);
@@ -147,7 +132,6 @@ bool view_update(view *v, double now)
 	v->built = v->generation;
 	v->stale = false;
 	v->builds++;
-	measure(v);
 	follow_selection(v);
 	return true;
 }
