@@ -4,6 +4,7 @@
 #include "order.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,30 +16,30 @@ typedef struct {
 	column_id column;
 	int direction; /* +1 the column's natural direction, -1 reversed */
 	int num_sign;  /* the same for numeric keys, which may sort biggest first */
-	const size_t *host_rank; /* NULL: compare host names */
-	const node *nodes;
+	const size_t *host_rank;
 } order_spec;
 
-/* 32 bytes: glibc's qsort moves entries this small itself instead of
- * sorting pointers to them (and chasing those pointers in comparisons). */
+/* What a comparison reads, 32 bytes per kept node in one array; the sort
+ * moves 4-byte positions into it (glibc's qsort has a fast path for those),
+ * not the entries. */
 typedef struct {
 	double num;        /* numeric key, NAN = unknown */
 	double abs_offset; /* the default order's tie-break */
 	const char *str;   /* text key; NULL for a numeric one */
-	uint32_t index;    /* into nodes */
+	uint32_t index;    /* into the keys */
 	int32_t rank;      /* status, worst first */
 } entry;
-_Static_assert(sizeof(entry) <= 32 || sizeof(void *) > 8, "sort entries are moved, not pointed to, up to 32 bytes");
 
-/* Host names in version order ("gpu9" before "gpu10"): by their precomputed
- * rank when there is one, which saves strverscmp in most comparisons. */
+typedef struct {
+	const order_spec *spec;
+	const entry *e;
+} sort_ctx;
+
+/* Host names in version order ("gpu9" before "gpu10"), by their rank. */
 static int cmp_host(const entry *x, const entry *y, const order_spec *s)
 {
 	const size_t *r = s->host_rank;
-	if (r) {
-		return r[x->index] < r[y->index] ? -1 : r[x->index] > r[y->index];
-	}
-	return strverscmp(s->nodes[x->index].host, s->nodes[y->index].host);
+	return r[x->index] < r[y->index] ? -1 : r[x->index] > r[y->index];
 }
 
 /* Text keys: most are equal (one source for the whole fleet), and strcmp
@@ -72,13 +73,14 @@ static int cmp_default(const entry *x, const entry *y, int direction, const orde
 
 static int cmp_entries(const void *a, const void *b, void *ctx)
 {
-	const entry *x = a, *y = b;
-	const order_spec *s = ctx;
+	const sort_ctx *c = ctx;
+	const entry *x = &c->e[*(const uint32_t *)a], *y = &c->e[*(const uint32_t *)b];
+	const order_spec *s = c->spec;
 	int d = 0;
 
 	if (s->column == COL_STATUS) {
 		d = cmp_default(x, y, s->direction, s);
-	} else if (s->column == COL_NODE && s->host_rank) {
+	} else if (s->column == COL_NODE) {
 		d = cmp_host(x, y, s) * s->direction; /* the rank is the key */
 	} else if (!x->str || !y->str) {
 		/* a text key against a number: the text one is unknown */
@@ -120,72 +122,82 @@ void order_rank_hosts(const node *nodes, size_t n, size_t *rank)
 	free(by_name);
 }
 
-size_t order_build(const node *nodes, size_t n, const node_filter *f, column_id column, bool reverse,
-		   double now, size_t *out)
+void order_key_of(const node *nd, column_id column, const node_filter *f, order_key *out)
 {
-	return order_build_ranked(nodes, n, NULL, f, column, reverse, now, out, NULL);
+	out->match = !f || filter_match(f, nd);
+	out->rank = columns_status_rank(cluster_node_status(nd));
+	out->abs_offset = columns_abs_offset(nd);
+	out->connecting = !nd->has_observation && nd->error[0] == '\0';
+	out->host_width = (int)strnlen(nd->host, sizeof nd->host);
+	out->data_mask = columns_data_mask(nd);
+	out->num = NAN;
+	out->text = false;
+	out->str[0] = '\0';
+	if (column == COL_STATUS || column == COL_NODE) {
+		return; /* compared by rank and host rank (cmp_entries) */
+	}
+	sort_key k;
+	/* the age as of time 0: the same order as at any one time */
+	columns_sort_key(nd, column, 0, &k);
+	if (k.numeric) {
+		out->num = k.num;
+	} else {
+		out->text = true;
+		snprintf(out->str, sizeof out->str, "%s", k.str);
+	}
 }
 
-size_t order_build_ranked(const node *nodes, size_t n, const size_t *host_rank, const node_filter *f,
-			  column_id column, bool reverse, double now, size_t *out, order_found *found)
+size_t order_sort_keys(const order_key *keys, size_t n, const size_t *host_rank, column_id column, bool reverse,
+		       size_t *out)
 {
 	int direction = reverse ? -1 : 1;
 	order_spec spec = {column, direction, columns_info(column)->descending ? -direction : direction,
-			   host_rank, nodes};
-	bool keyless = column == COL_STATUS || (column == COL_NODE && host_rank);
-	entry *e;
-	sort_key *keys = NULL; /* the text keys the entries point into */
+			   host_rank};
 	size_t count = 0;
 
-	if (found) {
-		found->data_mask = 0;
-		found->node_width = 4;
-		found->connecting = 0;
-	}
 	if (n == 0) {
 		return 0;
 	}
-	e = xmalloc(n * sizeof *e);
-	if (!keyless) {
-		keys = xmalloc(n * sizeof *keys);
-	}
-	/* One pass over the nodes for everything: each is big, and visiting
-	 * 10,000 of them again costs milliseconds in cache and TLB misses. */
+	entry *e = xmalloc(n * sizeof *e);
+	uint32_t *pos = xmalloc(n * sizeof *pos);
 	for (size_t i = 0; i < n; i++) {
-		const node *nd = &nodes[i];
-		if (found) {
-			found->connecting += !nd->has_observation && nd->error[0] == '\0';
-		}
-		if (f && !filter_match(f, nd)) {
+		const order_key *k = &keys[i];
+		if (!k->match) {
 			continue;
 		}
-		entry *en = &e[count];
-		en->index = (uint32_t)i;
-		en->rank = columns_status_rank(cluster_node_status(nd));
-		en->abs_offset = columns_abs_offset(nd);
-		en->num = NAN;
-		en->str = NULL;
-		if (!keyless) {
-			sort_key *k = &keys[count];
-			columns_sort_key(nd, column, now, k);
-			if (k->numeric) {
-				en->num = k->num;
-			} else {
-				en->str = k->str;
-			}
-		}
-		if (found) {
-			found->data_mask |= columns_data_mask(nd);
-			int w = (int)strnlen(nd->host, sizeof nd->host);
-			found->node_width = w > found->node_width ? w : found->node_width;
-		}
+		e[count] = (entry){k->num, k->abs_offset, k->text ? k->str : NULL, (uint32_t)i, k->rank};
+		pos[count] = (uint32_t)count;
 		count++;
 	}
-	qsort_r(e, count, sizeof *e, cmp_entries, &spec);
+	sort_ctx ctx = {&spec, e};
+	qsort_r(pos, count, sizeof *pos, cmp_entries, &ctx);
 	for (size_t i = 0; i < count; i++) {
-		out[i] = e[i].index;
+		out[i] = e[pos[i]].index;
 	}
-	free(keys);
+	free(pos);
 	free(e);
+	return count;
+}
+
+size_t order_build(const node *nodes, size_t n, const node_filter *f, column_id column, bool reverse,
+		   double now, size_t *out)
+{
+	size_t *rank = xmalloc((n ? n : 1) * sizeof *rank);
+	order_rank_hosts(nodes, n, rank);
+	size_t count = order_build_ranked(nodes, n, rank, f, column, reverse, now, out);
+	free(rank);
+	return count;
+}
+
+size_t order_build_ranked(const node *nodes, size_t n, const size_t *host_rank, const node_filter *f,
+			  column_id column, bool reverse, double now, size_t *out)
+{
+	(void)now; /* the age sorts on the poll time */
+	order_key *keys = xmalloc((n ? n : 1) * sizeof *keys);
+	for (size_t i = 0; i < n; i++) {
+		order_key_of(&nodes[i], column, f, &keys[i]);
+	}
+	size_t count = order_sort_keys(keys, n, host_rank, column, reverse, out);
+	free(keys);
 	return count;
 }

@@ -555,6 +555,22 @@ void tui_mark_dirty(tui *t)
 	}
 }
 
+void tui_node_changed(tui *t, const node *nd)
+{
+	if (!t) {
+		return;
+	}
+	if (nd == t->client) {
+		t->dirty = true; /* the header's "this host"; not a row */
+	} else if (t->nodes && nd >= t->nodes && nd < t->nodes + t->n_nodes) {
+		t->dirty = true;
+		t->last_update = wall_now();
+		view_node_changed(&t->view, (size_t)(nd - t->nodes));
+	} else {
+		tui_mark_dirty(t);
+	}
+}
+
 void tui_set_client(tui *t, const node *client)
 {
 	if (t) {

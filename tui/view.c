@@ -26,27 +26,44 @@ void view_free(view *v)
 	filter_free(&v->filter);
 	free(v->rows);
 	free(v->host_rank);
+	free(v->keys);
 	v->rows = NULL;
 	v->host_rank = NULL;
+	v->keys = NULL;
 }
 
 void view_attach(view *v, const node *nodes, size_t n)
 {
 	free(v->rows);
 	free(v->host_rank);
+	free(v->keys);
 	v->nodes = nodes;
 	v->n_nodes = n;
 	v->rows = xcalloc(n ? n : 1, sizeof *v->rows);
 	v->host_rank = xcalloc(n ? n : 1, sizeof *v->host_rank);
+	v->keys = xcalloc(n ? n : 1, sizeof *v->keys);
 	order_rank_hosts(nodes, n, v->host_rank);
 	v->n_rows = 0;
 	v->selected = NO_NODE;
 	v->stale = true;
+	v->keys_stale = true;
 }
 
 void view_data_changed(view *v)
 {
 	v->generation++;
+	v->keys_stale = true;
+}
+
+void view_node_changed(view *v, size_t node_index)
+{
+	v->generation++;
+	if (node_index >= v->n_nodes) {
+		return;
+	}
+	if (!v->keys_stale) {
+		order_key_of(&v->nodes[node_index], v->sort, &v->filter, &v->keys[node_index]);
+	}
 }
 
 /* Keeps the selection on screen and the screen inside the rows. */
@@ -106,20 +123,39 @@ long view_selected_row(const view *v)
 	return view_row_of(v, v->selected);
 }
 
+/* What the layout and the header need, from the keys (not the nodes). */
+static void measure(view *v)
+{
+	v->data_mask = 0;
+	v->node_width = 4;
+	v->connecting = 0;
+	for (size_t i = 0; i < v->n_nodes; i++) {
+		const order_key *k = &v->keys[i];
+		v->connecting += k->connecting;
+		if (k->match) {
+			v->data_mask |= k->data_mask;
+			v->node_width = k->host_width > v->node_width ? k->host_width : v->node_width;
+		}
+	}
+}
+
 bool view_update(view *v, double now)
 {
-	if (!v->stale && v->built == v->generation) {
+	if (!v->stale && !v->keys_stale && v->built == v->generation) {
 		return false;
 	}
 	long was = view_selected_row(v);
 	size_t keep_row = was >= 0 ? (size_t)was : v->selected_row;
 
-	order_found found;
-	v->n_rows = order_build_ranked(v->nodes, v->n_nodes, v->host_rank, &v->filter, v->sort, v->reverse, now,
-				       v->rows, &found);
-	v->data_mask = found.data_mask;
-	v->node_width = found.node_width;
-	v->connecting = found.connecting;
+	(void)now; /* the keys sort the age on the poll time */
+	if (v->keys_stale) {
+		for (size_t i = 0; i < v->n_nodes; i++) {
+			order_key_of(&v->nodes[i], v->sort, &v->filter, &v->keys[i]);
+		}
+		v->keys_stale = false;
+	}
+	v->n_rows = order_sort_keys(v->keys, v->n_nodes, v->host_rank, v->sort, v->reverse, v->rows);
+	measure(v);
 	long now_at = view_selected_row(v);
 	if (v->pinned_top) {
 		place_selection(v, 0);
@@ -190,6 +226,9 @@ void view_sort_by(view *v, column_id id, bool reverse)
 	if (id >= COL_COUNT || !columns_info(id)->sortable) {
 		return;
 	}
+	if (v->sort != id) {
+		v->keys_stale = true; /* the keys are the column's */
+	}
 	if (v->sort != id || v->reverse != reverse) {
 		v->sort = id;
 		v->reverse = reverse;
@@ -216,6 +255,7 @@ int view_set_filter(view *v, const char *text, char *err, size_t err_len)
 	bool changed = strcmp(text, v->filter.text) != 0;
 	int rc = filter_set(&v->filter, text, err, err_len);
 	v->stale = v->stale || changed;
+	v->keys_stale = v->keys_stale || changed; /* the keys say which nodes match */
 	v->top = 0;
 	return rc;
 }

@@ -3,9 +3,11 @@
  * position.  Screens change it through these calls only; drawing reads it.
  *
  * The rows are rebuilt (filtered and sorted) only when something they
- * depend on changed: the model (view_data_changed, once per node update),
- * the sort column or direction, or the filter.  A frame where nothing
- * changed costs no sort.
+ * depend on changed: a node (view_node_changed, at each node update), the
+ * whole model (view_data_changed), the sort column or direction, or the
+ * filter.  A frame where nothing changed costs no sort.  The sort reads
+ * keys taken from each node when it changed (order_key_of), while the
+ * node is still in the cache, not the nodes themselves.
  *
  * Invariants after every call: selected is NO_NODE exactly when there is
  * no row; top <= selected row < top + page (the selection is on screen);
@@ -20,6 +22,7 @@
 #include "columns.h"
 #include "filter.h"
 #include "node.h"
+#include "order.h"
 
 #define NO_NODE SIZE_MAX
 
@@ -28,6 +31,8 @@ typedef struct {
 	const node *nodes;
 	size_t n_nodes;
 	size_t *host_rank;       /* each node's place by name (order_rank_hosts) */
+	order_key *keys;         /* each node's, for the current column and filter */
+	bool keys_stale;         /* every key must be taken again */
 
 	/* rows */
 	size_t *rows;            /* node indexes, filtered and sorted */
@@ -44,7 +49,7 @@ typedef struct {
 	size_t page;             /* rows that fit on screen (>= 1) */
 
 	/* what the rows were built from */
-	uint64_t generation;     /* bumped by view_data_changed */
+	uint64_t generation;     /* bumped by view_data_changed and view_node_changed */
 	uint64_t built;          /* the generation of the last build */
 	bool stale;              /* order or filter changed since */
 	uint64_t builds;         /* rebuilds so far (tests, bench) */
@@ -62,8 +67,13 @@ void view_free(view *v);
  * the host names: the inventory does not change while it is shown. */
 void view_attach(view *v, const node *nodes, size_t n);
 
-/* The model changed: the next view_update rebuilds the rows. */
+/* The model changed (any node, or the cluster-wide findings): the next
+ * view_update takes every node's key again and rebuilds the rows. */
 void view_data_changed(view *v);
+
+/* One node changed: its key is taken now (the caller just wrote it) and
+ * the next view_update rebuilds the rows from the keys. */
+void view_node_changed(view *v, size_t node_index);
 
 /* Rebuilds the rows when the model, the order or the filter changed since
  * the last build, keeping the selection on its node (or, when the node

@@ -170,11 +170,11 @@ static void test_sort_by_name_is_natural(void **state)
 	order_rank_hosts(nodes, 4, rank);
 	assert_int_equal(rank[0], 3);
 	assert_int_equal(rank[3], 0);
-	order_build_ranked(nodes, 4, rank, NULL, COL_NODE, false, NOW, rows, NULL);
+	order_build_ranked(nodes, 4, rank, NULL, COL_NODE, false, NOW, rows);
 	assert_order(nodes, rows, 4, (const char *const[]){"m99", "n1", "n2", "n10"});
-	order_build_ranked(nodes, 4, rank, NULL, COL_NODE, true, NOW, rows, NULL);
+	order_build_ranked(nodes, 4, rank, NULL, COL_NODE, true, NOW, rows);
 	assert_order(nodes, rows, 4, (const char *const[]){"n10", "n2", "n1", "m99"});
-	order_build_ranked(nodes, 4, rank, NULL, COL_STATUS, false, NOW, rows, NULL);
+	order_build_ranked(nodes, 4, rank, NULL, COL_STATUS, false, NOW, rows);
 	assert_order(nodes, rows, 4, (const char *const[]){"m99", "n1", "n2", "n10"});
 	free(nodes);
 }

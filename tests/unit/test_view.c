@@ -299,6 +299,48 @@ static void test_build_counts(void **state)
 	free(nodes);
 }
 
+/* One node's update takes that node's key only; the rows follow it. */
+static void test_node_changed_takes_its_key(void **state)
+{
+	(void)state;
+	node *nodes = make_nodes(4);
+	view v;
+	view_init(&v);
+	view_attach(&v, nodes, 4);
+	view_update(&v, NOW);
+	assert_string_equal(host_at(&v, 0), "n03");
+
+	nodes[1].obs.chrony.tracking.system_time_offset_s = -5;
+	nodes[1].status = NODE_STATUS_WARN;
+	view_node_changed(&v, 1);
+	/* n2 changed too, but nobody said so: its old key stands */
+	nodes[2].obs.chrony.tracking.system_time_offset_s = 9;
+	assert_true(view_update(&v, NOW));
+	assert_string_equal(host_at(&v, 0), "n01"); /* warn before ok */
+	assert_string_equal(host_at(&v, 1), "n03");
+	assert_string_equal(host_at(&v, 2), "n02");
+	view_node_changed(&v, 2);
+	view_update(&v, NOW);
+	assert_string_equal(host_at(&v, 1), "n02");
+	view_node_changed(&v, 99); /* not a node: ignored */
+	assert_true(view_update(&v, NOW));
+
+	/* by age: oldest poll first, whenever the keys were taken */
+	nodes[0].obs.taken_at = NOW - 100;
+	view_node_changed(&v, 0);
+	view_sort_by(&v, COL_AGE, false);
+	view_update(&v, NOW);
+	assert_string_equal(host_at(&v, 0), "n00");
+	nodes[3].obs.taken_at = NOW - 500;
+	view_node_changed(&v, 3);
+	view_update(&v, NOW + 1000);
+	assert_string_equal(host_at(&v, 0), "n03");
+	assert_string_equal(host_at(&v, 1), "n00");
+
+	view_free(&v);
+	free(nodes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_scroll_follows),
 		cmocka_unit_test(test_problem_rows_and_sort_cycle),
 		cmocka_unit_test(test_build_counts),
+		cmocka_unit_test(test_node_changed_takes_its_key),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
