@@ -47,12 +47,13 @@ static void draw_headings(const tui *t, int y, int cols)
 		column_id id = t->layout.id[i];
 		const column_info *info = columns_info(id);
 		char title[64];
+		const char *name = id == COL_OFFSET ? columns_offset_title(&t->layout) : info->title;
 		if (id == t->view.sort) {
 			/* down: biggest (or worst) first */
 			bool descending = info->descending != t->view.reverse;
-			snprintf(title, sizeof title, "%s%s", info->title, descending ? down : up);
+			snprintf(title, sizeof title, "%s%s", name, descending ? down : up);
 		} else {
-			snprintf(title, sizeof title, "%s", info->title);
+			snprintf(title, sizeof title, "%s", name);
 		}
 		draw_cell(y, t->layout.x[i], t->layout.width[i], attr | (id == t->view.sort ? A_BOLD : 0), title,
 			  info->right, t->utf8);
@@ -80,7 +81,11 @@ static void draw_row(const tui *t, int y, int cols, const node *nd, bool selecte
 		column_id id = t->layout.id[i];
 		const column_info *info = columns_info(id);
 		int attr;
-		columns_cell(nd, id, t->layout.width[i], now, t->utf8, &c);
+		if (id == COL_OFFSET && t->layout.offset_shares_ptp) {
+			columns_offset_cell(nd, now, t->utf8, &c);
+		} else {
+			columns_cell(nd, id, t->layout.width[i], now, t->utf8, &c);
+		}
 		if (c.tone == TONE_BADGE) {
 			attr = draw_attr(badge_role(cluster_node_status(nd)), false);
 		} else {

@@ -71,7 +71,8 @@ void help_build(doc *d, bool utf8)
 		{COL_STATUS, "worst finding: OK, WARN, CRIT; UNKN = no answer"},
 		{COL_SOURCE, "PTP grandmaster when a port follows one, else chrony's reference"},
 		{COL_STRATUM, "PTP steps removed, or chrony stratum"},
-		{COL_OFFSET, "chrony System time offset, node minus reference"},
+		{COL_OFFSET, "chrony System time offset, node minus reference; OFFSET/PTP when the PTP "
+			     "OFFSET column does not fit: a node without chrony shows its PTP offset, marked P"},
 		{COL_CLOCK, "node clock minus this machine's, measured over SSH (drill-down: +- uncertainty)"},
 		{COL_SPARK, "offset over the last samples (PTP offset on PTP-only nodes)"},
 		{COL_FREQ, "chrony frequency error of the local clock, ppm"},
