@@ -132,6 +132,10 @@ void bars_draw_header(const tui *t, int cols)
 		put(t, 0, &x, cols, ROLE_HEADER, " ");
 	}
 	putf(t, 0, &x, cols, ROLE_BADGE_OK, " %zu ok ", sp->ok);
+	if (t->view.connecting > 0) {
+		/* counted among the unknown: say why they have nothing to show yet */
+		putf(t, 0, &x, cols, ROLE_HEADER, "  %zu connecting", t->view.connecting);
+	}
 
 	/* right side: polling state and freshness */
 	format_interval(scheduler_interval(t->sched), interval, sizeof interval);

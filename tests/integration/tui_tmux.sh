@@ -56,10 +56,16 @@ keys() { tm send-keys -t t "$@"; sleep 0.4; }
 
 # --- the demo cluster at 120x40 -----------------------------------------------
 start 120 40 "$bin" --demo -d 1
+# gpu037 does not answer: it is connecting until its 3 s connect timeout
+wait_for "^ synctop .* [0-9]+ connecting " 3
+ok $? "the header counts the nodes still connecting"
 # crit: unsynchronised, chronyd down, FAULTY port, a clock 2.2 s off (clock
 # check), the two nodes on minority grandmasters (cluster check)
 wait_for "48 nodes.*6 crit.*1 unknown.*3 warn.*38 ok" 15
 ok $? "header counts match the demo cluster's states (48 nodes: 6 crit, 1 unknown, 3 warn, 38 ok)"
+wait_for "^gpu037 .*UNKN.*Connection timed out" 10
+! screen | head -n 1 | grep -q "connecting"
+ok $? "no connecting count once every node answered or failed"
 screen >"$tmp/first.txt"
 head -n 4 "$tmp/first.txt" | grep -q "^NODE .*OFFSET.*PTP OFFSET"
 ok $? "column headings are shown"
