@@ -50,8 +50,8 @@ struct tui {
 
 	/* set by tui_frame_prepare, read by drawing */
 	double now;          /* wall clock of the frame */
-	cluster_summary summary; /* of view.generation summary_gen */
-	uint64_t summary_gen;
+	cluster_summary summary; /* the header's, taken when the model changed: */
+	uint64_t summary_gen;    /* the view.generation it was taken at */
 	bool summary_valid;
 	column_layout layout;
 	int list_y;          /* screen line of the first row */

@@ -254,8 +254,11 @@ int view_set_filter(view *v, const char *text, char *err, size_t err_len)
 {
 	bool changed = strcmp(text, v->filter.text) != 0;
 	int rc = filter_set(&v->filter, text, err, err_len);
-	v->stale = v->stale || changed;
-	v->keys_stale = v->keys_stale || changed; /* the keys say which nodes match */
-	v->top = 0;
+	if (changed) {
+		v->stale = true;
+		v->keys_stale = true; /* the keys say which nodes match */
+		v->top = 0;
+	}
+	follow_selection(v);
 	return rc;
 }

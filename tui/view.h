@@ -114,7 +114,7 @@ void view_cycle_sort(view *v, int dir);
 /* Flips the direction. */
 void view_toggle_reverse(view *v);
 
-/* Sets the filter text ("" clears it) and scrolls to the top.  As
+/* Sets the filter text ("" clears it); a new text scrolls to the top.  As
  * filter_set: 1 with the reason in err when the text is not a valid
  * regex (it is then matched as text). */
 int view_set_filter(view *v, const char *text, char *err, size_t err_len);

@@ -217,6 +217,11 @@ static void test_scroll_follows(void **state)
 	view_set_page(&v, 5);
 	view_select_row(&v, 19);
 	assert_int_equal(v.top, 15);
+	/* the same filter text again is no change: the screen stays */
+	view_set_filter(&v, "", err, sizeof err);
+	assert_false(view_update(&v, NOW));
+	assert_int_equal(v.top, 15);
+	assert_on_screen(&v);
 	view_set_filter(&v, "n0", err, sizeof err);
 	view_update(&v, NOW);
 	assert_int_equal(v.n_rows, 10);
