@@ -1,6 +1,8 @@
 /* tui.c - the dashboard's life cycle: curses set-up and tear-down, the
  * libev watchers (keys, signals, the coalesced redraw), key dispatch to
- * the screens, and the keys every screen shares. */
+ * the screens and acting on what their handlers return (handler.h), the
+ * keys every screen shares, and the frame: its state first
+ * (tui_frame_prepare), then drawing that changes nothing. */
 #include <config.h>
 
 #include "tui.h"
