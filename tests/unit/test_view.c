@@ -346,6 +346,42 @@ static void test_node_changed_takes_its_key(void **state)
 	free(nodes);
 }
 
+/* The sort turns keys into integers: signs, zeros, infinities and unknowns
+ * keep their order in both directions. */
+static void test_sort_keys_numbers(void **state)
+{
+	(void)state;
+	static const double nums[] = {3, -2, NAN, 0.5, -0.0, INFINITY, 0.0, -INFINITY};
+	enum { N = sizeof nums / sizeof nums[0] };
+	order_key keys[N];
+	size_t rank[N], out[N];
+	memset(keys, 0, sizeof keys);
+	for (size_t i = 0; i < N; i++) {
+		keys[i].num = nums[i];
+		keys[i].abs_offset = NAN;
+		keys[i].rank = 3;
+		keys[i].match = true;
+		rank[i] = i; /* ties: the lower index first */
+	}
+	/* skew: biggest first; -0 and 0 tie (so -0, index 4, comes first by
+	 * host rank in both directions) */
+	assert_int_equal(order_sort_keys(keys, N, rank, COL_SKEW, false, out), N);
+	const size_t down[N] = {5, 0, 3, 4, 6, 1, 7, 2};
+	for (size_t i = 0; i < N; i++) {
+		assert_int_equal(out[i], down[i]);
+	}
+	order_sort_keys(keys, N, rank, COL_SKEW, true, out);
+	const size_t up[N] = {7, 1, 4, 6, 3, 0, 5, 2}; /* unknown still last */
+	for (size_t i = 0; i < N; i++) {
+		assert_int_equal(out[i], up[i]);
+	}
+	/* a filtered-out key has no row */
+	keys[0].match = false;
+	assert_int_equal(order_sort_keys(keys, N, rank, COL_SKEW, false, out), N - 1);
+	assert_int_equal(out[0], 5);
+	assert_int_equal(out[1], 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_problem_rows_and_sort_cycle),
 		cmocka_unit_test(test_build_counts),
 		cmocka_unit_test(test_node_changed_takes_its_key),
+		cmocka_unit_test(test_sort_keys_numbers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
