@@ -16,7 +16,8 @@
 
 /* Writes the indexes (into nodes) of the rows to out, which has room for
  * n; returns how many.  f may be NULL (no filter).  reverse flips the
- * column's direction (unknowns stay last).  now is for the age column. */
+ * column's direction (unknowns stay last).  now is not needed any more
+ * (the age sorts on the poll time) and is kept for the callers. */
 size_t order_build(const node *nodes, size_t n, const node_filter *f, column_id column, bool reverse,
 		   double now, size_t *out);
 
