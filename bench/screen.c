@@ -3,8 +3,13 @@
  * (b) re-sorting 10,000 nodes by every sort key the grid offers, against the
  * issue's targets (<= 5 ms each).
  *
- * Everything measured is the TUI's own code (tui_refresh_rows -> order_build,
- * bars_draw_header, grid_draw, bars_draw_footer, draw.c, columns.c) drawing
+ * It also times (c) the live view of 10,000 polled nodes on a 200x60
+ * terminal: a frame where nothing changed (<= 1 ms of CPU) and one where
+ * every value changed, re-sort included (<= 5 ms).
+ *
+ * Everything measured is the TUI's own code (tui_frame_prepare -> view.c ->
+ * order_build, bars_draw_header, grid_draw, bars_draw_footer, draw.c,
+ * columns.c) drawing
  * into a real ncurses screen: newterm() on /dev/null with LINES/COLUMNS set,
  * so a 1,000-row frame fits and the bytes curses emits cost their write().
  * The nodes are not made up here: a demo cluster (demo/demo_cluster.h)
@@ -15,9 +20,12 @@
  * fill stops on a count of polls, not on a time, so a loaded machine (or
  * valgrind) gives the same model, only later.
  *
- * tui.c's frame() and the set-up half of tui_run() are static, so the frame is
- * put together here from the same public calls in the same order (see
- * bench/results/screen.md: a tui_draw_frame() entry point would remove it).
+ * The frame is tui.c's tui_frame() step by step (tui_frame_prepare, then each
+ * drawing call), so each step can be timed.  The same file also builds
+ * against a tree from before the view module (cf3e072, issue 14's "before"):
+ * without view.h it repeats that tree's frame() (erase, tui_refresh_rows,
+ * the drawing) and sets struct tui's fields as its tui_run() did; see
+ * bench/results/screen.md for the command.
  *
  * Timing: CLOCK_MONOTONIC around each repetition; median, p99 and max.  The
  * thread's CPU time (CLOCK_THREAD_CPUTIME_ID) is reported beside it: on a
@@ -56,9 +64,17 @@
 #include "xalloc.h"
 
 #if defined(__has_include)
+#if __has_include("view.h")
+#define HAVE_VIEW 1
+#include "view.h"
+#endif
+#endif
+
+#if defined(__has_include)
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>
 #define PROFILE_ON() CALLGRIND_START_INSTRUMENTATION
+#define PROFILE_PAUSE() CALLGRIND_STOP_INSTRUMENTATION
 #define PROFILE_OFF(part) \
 	do { \
 		CALLGRIND_STOP_INSTRUMENTATION; \
@@ -68,13 +84,19 @@
 #endif
 #ifndef PROFILE_ON
 #define PROFILE_ON() ((void)0)
+#define PROFILE_PAUSE() ((void)0)
 #define PROFILE_OFF(part) ((void)(part))
 #endif
 
 #define NOINLINE __attribute__((noinline))
 #define TARGET_MS 5.0
+#define TARGET_SAME_MS 1.0 /* the polled view, a frame where nothing changed */
 
 typedef struct {
+	int polled_nodes;    /* nodes of the polled-view bench */
+	int polled_lines, polled_cols; /* its terminal */
+	int polled_polls;    /* its history samples per reachable node, on average */
+	int polled_reps;
 	int frame_nodes;     /* nodes (= rows on screen) of the frame bench */
 	int sort_nodes;      /* nodes of the sort bench */
 	int cols;            /* terminal width */
@@ -102,6 +124,13 @@ typedef struct {
 	double cpu_s;        /* process CPU the fill took */
 	unsigned long polls; /* completed */
 } model;
+
+static double wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static double mono_now(void)
 {
@@ -176,7 +205,7 @@ static NOINLINE void fill_nodes(model *m, size_t n, unsigned long seed, bool liv
 		fputs("screen: cannot create an event loop\n", stderr);
 		exit(70);
 	}
-	m->demo = demo_cluster_new(seed, tui_now());
+	m->demo = demo_cluster_new(seed, wall_now());
 	m->n = n;
 	m->nodes = xcalloc(n, sizeof *m->nodes);
 	thresholds_init_defaults(&m->th);
@@ -246,12 +275,65 @@ static void model_describe(const char *what, const model *m)
 
 /* ------------------------------------------------------------ the screen */
 
-/* What tui_run() does before its loop, minus the loop and the watchers. */
-static tui *view_attach(model *m)
-{
-	tui_options topt = {NULL, false, true};
-	tui *t = tui_new(&topt);
+/* ------------------------------------------------- this tree or the old one */
 
+#ifdef HAVE_VIEW
+static void attach(tui *t, model *m)
+{
+	tui_attach(t, m->loop, m->nodes, m->n, m->sched);
+}
+
+/* Filter and sort now, as after a model change. */
+static void resort(tui *t)
+{
+	view_data_changed(&t->view);
+	view_update(&t->view, wall_now());
+}
+
+static void sort_by(tui *t, column_id id, bool reverse)
+{
+	view_sort_by(&t->view, id, reverse);
+}
+
+static void toggle_reverse(tui *t)
+{
+	view_toggle_reverse(&t->view);
+}
+
+static int page_of(const tui *t)
+{
+	return (int)t->view.page;
+}
+
+/* As the scheduler's on_update, after each node's poll. */
+static void node_changed(tui *t, const node *nd)
+{
+	tui_node_changed(t, nd);
+}
+
+static void model_changed(tui *t)
+{
+	(void)t;
+}
+
+/* tui_frame_prepare in two timed steps: its view_update (the rows, rebuilt
+ * only when something changed), then the rest (summary, page, layout). */
+static void prepare_rows(tui *t)
+{
+	view_update(&t->view, wall_now());
+}
+
+static void prepare(tui *t, int lines, int cols)
+{
+	tui_frame_prepare(t, lines, cols);
+	erase();
+}
+
+#define ROWS_NAME "view_update (rows: filter + sort when changed)"
+#define PREPARE_NAME "rest of tui_frame_prepare (header summary, layout) + erase"
+#else
+static void attach(tui *t, model *m)
+{
 	t->loop = m->loop;
 	t->nodes = m->nodes;
 	t->n_nodes = m->n;
@@ -259,6 +341,66 @@ static tui *view_attach(model *m)
 	t->rows = xcalloc(m->n ? m->n : 1, sizeof *t->rows);
 	t->host_rank = xcalloc(m->n ? m->n : 1, sizeof *t->host_rank);
 	order_rank_hosts(m->nodes, m->n, t->host_rank);
+}
+
+static void resort(tui *t)
+{
+	tui_refresh_rows(t);
+}
+
+static void sort_by(tui *t, column_id id, bool reverse)
+{
+	t->sort = id;
+	t->reverse = reverse;
+}
+
+static void toggle_reverse(tui *t)
+{
+	t->reverse = !t->reverse;
+}
+
+static int page_of(const tui *t)
+{
+	return t->page;
+}
+
+/* That tree's on_update: tui_mark_dirty, for each node. */
+static void node_changed(tui *t, const node *nd)
+{
+	(void)nd;
+	t->dirty = true;
+}
+
+static void model_changed(tui *t)
+{
+	tui_mark_dirty(t);
+}
+
+/* that tree's frame(): every frame re-sorted */
+static void prepare_rows(tui *t)
+{
+	erase();
+	tui_refresh_rows(t);
+}
+
+static void prepare(tui *t, int lines, int cols)
+{
+	(void)t;
+	(void)lines;
+	(void)cols;
+}
+
+#define ROWS_NAME "erase + tui_refresh_rows (filter + sort)"
+#define PREPARE_NAME "nothing (the header summarises)"
+#endif
+
+/* What tui_run() does before its loop, minus the loop and the watchers. */
+static tui *screen_attach(model *m)
+{
+	tui_options topt = {NULL, false, true};
+	tui *t = tui_new(&topt);
+
+	attach(t, m);
 	t->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	t->color = has_colors() && COLORS >= 8;
 	if (!t->color) {
@@ -269,7 +411,8 @@ static tui *view_attach(model *m)
 }
 
 typedef enum {
-	PH_ROWS = 0, /* erase + tui_refresh_rows (filter + sort) */
+	PH_ROWS = 0, /* the rows (filter + sort) */
+	PH_PREPARE,  /* the rest of the frame's state */
 	PH_HEADER,
 	PH_GRID,
 	PH_FOOTER,
@@ -278,36 +421,40 @@ typedef enum {
 } phase;
 
 static const char *phase_names[PH_COUNT] = {
-	"erase + tui_refresh_rows", "bars_draw_header", "grid_draw", "bars_draw_footer", "doupdate",
+	ROWS_NAME, PREPARE_NAME, "bars_draw_header", "grid_draw", "bars_draw_footer", "doupdate",
 };
 
-/* tui.c's frame() for the grid screen, timing each step. */
+/* tui.c's frame for the grid screen, timing each step (thread CPU time:
+ * a step is too short for another process's time slice to be told apart). */
 static void frame(tui *t, double ph[PH_COUNT])
 {
 	int lines, cols;
-	double t0 = mono_now(), t1;
+	double t0 = thread_cpu_now(), t1;
 
 	getmaxyx(stdscr, lines, cols);
-	erase();
-	tui_refresh_rows(t);
-	t1 = mono_now();
+	prepare_rows(t);
+	t1 = thread_cpu_now();
 	ph[PH_ROWS] = t1 - t0;
 	t0 = t1;
+	prepare(t, lines, cols);
+	t1 = thread_cpu_now();
+	ph[PH_PREPARE] = t1 - t0;
+	t0 = t1;
 	bars_draw_header(t, cols);
-	t1 = mono_now();
+	t1 = thread_cpu_now();
 	ph[PH_HEADER] = t1 - t0;
 	t0 = t1;
 	grid_draw(t, BARS_HEADER_LINES, lines - 1, cols);
-	t1 = mono_now();
+	t1 = thread_cpu_now();
 	ph[PH_GRID] = t1 - t0;
 	t0 = t1;
 	bars_draw_footer(t, lines - 1, cols);
-	t1 = mono_now();
+	t1 = thread_cpu_now();
 	ph[PH_FOOTER] = t1 - t0;
 	t0 = t1;
 	wnoutrefresh(stdscr);
 	doupdate();
-	ph[PH_UPDATE] = mono_now() - t0;
+	ph[PH_UPDATE] = thread_cpu_now() - t0;
 }
 
 /* ------------------------------------------------------------ statistics */
@@ -353,6 +500,12 @@ static void row(const char *what, const char *size, double *wall, double *cpu, i
 	       s.max * 1e3, cpu_ms, verdict);
 }
 
+static void table_head(void)
+{
+	printf("| measured | size | median ms | p99 ms | max ms | CPU median ms | target |\n");
+	printf("| --- | --- | ---: | ---: | ---: | ---: | --- |\n");
+}
+
 /* ---------------------------------------------------------- the benches */
 
 typedef enum {
@@ -387,7 +540,7 @@ static NOINLINE void bench_frames(tui *t, const options *o, const char *size, co
 			if (k == FRAME_REPAINT) {
 				clearok(curscr, TRUE);
 			} else if (k == FRAME_CHANGED) {
-				t->reverse = !t->reverse;
+				toggle_reverse(t);
 			}
 			double c0 = thread_cpu_now(), t0 = mono_now();
 			frame(t, ph);
@@ -399,7 +552,7 @@ static NOINLINE void bench_frames(tui *t, const options *o, const char *size, co
 		}
 		snprintf(part, sizeof part, "frames %s %s x%d", tag, kind_tags[k], o->frame_reps);
 		PROFILE_OFF(part);
-		t->reverse = false;
+		sort_by(t, COL_STATUS, false);
 		char what[128];
 		snprintf(what, sizeof what, "frame, %s", kind_names[k]);
 		row(what, size, v, cv, o->frame_reps, true);
@@ -428,13 +581,12 @@ static NOINLINE void bench_sorts(tui *t, const options *o, const char *size)
 			continue;
 		}
 		for (int rev = 0; rev < 2; rev++) {
-			t->sort = (column_id)id;
-			t->reverse = rev == 1;
-			tui_refresh_rows(t); /* untimed: first touch */
+			sort_by(t, (column_id)id, rev == 1);
+			resort(t); /* untimed: first touch */
 			PROFILE_ON();
 			for (int r = 0; r < o->sort_reps; r++) {
 				double c0 = thread_cpu_now(), t0 = mono_now();
-				tui_refresh_rows(t);
+				resort(t);
 				v[r] = mono_now() - t0;
 				cv[r] = thread_cpu_now() - c0;
 			}
@@ -447,10 +599,265 @@ static NOINLINE void bench_sorts(tui *t, const options *o, const char *size)
 			row(what, size, v, cv, o->sort_reps, true);
 		}
 	}
-	t->sort = COL_STATUS;
-	t->reverse = false;
+	sort_by(t, COL_STATUS, false);
+	resort(t);
 	free(cv);
 	free(v);
+}
+
+/* Every value the grid shows moves, as after a poll of every node: the
+ * offsets (chrony, PTP, clock check), frequency, path delay, round trip and
+ * the poll time, plus a history sample (the trend).  Statuses stay: the
+ * health rules are not this bench's.  xorshift, seeded: the same run gives
+ * the same values.  notify: told of each node as the scheduler tells the
+ * TUI (NULL: not told). */
+static void perturb(model *m, uint32_t *seed, double now, tui *notify)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		node *nd = &m->nodes[i];
+		uint32_t x = *seed;
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		*seed = x;
+		double u = (double)(x & 0xffff) / 65536.0 - 0.5; /* -0.5 .. 0.5 */
+		if (!nd->has_observation) {
+			continue;
+		}
+		observation *o = &nd->obs;
+		o->chrony.tracking.system_time_offset_s = o->chrony.tracking.system_time_offset_s * 0.5 + u * 1e-4;
+		o->chrony.tracking.frequency_ppm += u * 0.01;
+		o->clock.offset_s += u * 1e-5;
+		if (o->ptp.offset_from_master_ns != PTP_NS_UNKNOWN) {
+			o->ptp.offset_from_master_ns = (int64_t)(u * 2000);
+		}
+		if (o->ptp.mean_path_delay_ns != PTP_NS_UNKNOWN) {
+			o->ptp.mean_path_delay_ns += (int64_t)(u * 10);
+		}
+		o->rtt_s = 0.002 + (u + 0.5) * 0.01;
+		o->taken_at = now;
+		history_sample hs = {now, {0}};
+		hs.value[HISTORY_OFFSET_S] = (float)o->chrony.tracking.system_time_offset_s;
+		hs.value[HISTORY_FREQUENCY_PPM] = (float)o->chrony.tracking.frequency_ppm;
+		hs.value[HISTORY_SKEW_PPM] = (float)o->chrony.tracking.skew_ppm;
+		hs.value[HISTORY_PTP_OFFSET_NS] = (float)o->ptp.offset_from_master_ns;
+		hs.value[HISTORY_PATH_DELAY_NS] = (float)o->ptp.mean_path_delay_ns;
+		history_push(&nd->history, &hs);
+		if (notify) {
+			node_changed(notify, nd);
+		}
+	}
+	if (notify) {
+		model_changed(notify);
+	}
+}
+
+/* The live view of many polled nodes on an ordinary terminal: frames where
+ * nothing changed (the 1 s tick: ages and the clock move) and frames after
+ * every value changed (the model told, as the scheduler's on_update does,
+ * so the rows are re-sorted). */
+static NOINLINE void bench_polled(tui *t, model *m, const options *o, const char *size)
+{
+	double *v = xcalloc((size_t)o->polled_reps, sizeof *v);
+	double *cv = xcalloc((size_t)o->polled_reps, sizeof *cv);
+	double *pv[PH_COUNT];
+	double ph[PH_COUNT];
+	uint32_t seed = (uint32_t)o->seed | 1u;
+	char part[128];
+
+	for (int p = 0; p < PH_COUNT; p++) {
+		pv[p] = xcalloc((size_t)o->polled_reps, sizeof *pv[p]);
+	}
+	/* What telling the TUI costs the update side: a pass that changes every
+	 * node with and without telling it. */
+	double plain = thread_cpu_now();
+	perturb(m, &seed, wall_now(), NULL);
+	plain = thread_cpu_now() - plain;
+	double told = thread_cpu_now();
+	perturb(m, &seed, wall_now(), t);
+	told = thread_cpu_now() - told;
+	printf("changing every node: %.3f ms of CPU, %.3f ms with the TUI told of each (%.2f us per node)\n\n",
+	       plain * 1e3, told * 1e3, (told - plain) / (double)m->n * 1e6);
+	table_head();
+
+	for (int changed = 0; changed < 2; changed++) {
+		frame(t, ph); /* untimed: first touch */
+		PROFILE_ON();
+		for (int r = 0; r < o->polled_reps; r++) {
+			if (changed) {
+				/* not counted: the part holds the frames alone */
+				PROFILE_PAUSE();
+				perturb(m, &seed, wall_now(), t);
+				PROFILE_ON();
+			}
+			double c0 = thread_cpu_now(), t0 = mono_now();
+			frame(t, ph);
+			v[r] = mono_now() - t0;
+			cv[r] = thread_cpu_now() - c0;
+			for (int p = 0; p < PH_COUNT; p++) {
+				pv[p][r] = ph[p];
+			}
+		}
+		snprintf(part, sizeof part, "polled %s x%d", changed ? "changed" : "same", o->polled_reps);
+		PROFILE_OFF(part);
+		stats c = summarise(cv, o->polled_reps), w = summarise(v, o->polled_reps);
+		double target = changed ? TARGET_MS : TARGET_SAME_MS;
+		printf("| %s | %s | %.3f | %.3f | %.3f | %.3f | %s (<= %.0f ms CPU) |\n",
+		       changed ? "polled view, every value changed (re-sort included)"
+			       : "polled view, nothing changed",
+		       size, w.median * 1e3, w.p99 * 1e3, w.max * 1e3, c.median * 1e3,
+		       c.median * 1e3 <= target ? "met" : "missed", target);
+		printf("| &nbsp;&nbsp;CPU p99 / max | | | | | %.3f / %.3f | |\n", c.p99 * 1e3, c.max * 1e3);
+		for (int p = 0; p < PH_COUNT; p++) {
+			char what[160];
+			snprintf(what, sizeof what, "&nbsp;&nbsp;of which %s", phase_names[p]);
+			row(what, size, pv[p], NULL, o->polled_reps, false);
+		}
+	}
+	for (int p = 0; p < PH_COUNT; p++) {
+		free(pv[p]);
+	}
+	free(cv);
+	free(v);
+}
+
+/* (a) and (b): the 1,000-row frames and the sorts; the curses screen is
+ * left open (1,000 rows tall) for the polled bench to resize. */
+static SCREEN *bench_screen;
+static FILE *bench_out, *bench_in;
+
+static int open_screen(const options *o, int lines, int cols)
+{
+	char lines_s[32], cols_s[32];
+	snprintf(lines_s, sizeof lines_s, "%d", lines);
+	snprintf(cols_s, sizeof cols_s, "%d", cols);
+	setenv("LINES", lines_s, 1);
+	setenv("COLUMNS", cols_s, 1);
+	bench_out = fopen("/dev/null", "w");
+	bench_in = fopen("/dev/null", "r");
+	if (!bench_out || !bench_in) {
+		perror("screen: /dev/null");
+		return 70;
+	}
+	bench_screen = newterm(o->term, bench_out, bench_in);
+	if (!bench_screen) {
+		fprintf(stderr, "screen: curses cannot drive TERM=%s\n", o->term);
+		return 70;
+	}
+	set_term(bench_screen);
+	/* tui_run's settings that change what a frame does */
+	cbreak();
+	noecho();
+	nonl();
+	leaveok(stdscr, TRUE);
+	curs_set(0);
+	if (has_colors()) {
+		start_color();
+	}
+	return 0;
+}
+
+static void close_screen(void)
+{
+	if (bench_screen) {
+		endwin();
+		delscreen(bench_screen);
+		fclose(bench_out);
+		fclose(bench_in);
+		bench_screen = NULL;
+	}
+}
+
+static int frames_and_sorts(const options *op)
+{
+	options o = *op;
+	/* The frame's model: live polling until the sparklines are full. */
+	model fm, sm;
+	fill_nodes(&fm, (size_t)o.frame_nodes, o.seed, true, o.fill_interval, o.fill_polls, o.fill_max_secs);
+	model_describe("frame model", &fm);
+	/* The sort's: one poll per node, as --once (slow and unreachable
+	 * nodes are done within 3 s). */
+	fill_nodes(&sm, (size_t)o.sort_nodes, o.seed, false, 2.0, 1, o.fill_max_secs);
+	model_describe("sort model", &sm);
+
+	/* A terminal with a line per row: 2 header lines, the headings, the
+	 * rows, the footer. */
+	int rc = open_screen(&o, o.frame_nodes + BARS_HEADER_LINES + 2, o.cols);
+	if (rc != 0) {
+		return rc;
+	}
+
+	tui *ft = screen_attach(&fm);
+	tui *st = screen_attach(&sm);
+	int lines, cols;
+	getmaxyx(stdscr, lines, cols);
+	frame(ft, (double[PH_COUNT]){0});
+	printf("screen: TERM=%s %dx%d, %s, %s, %d colours; rows on screen %d; columns:", o.term, cols, lines,
+	       ft->utf8 ? "UTF-8" : "not UTF-8", ft->color ? "colour" : "mono", COLORS, page_of(ft));
+	for (int i = 0; i < ft->layout.n; i++) {
+		printf(" %s(%d)", columns_info(ft->layout.id[i])->key, ft->layout.width[i]);
+	}
+	printf("\nnode struct %zu bytes; frame reps %d, sort reps %d per key\n\n", sizeof(node), o.frame_reps,
+	       o.sort_reps);
+	if (lines != o.frame_nodes + BARS_HEADER_LINES + 2 || page_of(ft) != o.frame_nodes) {
+		fprintf(stderr, "screen: curses gave %d lines, %d rows: LINES was not honoured\n", lines, page_of(ft));
+		return 70;
+	}
+
+	char fsize[64], ssize[64];
+	snprintf(fsize, sizeof fsize, "%d nodes, %d rows", o.frame_nodes, page_of(ft));
+	snprintf(ssize, sizeof ssize, "%d nodes", o.sort_nodes);
+	table_head();
+	char tag[32];
+	snprintf(tag, sizeof tag, "%d-nodes", o.frame_nodes);
+	bench_frames(ft, &o, fsize, tag, true);
+	bench_sorts(st, &o, ssize);
+	/* The same frame when the fleet is the sort model: 1,000 of 10,000
+	 * rows on screen, every frame re-sorting and summarising all of them. */
+	snprintf(fsize, sizeof fsize, "%d nodes, %d rows", o.sort_nodes, page_of(ft));
+	snprintf(tag, sizeof tag, "%d-nodes", o.sort_nodes);
+	bench_frames(st, &o, fsize, tag, false);
+
+	tui_free(ft);
+	tui_free(st);
+	model_free(&fm);
+	model_free(&sm);
+	printf("\n");
+	return 0;
+}
+
+/* (c): the polled view, on the screen left open (resized) or a new one. */
+static int polled(const options *o, bool fresh)
+{
+	model pm;
+	char size[96];
+
+	fill_nodes(&pm, (size_t)o->polled_nodes, o->seed, true, o->fill_interval, o->polled_polls,
+		   o->fill_max_secs);
+	model_describe("polled model", &pm);
+	if (fresh) {
+		int rc = open_screen(o, o->polled_lines, o->polled_cols);
+		if (rc != 0) {
+			return rc;
+		}
+	} else {
+		resizeterm(o->polled_lines, o->polled_cols);
+	}
+	tui *pt = screen_attach(&pm);
+	int lines, cols;
+	getmaxyx(stdscr, lines, cols);
+	frame(pt, (double[PH_COUNT]){0});
+	printf("polled view: %dx%d, rows on screen %d; columns:", cols, lines, page_of(pt));
+	for (int i = 0; i < pt->layout.n; i++) {
+		printf(" %s(%d)", columns_info(pt->layout.id[i])->key, pt->layout.width[i]);
+	}
+	printf("\nreps %d per kind\n\n", o->polled_reps);
+	snprintf(size, sizeof size, "%d nodes, %dx%d", o->polled_nodes, cols, lines);
+	bench_polled(pt, &pm, o, size);
+	tui_free(pt);
+	close_screen();
+	model_free(&pm);
+	return 0;
 }
 
 /* --------------------------------------------------------------- main */
@@ -458,7 +865,9 @@ static NOINLINE void bench_sorts(tui *t, const options *o, const char *size)
 static void usage(void)
 {
 	fputs("usage: screen [--frame-nodes N] [--sort-nodes N] [--cols C] [--frame-reps R] [--sort-reps R]\n"
-	      "              [--fill-polls K] [--fill-interval S] [--fill-max-secs S] [--term TERM] [--seed N]\n",
+	      "              [--fill-polls K] [--fill-interval S] [--fill-max-secs S] [--term TERM] [--seed N]\n"
+	      "              [--polled-nodes N] [--polled-size COLSxLINES] [--polled-polls K] [--polled-reps R]\n"
+	      "              [--only polled]\n",
 	      stderr);
 	exit(2);
 }
@@ -501,9 +910,14 @@ int main(int argc, char **argv)
 		{"sort-reps", required_argument, NULL, 'S'},   {"fill-max-secs", required_argument, NULL, 'x'},
 		{"fill-interval", required_argument, NULL, 'i'}, {"term", required_argument, NULL, 't'},
 		{"seed", required_argument, NULL, 'r'},        {"fill-polls", required_argument, NULL, 'p'},
+		{"polled-nodes", required_argument, NULL, 'n'}, {"polled-size", required_argument, NULL, 'z'},
+		{"polled-polls", required_argument, NULL, 'P'}, {"polled-reps", required_argument, NULL, 'R'},
+		{"only", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
 	};
-	options o = {1000, 10000, 200, 200, 50, 60, 0.25, 600.0, "xterm-256color", DEMO_CLUSTER_DEFAULT_SEED};
+	options o = {10000, 60, 200, 60, 200, 1000, 10000, 200, 200, 50, 60, 0.25, 600.0, "xterm-256color",
+		     DEMO_CLUSTER_DEFAULT_SEED};
+	bool only_polled = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -518,6 +932,21 @@ int main(int argc, char **argv)
 		case 'i': o.fill_interval = secs_arg(optarg); break;
 		case 't': o.term = optarg; break;
 		case 'r': o.seed = seed_arg(optarg); break;
+		case 'n': o.polled_nodes = int_arg(optarg, 1); break;
+		case 'z':
+			if (sscanf(optarg, "%dx%d", &o.polled_cols, &o.polled_lines) != 2 || o.polled_cols < 30 ||
+			    o.polled_lines < 6 || o.polled_cols > 1000 || o.polled_lines > 1000) {
+				usage();
+			}
+			break;
+		case 'P': o.polled_polls = int_arg(optarg, 1); break;
+		case 'R': o.polled_reps = int_arg(optarg, 1); break;
+		case 'o':
+			if (strcmp(optarg, "polled") != 0) {
+				usage();
+			}
+			only_polled = true;
+			break;
 		default: usage();
 		}
 	}
@@ -528,82 +957,11 @@ int main(int argc, char **argv)
 	setlocale(LC_CTYPE, "");
 	srandom((unsigned)o.seed);
 
-	/* The frame's model: live polling until the sparklines are full. */
-	model fm, sm;
-	fill_nodes(&fm, (size_t)o.frame_nodes, o.seed, true, o.fill_interval, o.fill_polls, o.fill_max_secs);
-	model_describe("frame model", &fm);
-	/* The sort's: one poll per node, as --once (slow and unreachable
-	 * nodes are done within 3 s). */
-	fill_nodes(&sm, (size_t)o.sort_nodes, o.seed, false, 2.0, 1, o.fill_max_secs);
-	model_describe("sort model", &sm);
-
-	/* A terminal with a line per row: 2 header lines, the headings, the
-	 * rows, the footer. */
-	char lines_s[32], cols_s[32];
-	snprintf(lines_s, sizeof lines_s, "%d", o.frame_nodes + BARS_HEADER_LINES + 2);
-	snprintf(cols_s, sizeof cols_s, "%d", o.cols);
-	setenv("LINES", lines_s, 1);
-	setenv("COLUMNS", cols_s, 1);
-	FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
-	if (!out || !in) {
-		perror("screen: /dev/null");
-		return 70;
+	if (!only_polled) {
+		int rc = frames_and_sorts(&o);
+		if (rc != 0) {
+			return rc;
+		}
 	}
-	SCREEN *scr = newterm(o.term, out, in);
-	if (!scr) {
-		fprintf(stderr, "screen: curses cannot drive TERM=%s\n", o.term);
-		return 70;
-	}
-	set_term(scr);
-	/* tui_run's settings that change what a frame does */
-	cbreak();
-	noecho();
-	nonl();
-	leaveok(stdscr, TRUE);
-	curs_set(0);
-	if (has_colors()) {
-		start_color();
-	}
-
-	tui *ft = view_attach(&fm);
-	tui *st = view_attach(&sm);
-	int lines, cols;
-	getmaxyx(stdscr, lines, cols);
-	frame(ft, (double[PH_COUNT]){0});
-	printf("screen: TERM=%s %dx%d, %s, %s, %d colours; rows on screen %d; columns:", o.term, cols, lines,
-	       ft->utf8 ? "UTF-8" : "not UTF-8", ft->color ? "colour" : "mono", COLORS, ft->page);
-	for (int i = 0; i < ft->layout.n; i++) {
-		printf(" %s(%d)", columns_info(ft->layout.id[i])->key, ft->layout.width[i]);
-	}
-	printf("\nnode struct %zu bytes; frame reps %d, sort reps %d per key\n\n", sizeof(node), o.frame_reps,
-	       o.sort_reps);
-	if (lines != o.frame_nodes + BARS_HEADER_LINES + 2 || ft->page != o.frame_nodes) {
-		fprintf(stderr, "screen: curses gave %d lines, %d rows: LINES was not honoured\n", lines, ft->page);
-		return 70;
-	}
-
-	char fsize[64], ssize[64];
-	snprintf(fsize, sizeof fsize, "%d nodes, %d rows", o.frame_nodes, ft->page);
-	snprintf(ssize, sizeof ssize, "%d nodes", o.sort_nodes);
-	printf("| measured | size | median ms | p99 ms | max ms | CPU median ms | target <= %.0f ms |\n", TARGET_MS);
-	printf("| --- | --- | ---: | ---: | ---: | ---: | --- |\n");
-	char tag[32];
-	snprintf(tag, sizeof tag, "%d-nodes", o.frame_nodes);
-	bench_frames(ft, &o, fsize, tag, true);
-	bench_sorts(st, &o, ssize);
-	/* The same frame when the fleet is the sort model: 1,000 of 10,000
-	 * rows on screen, every frame re-sorting and summarising all of them. */
-	snprintf(fsize, sizeof fsize, "%d nodes, %d rows", o.sort_nodes, ft->page);
-	snprintf(tag, sizeof tag, "%d-nodes", o.sort_nodes);
-	bench_frames(st, &o, fsize, tag, false);
-
-	tui_free(ft);
-	tui_free(st);
-	endwin();
-	delscreen(scr);
-	fclose(out);
-	fclose(in);
-	model_free(&fm);
-	model_free(&sm);
-	return 0;
+	return polled(&o, only_polled);
 }

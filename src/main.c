@@ -150,7 +150,7 @@ static void on_cluster_timer(struct ev_loop *loop, ev_timer *w, int revents)
 static void on_update(void *ctx, node *n)
 {
 	app *a = ctx;
-	tui_mark_dirty(a->tui);
+	tui_node_changed(a->tui, n);
 }
 
 static void on_overall_deadline(struct ev_loop *loop, ev_timer *w, int revents)

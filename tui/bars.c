@@ -15,10 +15,11 @@
 #include "cluster.h"
 #include "draw.h"
 #include "textwidth.h"
+#include "tui_state.h"
 #include "units.h"
 
 /* Draws text in a role at *x and advances it; stops at cols. */
-static void put(tui *t, int y, int *x, int cols, theme_role role, const char *s)
+static void put(const tui *t, int y, int *x, int cols, theme_role role, const char *s)
 {
 	if (*x >= cols) {
 		return;
@@ -26,10 +27,10 @@ static void put(tui *t, int y, int *x, int cols, theme_role role, const char *s)
 	*x += draw_text(y, *x, cols - *x, draw_attr(role, false), s, t->utf8);
 }
 
-static void putf(tui *t, int y, int *x, int cols, theme_role role, const char *fmt, ...)
+static void putf(const tui *t, int y, int *x, int cols, theme_role role, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 
-static void putf(tui *t, int y, int *x, int cols, theme_role role, const char *fmt, ...)
+static void putf(const tui *t, int y, int *x, int cols, theme_role role, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -53,7 +54,7 @@ static void format_interval(double s, char *buf, size_t len)
 
 /* "this host: chrony +12 µs (10.0.0.1)": the reference the CLOCK column is
  * measured against, and whether it can be trusted. */
-static void client_state(tui *t, int y, int *x, int cols)
+static void client_state(const tui *t, int y, int *x, int cols)
 {
 	const node *c = t->client;
 	const chrony_obs *ch = &c->obs.chrony;
@@ -84,7 +85,7 @@ static void client_state(tui *t, int y, int *x, int cols)
 }
 
 /* Whom the PTP nodes follow: more than one grandmaster is a split. */
-static void grandmasters(tui *t, const cluster_summary *s, int *xp, int cols)
+static void grandmasters(const tui *t, const cluster_summary *s, int *xp, int cols)
 {
 	int x = *xp;
 	size_t total = s->n_gms + s->gms_more;
@@ -107,31 +108,34 @@ static void grandmasters(tui *t, const cluster_summary *s, int *xp, int cols)
 	*xp = x;
 }
 
-void bars_draw_header(tui *t, int cols)
+void bars_draw_header(const tui *t, int cols)
 {
-	cluster_summary s;
+	const cluster_summary *sp = &t->summary;
 	char a[UNITS_BUF_LEN], b[UNITS_BUF_LEN], when[32], interval[16];
 	int x = 0;
 
-	cluster_summarise(t->nodes, t->n_nodes, &s);
-
+	/* t->summary: summarised by tui_frame_prepare when the model changed */
 	/* line 0: identity, counts, polling */
 	draw_fill(0, 0, cols, draw_attr(ROLE_HEADER, false));
 	put(t, 0, &x, cols, ROLE_HEADER, " synctop ");
-	putf(t, 0, &x, cols, ROLE_HEADER, " %zu node%s ", s.nodes, s.nodes == 1 ? "" : "s");
-	if (s.crit) {
-		putf(t, 0, &x, cols, ROLE_BADGE_CRIT, " %zu crit ", s.crit);
+	putf(t, 0, &x, cols, ROLE_HEADER, " %zu node%s ", sp->nodes, sp->nodes == 1 ? "" : "s");
+	if (sp->crit) {
+		putf(t, 0, &x, cols, ROLE_BADGE_CRIT, " %zu crit ", sp->crit);
 		put(t, 0, &x, cols, ROLE_HEADER, " ");
 	}
-	if (s.unknown) {
-		putf(t, 0, &x, cols, ROLE_BADGE_UNKNOWN, " %zu unknown ", s.unknown);
+	if (sp->unknown) {
+		putf(t, 0, &x, cols, ROLE_BADGE_UNKNOWN, " %zu unknown ", sp->unknown);
 		put(t, 0, &x, cols, ROLE_HEADER, " ");
 	}
-	if (s.warn) {
-		putf(t, 0, &x, cols, ROLE_BADGE_WARN, " %zu warn ", s.warn);
+	if (sp->warn) {
+		putf(t, 0, &x, cols, ROLE_BADGE_WARN, " %zu warn ", sp->warn);
 		put(t, 0, &x, cols, ROLE_HEADER, " ");
 	}
-	putf(t, 0, &x, cols, ROLE_BADGE_OK, " %zu ok ", s.ok);
+	putf(t, 0, &x, cols, ROLE_BADGE_OK, " %zu ok ", sp->ok);
+	if (t->view.connecting > 0) {
+		/* counted among the unknown: say why they have nothing to show yet */
+		putf(t, 0, &x, cols, ROLE_HEADER, "  %zu connecting", t->view.connecting);
+	}
 
 	/* right side: polling state and freshness */
 	format_interval(scheduler_interval(t->sched), interval, sizeof interval);
@@ -162,23 +166,23 @@ void bars_draw_header(tui *t, int cols)
 	x = 0;
 	draw_fill(1, 0, cols, draw_attr(ROLE_DEFAULT, false));
 	put(t, 1, &x, cols, ROLE_DEFAULT, " ");
-	if (s.chrony_nodes > 0) {
-		units_format_seconds(s.max_abs_offset_s, a, sizeof a);
-		units_format_seconds(s.offset_spread_s, b, sizeof b);
+	if (sp->chrony_nodes > 0) {
+		units_format_seconds(sp->max_abs_offset_s, a, sizeof a);
+		units_format_seconds(sp->offset_spread_s, b, sizeof b);
 		/* magnitudes: the sign of a max |x| or a spread says nothing */
 		putf(t, 1, &x, cols, ROLE_DEFAULT, "max |offset| %s  spread %s", a + (a[0] == '+'),
 		     b + (b[0] == '+'));
 	} else {
 		put(t, 1, &x, cols, ROLE_DIM, "no chrony offsets");
 	}
-	if (s.ptp_nodes > 0) {
-		units_format_ns((int64_t)s.ptp_max_abs_offset_ns, a, sizeof a);
-		units_format_ns((int64_t)s.ptp_offset_spread_ns, b, sizeof b);
+	if (sp->ptp_nodes > 0) {
+		units_format_ns((int64_t)sp->ptp_max_abs_offset_ns, a, sizeof a);
+		units_format_ns((int64_t)sp->ptp_offset_spread_ns, b, sizeof b);
 		putf(t, 1, &x, cols, ROLE_DEFAULT, "  PTP max %s  spread %s", a + (a[0] == '+'),
 		     b + (b[0] == '+'));
 	}
-	if (s.n_gms > 0) {
-		grandmasters(t, &s, &x, cols);
+	if (sp->n_gms > 0) {
+		grandmasters(t, sp, &x, cols);
 	}
 	if (t->client) {
 		client_state(t, 1, &x, cols);
@@ -203,42 +207,42 @@ static const hint help_hints[] = {
 	{"Esc", "close"}, {"j/k", "scroll"},
 };
 
-void bars_draw_footer(tui *t, int y, int cols)
+void bars_draw_footer(const tui *t, int y, int cols)
 {
 	int x = 0;
 	const hint *hints;
 	size_t n;
 
 	draw_fill(y, 0, cols, draw_attr(ROLE_FOOTER, false));
-	if (t->editing) {
+	if (t->edit.editing) {
 		char shown[FILTER_TEXT_LEN * 3 + 1];
 		put(t, y, &x, cols, ROLE_FILTER, " filter: ");
 		/* typed by the user, but may hold pasted control characters */
-		tw_clean(t->edit, sizeof t->edit, t->utf8, shown, sizeof shown);
+		tw_clean(t->edit.text, sizeof t->edit.text, t->utf8, shown, sizeof shown);
 		put(t, y, &x, cols, ROLE_FILTER, shown);
 		if (x < cols) {
 			draw_text(y, x, 1, draw_attr(ROLE_FILTER, false) | A_REVERSE, " ", t->utf8);
 			x++;
 		}
 		put(t, y, &x, cols, ROLE_FOOTER, "  Enter keep  Esc cancel  regex ok, !x negates ");
-		putf(t, y, &x, cols, ROLE_FOOTER, " %zu of %zu ", t->n_rows, t->n_nodes);
+		putf(t, y, &x, cols, ROLE_FOOTER, " %zu of %zu ", t->view.n_rows, t->n_nodes);
 		return;
 	}
-	if (t->message[0] && tui_now() < t->message_until) {
+	if (t->message[0] && t->now < t->message_until) {
 		put(t, y, &x, cols, t->message_role, " ");
 		put(t, y, &x, cols, t->message_role, t->message);
 		put(t, y, &x, cols, t->message_role, " ");
 		put(t, y, &x, cols, ROLE_FOOTER, " ");
 	}
-	if (filter_active(&t->filter) && !t->help) {
+	if (filter_active(&t->view.filter) && !t->help.open) {
 		char shown[FILTER_TEXT_LEN * 3 + 1];
-		tw_clean(t->filter.text, sizeof t->filter.text, t->utf8, shown, sizeof shown);
+		tw_clean(t->view.filter.text, sizeof t->view.filter.text, t->utf8, shown, sizeof shown);
 		put(t, y, &x, cols, ROLE_FILTER, " /");
 		put(t, y, &x, cols, ROLE_FILTER, shown);
-		putf(t, y, &x, cols, ROLE_FILTER, " %zu of %zu ", t->n_rows, t->n_nodes);
+		putf(t, y, &x, cols, ROLE_FILTER, " %zu of %zu ", t->view.n_rows, t->n_nodes);
 		put(t, y, &x, cols, ROLE_FOOTER, " ");
 	}
-	if (t->help) {
+	if (t->help.open) {
 		hints = help_hints;
 		n = sizeof help_hints / sizeof help_hints[0];
 	} else if (t->screen == SCREEN_DETAIL) {
@@ -263,21 +267,21 @@ void bars_draw_footer(tui *t, int y, int cols)
 
 /* ---------------------------------------------------------- filter edit */
 
-static void apply_edit(tui *t)
+/* Filters the view by the text typed so far. */
+static handler_result apply_edit(filter_editor *e, view *v)
 {
 	char err[160];
-	if (filter_set(&t->filter, t->edit, err, sizeof err) != 0) {
-		tui_message(t, ROLE_MESSAGE, "%s", err);
+	if (view_set_filter(v, e->text, err, sizeof err) != 0) {
+		return handler_message(HR_HANDLED | HR_REDRAW, ROLE_MESSAGE, "%s", err);
 	}
-	t->top = 0;
-	tui_refresh_rows(t);
+	return handler_flags(HR_HANDLED | HR_REDRAW);
 }
 
-void bars_filter_begin(tui *t)
+void bars_filter_begin(filter_editor *e, const view *v)
 {
-	t->editing = true;
-	snprintf(t->edit, sizeof t->edit, "%s", t->filter.text);
-	snprintf(t->edit_before, sizeof t->edit_before, "%s", t->filter.text);
+	e->editing = true;
+	snprintf(e->text, sizeof e->text, "%s", v->filter.text);
+	snprintf(e->before, sizeof e->before, "%s", v->filter.text);
 }
 
 static void delete_last_char(char *s)
@@ -293,49 +297,45 @@ static void delete_last_char(char *s)
 	s[n] = '\0';
 }
 
-bool bars_filter_key(tui *t, int key)
+handler_result bars_filter_key(filter_editor *e, view *v, int key)
 {
-	if (!t->editing) {
-		return false;
+	if (!e->editing) {
+		return handler_flags(HR_IGNORED);
 	}
 	if (key == '\n' || key == '\r' || key == TK(KEY_ENTER)) {
-		t->editing = false;
-		apply_edit(t);
-		return true;
+		e->editing = false;
+		return apply_edit(e, v);
 	}
 	if (key == TK_ESC) {
-		t->editing = false;
-		snprintf(t->edit, sizeof t->edit, "%s", t->edit_before);
-		apply_edit(t);
-		return true;
+		e->editing = false;
+		snprintf(e->text, sizeof e->text, "%s", e->before);
+		return apply_edit(e, v);
 	}
 	if (key == TK(KEY_BACKSPACE) || key == 127 || key == TK_CTRL('h')) {
-		if (t->edit[0] == '\0') {
+		if (e->text[0] == '\0') {
 			/* backspace on an empty filter leaves the editor */
-			t->editing = false;
+			e->editing = false;
 		}
-		delete_last_char(t->edit);
-		apply_edit(t);
-		return true;
+		delete_last_char(e->text);
+		return apply_edit(e, v);
 	}
 	if (key == TK_CTRL('u')) {
-		t->edit[0] = '\0';
-		apply_edit(t);
-		return true;
+		e->text[0] = '\0';
+		return apply_edit(e, v);
 	}
 	if (key >= 0x20 && key < 0x110000 && key != 127) {
 		char mb[MB_LEN_MAX + 1];
 		mbstate_t ps;
-		size_t len, have = strlen(t->edit);
+		size_t len, have = strlen(e->text);
 		memset(&ps, 0, sizeof ps);
 		len = wcrtomb(mb, (wchar_t)key, &ps);
-		if (len != (size_t)-1 && have + len < sizeof t->edit) {
-			memcpy(t->edit + have, mb, len);
-			t->edit[have + len] = '\0';
-			apply_edit(t);
+		if (len != (size_t)-1 && have + len < sizeof e->text) {
+			memcpy(e->text + have, mb, len);
+			e->text[have + len] = '\0';
+			return apply_edit(e, v);
 		}
-		return true;
+		return handler_flags(HR_HANDLED);
 	}
 	/* everything else (arrows, function keys) is swallowed while typing */
-	return true;
+	return handler_flags(HR_HANDLED);
 }

@@ -1,27 +1,39 @@
 /* bars.h - the header (cluster summary) and the footer (key hints, the
- * filter, messages) around every screen. */
+ * filter, messages) around every screen, and the footer's filter editor. */
 #ifndef SYNCTOP_BARS_H
 #define SYNCTOP_BARS_H
 
-#include "tui_state.h"
+#include <stdbool.h>
+
+#include "filter.h"
+#include "handler.h"
+#include "tui.h"
+#include "view.h"
 
 /* Lines the header takes. */
 #define BARS_HEADER_LINES 2
 
-/* Header at lines 0..1: counts per status, max |offset| and spread, the
- * grandmasters (more than one is flagged), poll interval, pause, last
- * update. */
-void bars_draw_header(tui *t, int cols);
+/* The filter being typed in the footer. */
+typedef struct {
+	bool editing;
+	char text[FILTER_TEXT_LEN];
+	char before[FILTER_TEXT_LEN]; /* restored by Esc */
+} filter_editor;
+
+/* Header at lines 0..1: counts per status, nodes still connecting, max
+ * |offset| and spread, the grandmasters (more than one is flagged), poll
+ * interval, pause, last update.  Changes nothing. */
+void bars_draw_header(const tui *t, int cols);
 
 /* Footer on line y: the filter being edited, else a message, the active
- * filter and the key hints for the screen. */
-void bars_draw_footer(tui *t, int y, int cols);
+ * filter and the key hints for the screen.  Changes nothing. */
+void bars_draw_footer(const tui *t, int y, int cols);
 
-/* Keys while editing the filter (the footer owns the line editor).
- * Returns true when the key was used. */
-bool bars_filter_key(tui *t, int key);
+/* Starts editing the view's filter. */
+void bars_filter_begin(filter_editor *e, const view *v);
 
-/* Starts editing the filter. */
-void bars_filter_begin(tui *t);
+/* Keys while editing: each change filters the view at once.  HR_IGNORED
+ * when not editing; every key is swallowed while editing. */
+handler_result bars_filter_key(filter_editor *e, view *v, int key);
 
 #endif

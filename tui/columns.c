@@ -413,9 +413,12 @@ unsigned columns_data_mask(const node *nd)
 
 /* ---------------------------------------------------------------- layout */
 
+/* What an operator needs most first: is the clock right (offset), is it
+ * being steered sanely (frequency), is a leap second coming, are the
+ * timestamps hardware ones; then where the time comes from and how fresh. */
 static const column_id priority[COL_COUNT] = {
-	COL_NODE, COL_STATUS, COL_OFFSET, COL_PTP_OFFSET, COL_PORT, COL_SOURCE, COL_CLOCK, COL_AGE, COL_FREQ,
-	COL_SPARK, COL_HWTS, COL_STRATUM, COL_DELAY, COL_SKEW, COL_LEAP, COL_RTT,
+	COL_NODE, COL_STATUS, COL_OFFSET, COL_FREQ, COL_LEAP, COL_HWTS, COL_SOURCE, COL_PORT, COL_AGE,
+	COL_PTP_OFFSET, COL_CLOCK, COL_SPARK, COL_STRATUM, COL_DELAY, COL_SKEW, COL_RTT,
 };
 
 void columns_layout(int width, unsigned data_mask, int node_width, column_layout *out)
@@ -482,6 +485,7 @@ void columns_layout(int width, unsigned data_mask, int node_width, column_layout
 	}
 
 	out->n = 0;
+	out->offset_shares_ptp = on[COL_OFFSET] && !on[COL_PTP_OFFSET] && ((data_mask >> COL_PTP_OFFSET) & 1u);
 	int x = 0;
 	for (int id = 0; id < COL_COUNT; id++) {
 		if (!on[id]) {
@@ -493,6 +497,23 @@ void columns_layout(int width, unsigned data_mask, int node_width, column_layout
 		x += w[id] + 1;
 		out->n++;
 	}
+}
+
+const char *columns_offset_title(const column_layout *l)
+{
+	return l->offset_shares_ptp ? "OFFSET/PTP" : infos[COL_OFFSET].title;
+}
+
+void columns_offset_cell(const node *nd, double now, bool utf8, column_cell *out)
+{
+	if (chrony_ok(nd) || !ptp_follows(nd)) {
+		columns_cell(nd, COL_OFFSET, 0, now, utf8, out);
+		return;
+	}
+	column_cell ptp;
+	columns_cell(nd, COL_PTP_OFFSET, 0, now, utf8, &ptp);
+	snprintf(out->text, sizeof out->text, "P %.64s", ptp.text); /* a formatted number */
+	out->tone = ptp.tone;
 }
 
 /* ------------------------------------------------------------ sort keys */

@@ -80,14 +80,27 @@ typedef struct {
 	column_id id[COL_COUNT];
 	int x[COL_COUNT];
 	int width[COL_COUNT];
+	bool offset_shares_ptp; /* no PTP OFFSET column: OFFSET shows it (columns_offset_cell) */
 } column_layout;
 
-/* Chooses columns for a screen `width` wide.  Columns go in by priority
- * (node, status, offset, PTP offset, port, source, age, ...), first those
- * some node has data for (data_mask), then the rest while room is left;
- * spare room widens node (up to node_width, the longest host name), port,
+/* Chooses columns for a screen `width` wide.  Columns go in by what an
+ * operator needs most: node, status, offset, frequency, leap, timestamping,
+ * then source, port, age, PTP offset, clock, trend, stratum, path delay,
+ * skew, rtt; first those some node has data for (data_mask), then the rest
+ * while room is left.  At 80 columns node, status, offset, frequency, leap
+ * and timestamping always fit.  When some node has a PTP offset but its
+ * column does not fit, the OFFSET column shows it (offset_shares_ptp).
+ * Spare room widens node (up to node_width, the longest host name), port,
  * source and the sparkline.  Shown in their natural order. */
 void columns_layout(int width, unsigned data_mask, int node_width, column_layout *out);
+
+/* The OFFSET column's heading: "OFFSET", or "OFFSET/PTP" when it shares. */
+const char *columns_offset_title(const column_layout *l);
+
+/* The OFFSET cell when it shares the PTP offset's column: chrony's offset,
+ * or for a node without one that follows a PTP master its PTP offset,
+ * marked "P " (the heading says OFFSET/PTP). */
+void columns_offset_cell(const node *nd, double now, bool utf8, column_cell *out);
 
 /* Sort keys.  A numeric key sorts on num (NAN = unknown, always last), a
  * text key on str. */

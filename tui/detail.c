@@ -10,51 +10,66 @@
 #include "doc.h"
 #include "draw.h"
 #include "textwidth.h"
+#include "tui_state.h"
 
-void detail_draw(tui *t, int y0, int y1, int cols)
+#define SCROLLED (HR_HANDLED | HR_REDRAW)
+
+void detail_open(detail_state *d, size_t node_index)
 {
+	d->node = node_index;
+	d->top = 0;
+}
+
+void detail_prepare(detail_state *d, const node *nd, double now, int y0, int y1, int cols, bool utf8)
+{
+	doc report;
+	doc_init(&report);
+	detail_doc_build(&report, nd, now, cols - 2, utf8);
+	d->lines = (long)report.n;
+	doc_free(&report);
+	d->page = y1 - (y0 + 1);
+	if (d->page < 1) {
+		d->page = 1;
+	}
+	long max_top = d->lines - d->page;
+	if (d->top > max_top) {
+		d->top = max_top;
+	}
+	if (d->top < 0) {
+		d->top = 0;
+	}
+}
+
+void detail_draw(const tui *t, int y0, int y1, int cols)
+{
+	const detail_state *ds = &t->detail;
 	doc d;
 	const node *nd;
 	char title[NODE_NAME_LEN * 3 + 64], host[NODE_NAME_LEN * 3 + 1], pos[64];
 
-	if (t->detail >= t->n_nodes) {
-		t->screen = SCREEN_GRID;
+	if (ds->node >= t->n_nodes) {
 		return;
 	}
-	nd = &t->nodes[t->detail];
+	nd = &t->nodes[ds->node];
 	doc_init(&d);
-	detail_doc_build(&d, nd, tui_now(), cols - 2, t->utf8);
-
-	t->detail_lines = (long)d.n;
-	t->detail_page = y1 - (y0 + 1);
-	if (t->detail_page < 1) {
-		t->detail_page = 1;
-	}
-	long max_top = t->detail_lines - t->detail_page;
-	if (t->detail_top > max_top) {
-		t->detail_top = max_top;
-	}
-	if (t->detail_top < 0) {
-		t->detail_top = 0;
-	}
+	detail_doc_build(&d, nd, t->now, cols - 2, t->utf8);
 
 	int attr = draw_attr(ROLE_COLUMN_HEADER, false);
 	draw_fill(y0, 0, cols, attr);
 	tw_clean(nd->host, sizeof nd->host, t->utf8, host, sizeof host);
 	snprintf(title, sizeof title, " node %s", host);
 	int used = draw_text(y0, 0, cols, attr | A_BOLD, title, t->utf8);
-	long last = t->detail_top + t->detail_page;
-	snprintf(pos, sizeof pos, "lines %ld-%ld of %ld ", t->detail_lines ? t->detail_top + 1 : 0,
-		 last < t->detail_lines ? last : t->detail_lines, t->detail_lines);
+	long n = (long)d.n, last = ds->top + ds->page;
+	snprintf(pos, sizeof pos, "lines %ld-%ld of %ld ", n ? ds->top + 1 : 0, last < n ? last : n, n);
 	int w = tw_width(pos);
 	if (used + 2 + w <= cols) {
 		draw_text(y0, cols - w, w, attr, pos, t->utf8);
 	}
 
-	for (int i = 0; i < t->detail_page; i++) {
-		long l = t->detail_top + i;
+	for (int i = 0; i < y1 - (y0 + 1); i++) {
+		long l = ds->top + i;
 		int y = y0 + 1 + i;
-		if (l >= (long)d.n) {
+		if (l >= n) {
 			draw_fill(y, 0, cols, draw_attr(ROLE_DEFAULT, false));
 			continue;
 		}
@@ -64,86 +79,73 @@ void detail_draw(tui *t, int y0, int y1, int cols)
 	doc_free(&d);
 }
 
-static void scroll_by(tui *t, long delta)
+static handler_result scroll_by(detail_state *d, long delta)
 {
-	t->detail_top += delta;
-	if (t->detail_top < 0) {
-		t->detail_top = 0;
+	d->top += delta;
+	if (d->top < 0) {
+		d->top = 0;
 	}
-	/* the upper bound depends on the doc: detail_draw clamps it */
+	/* the upper bound depends on the report: detail_prepare clamps it */
+	return handler_flags(SCROLLED);
 }
 
-static void walk(tui *t, int dir)
+static handler_result walk(detail_state *d, view *v, int dir)
 {
-	long from = -1;
-	for (size_t r = 0; r < t->n_rows; r++) {
-		if (t->rows[r] == t->detail) {
-			from = (long)r;
-			break;
-		}
-	}
+	long from = view_row_of(v, d->node);
 	if (from < 0) {
-		from = tui_selected_row(t);
+		from = view_selected_row(v);
 	}
-	long r = tui_problem_row(t, from, dir);
-	if (r < 0 || t->rows[r] == t->detail) {
-		tui_message(t, ROLE_STATUS_OK, "no other node with a problem");
-		return;
+	long r = view_problem_row(v, from, dir);
+	if (r < 0 || v->rows[r] == d->node) {
+		return handler_message(HR_HANDLED, ROLE_STATUS_OK, "no other node with a problem");
 	}
-	tui_select_row(t, r);
-	t->detail = t->rows[r];
-	t->detail_top = 0;
+	view_select_row(v, r);
+	detail_open(d, v->rows[r]);
+	return handler_flags(SCROLLED);
 }
 
-bool detail_key(tui *t, int key)
+handler_result detail_key(detail_state *d, view *v, int key)
 {
 	switch (key) {
 	case TK(KEY_UP):
 	case 'k':
-		scroll_by(t, -1);
-		return true;
+		return scroll_by(d, -1);
 	case TK(KEY_DOWN):
 	case 'j':
-		scroll_by(t, 1);
-		return true;
+		return scroll_by(d, 1);
 	case TK(KEY_PPAGE):
 	case TK_CTRL('b'):
 	case 'b':
-		scroll_by(t, -(long)t->detail_page);
-		return true;
+		return scroll_by(d, -(long)d->page);
 	case TK(KEY_NPAGE):
 	case TK_CTRL('f'):
 	case ' ':
-		scroll_by(t, (long)t->detail_page);
-		return true;
+		return scroll_by(d, (long)d->page);
 	case TK(KEY_HOME):
 	case 'g':
-		t->detail_top = 0;
-		return true;
+		d->top = 0;
+		return handler_flags(SCROLLED);
 	case TK(KEY_END):
 	case 'G':
-		t->detail_top = t->detail_lines;
-		return true;
+		d->top = d->lines;
+		return handler_flags(SCROLLED);
 	case TK_ESC:
 	case 'q':
 	case TK(KEY_LEFT):
 	case 'h':
 	case TK(KEY_BACKSPACE):
 	case 127:
-		t->screen = SCREEN_GRID;
-		return true;
+		return handler_flags(HR_HANDLED | HR_REDRAW | HR_BACK);
 	case 'n':
-		walk(t, 1);
-		return true;
+		return walk(d, v, 1);
 	case 'N':
-		walk(t, -1);
-		return true;
+		return walk(d, v, -1);
 	default:
-		return false;
+		return handler_flags(HR_IGNORED);
 	}
 }
 
-void detail_mouse(tui *t, int wheel)
+handler_result detail_mouse(detail_state *d, int wheel)
 {
-	scroll_by(t, 3L * wheel);
+	return scroll_by(d, 3L * wheel);
 }

@@ -4,16 +4,35 @@
 #define SYNCTOP_DETAIL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
-#include "tui_state.h"
+#include "handler.h"
+#include "node.h"
+#include "tui.h"
+#include "view.h"
 
-/* Title on line y0, the report on y0+1 .. y1-1. */
-void detail_draw(tui *t, int y0, int y1, int cols);
+typedef struct {
+	size_t node;   /* node index */
+	long top;      /* first report line on screen */
+	long lines;    /* lines in the report (detail_prepare) */
+	int page;      /* report lines on screen (detail_prepare) */
+} detail_state;
 
-/* Returns true when the key was the drill-down's. */
-bool detail_key(tui *t, int key);
+/* Opens the report of a node at its top. */
+void detail_open(detail_state *d, size_t node_index);
+
+/* Measures the report of nd for the lines y0+1 .. y1-1, cols wide, and
+ * keeps the scroll position inside it. */
+void detail_prepare(detail_state *d, const node *nd, double now, int y0, int y1, int cols, bool utf8);
+
+/* Title on line y0, the report on y0+1 .. y1-1.  Changes nothing. */
+void detail_draw(const tui *t, int y0, int y1, int cols);
+
+/* Scrolls, walks to the next problem node of the view (selecting it there
+ * too), or HR_BACK to the grid. */
+handler_result detail_key(detail_state *d, view *v, int key);
 
 /* Wheel: +1 down, -1 up. */
-void detail_mouse(tui *t, int wheel);
+handler_result detail_mouse(detail_state *d, int wheel);
 
 #endif

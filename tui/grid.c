@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bars.h"
 #include "cluster.h"
 #include "draw.h"
 #include "textwidth.h"
+#include "tui_state.h"
 
 static theme_role badge_role(node_status s)
 {
@@ -35,7 +35,7 @@ static theme_role tone_role(cell_tone tone, column_id id)
 	return id == COL_SPARK ? ROLE_SPARKLINE : ROLE_DEFAULT;
 }
 
-static void draw_headings(tui *t, int y, int cols)
+static void draw_headings(const tui *t, int y, int cols)
 {
 	const char *up = t->utf8 ? "\xe2\x96\xb2" : "^";
 	const char *down = t->utf8 ? "\xe2\x96\xbc" : "v";
@@ -47,22 +47,23 @@ static void draw_headings(tui *t, int y, int cols)
 		column_id id = t->layout.id[i];
 		const column_info *info = columns_info(id);
 		char title[64];
-		if (id == t->sort) {
+		const char *name = id == COL_OFFSET ? columns_offset_title(&t->layout) : info->title;
+		if (id == t->view.sort) {
 			/* down: biggest (or worst) first */
-			bool descending = info->descending != t->reverse;
-			snprintf(title, sizeof title, "%s%s", info->title, descending ? down : up);
+			bool descending = info->descending != t->view.reverse;
+			snprintf(title, sizeof title, "%s%s", name, descending ? down : up);
 		} else {
-			snprintf(title, sizeof title, "%s", info->title);
+			snprintf(title, sizeof title, "%s", name);
 		}
-		draw_cell(y, t->layout.x[i], t->layout.width[i], attr | (id == t->sort ? A_BOLD : 0), title,
+		draw_cell(y, t->layout.x[i], t->layout.width[i], attr | (id == t->view.sort ? A_BOLD : 0), title,
 			  info->right, t->utf8);
 		end = t->layout.x[i] + t->layout.width[i];
 	}
 	/* position, when there is room after the last column */
-	if (t->n_rows > 0) {
+	if (t->view.n_rows > 0) {
 		char pos[48];
-		long r = tui_selected_row(t);
-		snprintf(pos, sizeof pos, "%ld/%zu", r >= 0 ? r + 1 : 0, t->n_rows);
+		long r = view_selected_row(&t->view);
+		snprintf(pos, sizeof pos, "%ld/%zu", r >= 0 ? r + 1 : 0, t->view.n_rows);
 		int w = tw_width(pos);
 		if (end + 2 + w <= cols) {
 			draw_text(y, cols - w, w, attr, pos, t->utf8);
@@ -70,7 +71,7 @@ static void draw_headings(tui *t, int y, int cols)
 	}
 }
 
-static void draw_row(tui *t, int y, int cols, const node *nd, bool selected, double now)
+static void draw_row(const tui *t, int y, int cols, const node *nd, bool selected, double now)
 {
 	column_cell c;
 	int row_attr = draw_attr(selected ? ROLE_SELECTED : ROLE_DEFAULT, false);
@@ -80,7 +81,11 @@ static void draw_row(tui *t, int y, int cols, const node *nd, bool selected, dou
 		column_id id = t->layout.id[i];
 		const column_info *info = columns_info(id);
 		int attr;
-		columns_cell(nd, id, t->layout.width[i], now, t->utf8, &c);
+		if (id == COL_OFFSET && t->layout.offset_shares_ptp) {
+			columns_offset_cell(nd, now, t->utf8, &c);
+		} else {
+			columns_cell(nd, id, t->layout.width[i], now, t->utf8, &c);
+		}
 		if (c.tone == TONE_BADGE) {
 			attr = draw_attr(badge_role(cluster_node_status(nd)), false);
 		} else {
@@ -99,199 +104,141 @@ static void draw_row(tui *t, int y, int cols, const node *nd, bool selected, dou
 	}
 }
 
-void grid_draw(tui *t, int y0, int y1, int cols)
+void grid_draw(const tui *t, int y0, int y1, int cols)
 {
-	unsigned mask = 0;
-	int node_w = 4;
-	double now = tui_now();
-
-	for (size_t i = 0; i < t->n_rows; i++) {
-		const node *nd = &t->nodes[t->rows[i]];
-		mask |= columns_data_mask(nd);
-		int w = (int)strnlen(nd->host, sizeof nd->host);
-		node_w = w > node_w ? w : node_w;
-	}
-	columns_layout(cols, mask, node_w, &t->layout);
-
-	t->list_y = y0 + 1;
-	t->page = y1 - t->list_y;
-	if (t->page < 1) {
-		t->page = 1;
-	}
-	long sel = tui_selected_row(t);
-	if (sel >= 0) {
-		if ((size_t)sel < t->top) {
-			t->top = (size_t)sel;
-		} else if ((size_t)sel >= t->top + (size_t)t->page) {
-			t->top = (size_t)sel - (size_t)t->page + 1;
-		}
-	}
-	if (t->n_rows <= (size_t)t->page) {
-		t->top = 0;
-	} else if (t->top > t->n_rows - (size_t)t->page) {
-		t->top = t->n_rows - (size_t)t->page;
-	}
+	const view *v = &t->view;
+	int list_y = y0 + 1, page = y1 - list_y;
 
 	draw_headings(t, y0, cols);
-	for (int i = 0; i < t->page; i++) {
-		size_t r = t->top + (size_t)i;
-		int y = t->list_y + i;
-		if (r >= t->n_rows) {
+	for (int i = 0; i < page; i++) {
+		size_t r = v->top + (size_t)i;
+		int y = list_y + i;
+		if (r >= v->n_rows) {
 			draw_fill(y, 0, cols, draw_attr(ROLE_DEFAULT, false));
 			continue;
 		}
-		draw_row(t, y, cols, &t->nodes[t->rows[r]], t->rows[r] == t->selected, now);
+		draw_row(t, y, cols, &v->nodes[v->rows[r]], v->rows[r] == v->selected, t->now);
 	}
-	if (t->n_rows == 0) {
-		draw_text(t->list_y, 1, cols - 1, draw_attr(ROLE_DIM, false),
-			  t->n_nodes == 0 ? "no nodes" : "no node matches the filter (/ to change, Esc to clear)",
+	if (v->n_rows == 0) {
+		draw_text(list_y, 1, cols - 1, draw_attr(ROLE_DIM, false),
+			  v->n_nodes == 0 ? "no nodes" : "no node matches the filter (/ to change, Esc to clear)",
 			  t->utf8);
 	}
 }
 
 /* ------------------------------------------------------------------ keys */
 
-static void move_by(tui *t, long delta)
+#define MOVED (HR_HANDLED | HR_REDRAW)
+
+static handler_result jump_problem(view *v, int dir)
 {
-	long r = tui_selected_row(t);
+	long r = view_problem_row(v, view_selected_row(v), dir);
 	if (r < 0) {
-		r = 0;
+		return handler_message(HR_HANDLED, ROLE_STATUS_OK, "no node with a problem%s",
+				       filter_active(&v->filter) ? " among the filtered" : "");
 	}
-	tui_select_row(t, r + delta);
+	view_select_row(v, r);
+	return handler_flags(MOVED);
 }
 
-static void jump_problem(tui *t, int dir)
+static handler_result cycle_sort(view *v, int dir)
 {
-	long r = tui_problem_row(t, tui_selected_row(t), dir);
-	if (r < 0) {
-		tui_message(t, ROLE_STATUS_OK, "no node with a problem%s",
-			    filter_active(&t->filter) ? " among the filtered" : "");
-		return;
-	}
-	tui_select_row(t, r);
+	view_cycle_sort(v, dir);
+	return handler_message(MOVED, ROLE_MESSAGE, "sorted by %s", columns_info(v->sort)->key);
 }
 
-static void cycle_sort(tui *t, int dir)
-{
-	int id = (int)t->sort;
-	do {
-		id = (id + dir + COL_COUNT) % COL_COUNT;
-	} while (!columns_info((column_id)id)->sortable);
-	t->sort = (column_id)id;
-	t->reverse = false;
-	tui_refresh_rows(t);
-	tui_message(t, ROLE_MESSAGE, "sorted by %s", columns_info(t->sort)->key);
-}
-
-bool grid_key(tui *t, int key)
+handler_result grid_key(view *v, int key)
 {
 	switch (key) {
 	case TK(KEY_UP):
 	case 'k':
-		move_by(t, -1);
-		return true;
+		view_move(v, -1);
+		return handler_flags(MOVED);
 	case TK(KEY_DOWN):
 	case 'j':
-		move_by(t, 1);
-		return true;
+		view_move(v, 1);
+		return handler_flags(MOVED);
 	case TK(KEY_PPAGE):
 	case TK_CTRL('b'):
-		move_by(t, -(long)t->page);
-		return true;
+		view_move(v, -(long)v->page);
+		return handler_flags(MOVED);
 	case TK(KEY_NPAGE):
 	case TK_CTRL('f'):
 	case ' ':
-		move_by(t, (long)t->page);
-		return true;
+		view_move(v, (long)v->page);
+		return handler_flags(MOVED);
 	case TK(KEY_HOME):
 	case 'g':
-		tui_select_row(t, 0);
-		return true;
+		view_select_row(v, 0);
+		return handler_flags(MOVED);
 	case TK(KEY_END):
 	case 'G':
-		tui_select_row(t, (long)t->n_rows - 1);
-		return true;
+		view_select_row(v, (long)v->n_rows - 1);
+		return handler_flags(MOVED);
 	case '\n':
 	case '\r':
 	case TK(KEY_ENTER):
 	case TK(KEY_RIGHT):
 	case 'l':
-		tui_open_detail(t);
-		return true;
+		return handler_flags(HR_HANDLED | HR_REDRAW | HR_OPEN_DETAIL);
 	case 'q':
-		t->quit = true;
-		t->status = 0;
-		return true;
+		return handler_flags(HR_HANDLED | HR_QUIT);
 	case TK_ESC:
-		if (filter_active(&t->filter)) {
+		if (filter_active(&v->filter)) {
 			char err[8];
-			filter_set(&t->filter, "", err, sizeof err);
-			tui_refresh_rows(t);
-			tui_message(t, ROLE_MESSAGE, "filter cleared");
+			view_set_filter(v, "", err, sizeof err);
+			return handler_message(MOVED, ROLE_MESSAGE, "filter cleared");
 		}
-		return true;
+		return handler_flags(HR_HANDLED);
 	case '/':
-		bars_filter_begin(t);
-		return true;
+		return handler_flags(HR_HANDLED | HR_REDRAW | HR_EDIT_FILTER);
 	case 's':
 	case '>':
-		cycle_sort(t, 1);
-		return true;
+		return cycle_sort(v, 1);
 	case 'S':
 	case '<':
-		cycle_sort(t, -1);
-		return true;
+		return cycle_sort(v, -1);
 	case 'r':
-		t->reverse = !t->reverse;
-		tui_refresh_rows(t);
-		return true;
+		view_toggle_reverse(v);
+		return handler_flags(MOVED);
 	case 'n':
-		jump_problem(t, 1);
-		return true;
+		return jump_problem(v, 1);
 	case 'N':
-		jump_problem(t, -1);
-		return true;
+		return jump_problem(v, -1);
 	default:
-		return false;
+		return handler_flags(HR_IGNORED);
 	}
 }
 
-void grid_mouse(tui *t, int y, int x, bool click, bool double_click, int wheel)
+handler_result grid_mouse(view *v, const column_layout *layout, int list_y, int y, int x, bool click,
+			  bool double_click, int wheel)
 {
 	if (wheel) {
-		move_by(t, 3L * wheel);
-		return;
+		view_move(v, 3L * wheel);
+		return handler_flags(MOVED);
 	}
 	if (!click && !double_click) {
-		return;
+		return handler_flags(HR_IGNORED);
 	}
-	if (y == t->list_y - 1) {
+	if (y == list_y - 1) {
 		/* a heading: sort by it, again to reverse */
-		for (int i = 0; i < t->layout.n; i++) {
-			column_id id = t->layout.id[i];
-			if (x >= t->layout.x[i] && x < t->layout.x[i] + t->layout.width[i] + 1 &&
+		for (int i = 0; i < layout->n; i++) {
+			column_id id = layout->id[i];
+			if (x >= layout->x[i] && x < layout->x[i] + layout->width[i] + 1 &&
 			    columns_info(id)->sortable) {
-				if (t->sort == id) {
-					t->reverse = !t->reverse;
-				} else {
-					t->sort = id;
-					t->reverse = false;
-				}
-				tui_refresh_rows(t);
-				return;
+				view_sort_by(v, id, v->sort == id ? !v->reverse : false);
+				return handler_flags(MOVED);
 			}
 		}
-		return;
+		return handler_flags(HR_HANDLED);
 	}
-	if (y < t->list_y || y >= t->list_y + t->page) {
-		return;
+	if (y < list_y || y >= list_y + (int)v->page) {
+		return handler_flags(HR_IGNORED);
 	}
-	size_t r = t->top + (size_t)(y - t->list_y);
-	if (r >= t->n_rows) {
-		return;
+	size_t r = v->top + (size_t)(y - list_y);
+	if (r >= v->n_rows) {
+		return handler_flags(HR_HANDLED);
 	}
-	tui_select_row(t, (long)r);
-	if (double_click) {
-		tui_open_detail(t);
-	}
+	view_select_row(v, (long)r);
+	return handler_flags(MOVED | (double_click ? HR_OPEN_DETAIL : 0));
 }

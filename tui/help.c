@@ -9,6 +9,7 @@
 #include "columns.h"
 #include "draw.h"
 #include "textwidth.h"
+#include "tui_state.h"
 
 typedef struct {
 	const char *keys, *what;
@@ -70,7 +71,8 @@ void help_build(doc *d, bool utf8)
 		{COL_STATUS, "worst finding: OK, WARN, CRIT; UNKN = no answer"},
 		{COL_SOURCE, "PTP grandmaster when a port follows one, else chrony's reference"},
 		{COL_STRATUM, "PTP steps removed, or chrony stratum"},
-		{COL_OFFSET, "chrony System time offset, node minus reference"},
+		{COL_OFFSET, "chrony System time offset, node minus reference; OFFSET/PTP when the PTP "
+			     "OFFSET column does not fit: a node without chrony shows its PTP offset, marked P"},
 		{COL_CLOCK, "node clock minus this machine's, measured over SSH (drill-down: +- uncertainty)"},
 		{COL_SPARK, "offset over the last samples (PTP offset on PTP-only nodes)"},
 		{COL_FREQ, "chrony frequency error of the local clock, ppm"},
@@ -125,31 +127,65 @@ void help_build(doc *d, bool utf8)
 	doc_add(d, ROLE_DEFAULT, "  stale: the node stopped answering");
 }
 
-void help_draw(tui *t, int lines, int cols)
+/* The box: at most 80 wide, as tall as the text allows; false when the
+ * screen is too small for one. */
+static bool help_box(long text_lines, int lines, int cols, int *y0, int *x0, int *h, int *w)
+{
+	*w = cols - 4 < 80 ? cols - 4 : 80;
+	if (*w < 20 || lines < 6) {
+		return false;
+	}
+	*h = (int)text_lines + 2;
+	if (*h > lines - 2) {
+		*h = lines - 2;
+	}
+	*y0 = (lines - *h) / 2;
+	*x0 = (cols - *w) / 2;
+	return true;
+}
+
+static long help_lines(void)
 {
 	doc d;
-	int w = cols - 4 < 80 ? cols - 4 : 80;
-	int border = draw_attr(ROLE_BORDER, false);
+	doc_init(&d);
+	help_build(&d, false);
+	long n = (long)d.n;
+	doc_free(&d);
+	return n;
+}
 
-	if (w < 20 || lines < 6) {
-		return;
+void help_open(help_state *h)
+{
+	h->open = true;
+	h->top = 0;
+}
+
+void help_prepare(help_state *hs, int lines, int cols)
+{
+	int y0, x0, h, w;
+	hs->lines = help_lines();
+	hs->page = help_box(hs->lines, lines, cols, &y0, &x0, &h, &w) ? h - 2 : 1;
+	if (hs->top > hs->lines - hs->page) {
+		hs->top = hs->lines - hs->page;
 	}
+	if (hs->top < 0) {
+		hs->top = 0;
+	}
+}
+
+void help_draw(const tui *t, int lines, int cols)
+{
+	const help_state *hs = &t->help;
+	doc d;
+	int border = draw_attr(ROLE_BORDER, false);
+	int y0, x0, h, w;
+
 	doc_init(&d);
 	help_build(&d, t->utf8);
-	int h = (int)d.n + 2;
-	if (h > lines - 2) {
-		h = lines - 2;
+	if (!help_box((long)d.n, lines, cols, &y0, &x0, &h, &w)) {
+		doc_free(&d);
+		return;
 	}
-	int y0 = (lines - h) / 2, x0 = (cols - w) / 2;
-	t->help_lines = (long)d.n;
-	t->help_page = h - 2;
-	if (t->help_top > t->help_lines - t->help_page) {
-		t->help_top = t->help_lines - t->help_page;
-	}
-	if (t->help_top < 0) {
-		t->help_top = 0;
-	}
-
 	attrset(border);
 	mvaddch(y0, x0, ACS_ULCORNER);
 	mvhline(y0, x0 + 1, ACS_HLINE, w - 2);
@@ -160,14 +196,14 @@ void help_draw(tui *t, int lines, int cols)
 	mvvline(y0 + 1, x0, ACS_VLINE, h - 2);
 	mvvline(y0 + 1, x0 + w - 1, ACS_VLINE, h - 2);
 	draw_text(y0, x0 + 2, w - 4, draw_attr(ROLE_TITLE, false), " Help ", t->utf8);
-	if (t->help_lines > t->help_page) {
+	if ((long)d.n > h - 2) {
 		char pos[48];
-		snprintf(pos, sizeof pos, " %ld/%ld ", t->help_top + t->help_page, t->help_lines);
+		snprintf(pos, sizeof pos, " %ld/%ld ", hs->top + h - 2, (long)d.n);
 		int pw = tw_width(pos);
 		draw_text(y0 + h - 1, x0 + w - 2 - pw, pw, border, pos, t->utf8);
 	}
-	for (int i = 0; i < t->help_page; i++) {
-		long l = t->help_top + i;
+	for (int i = 0; i < h - 2; i++) {
+		long l = hs->top + i;
 		draw_fill(y0 + 1 + i, x0 + 1, 1, draw_attr(ROLE_DEFAULT, false));
 		if (l < (long)d.n) {
 			draw_doc_line(y0 + 1 + i, x0 + 2, w - 3, &d.lines[l], t->utf8);
@@ -178,30 +214,36 @@ void help_draw(tui *t, int lines, int cols)
 	doc_free(&d);
 }
 
-bool help_key(tui *t, int key)
+static handler_result scroll_by(help_state *h, long delta)
+{
+	h->top += delta;
+	if (h->top < 0) {
+		h->top = 0;
+	}
+	/* the upper bound depends on the box: help_prepare clamps it */
+	return handler_flags(HR_HANDLED | HR_REDRAW);
+}
+
+handler_result help_key(help_state *h, int key)
 {
 	switch (key) {
 	case TK(KEY_UP):
 	case 'k':
-		t->help_top--;
-		break;
+		return scroll_by(h, -1);
 	case TK(KEY_DOWN):
 	case 'j':
-		t->help_top++;
-		break;
+		return scroll_by(h, 1);
 	case TK(KEY_PPAGE):
-		t->help_top -= t->help_page;
-		break;
+		return scroll_by(h, -(long)h->page);
 	case TK(KEY_NPAGE):
 	case ' ':
-		t->help_top += t->help_page;
-		break;
+		return scroll_by(h, (long)h->page);
 	default:
-		t->help = false;
-		break;
+		return handler_flags(HR_HANDLED | HR_REDRAW | HR_BACK);
 	}
-	if (t->help_top < 0) {
-		t->help_top = 0;
-	}
-	return true;
+}
+
+handler_result help_mouse(help_state *h, int wheel)
+{
+	return scroll_by(h, 3L * wheel);
 }

@@ -91,6 +91,16 @@ int tw_fit(const char *s, int cols, bool utf8, char *out, size_t out_len)
 	if (cols <= 0) {
 		return 0;
 	}
+	/* Most cells are short printable ASCII: one column a byte, nothing to
+	 * decode (a grid frame fits every cell). */
+	size_t ascii = 0;
+	while (ascii < len && s[ascii] >= 0x20 && s[ascii] < 0x7f) {
+		ascii++;
+	}
+	if (ascii == len && len <= (size_t)cols && len < out_len) {
+		memcpy(out, s, len + 1);
+		return (int)len;
+	}
 	if (tw_width(s) <= cols) {
 		/* Fits on screen; still bounded by the buffer. */
 		while (used < len) {

@@ -1,6 +1,8 @@
 /* tui.c - the dashboard's life cycle: curses set-up and tear-down, the
  * libev watchers (keys, signals, the coalesced redraw), key dispatch to
- * the screens, and the keys every screen shares. */
+ * the screens and acting on what their handlers return (handler.h), the
+ * keys every screen shares, and the frame: its state first
+ * (tui_frame_prepare), then drawing that changes nothing. */
 #include <config.h>
 
 #include "tui.h"
@@ -23,7 +25,6 @@
 #include "draw.h"
 #include "grid.h"
 #include "help.h"
-#include "order.h"
 #include "tui_state.h"
 #include "xalloc.h"
 
@@ -37,119 +38,32 @@ static const double intervals[] = {0.5, 1, 2, 3, 5, 10, 15, 30, 60, 120, 300, 60
 
 /* ------------------------------------------------------------- helpers */
 
-double tui_now(void)
+static double wall_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-void tui_message(tui *t, theme_role role, const char *fmt, ...)
+/* A footer message for a few seconds. */
+static void message(tui *t, theme_role role, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void message(tui *t, theme_role role, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(t->message, sizeof t->message, fmt, ap);
 	va_end(ap);
 	t->message_role = role;
-	t->message_until = tui_now() + MESSAGE_SECONDS;
+	t->message_until = wall_now() + MESSAGE_SECONDS;
 	t->dirty = true;
 }
 
 void tui_warn(tui *t, const char *text)
 {
 	if (t) {
-		tui_message(t, ROLE_STATUS_WARN, "%s", text);
+		message(t, ROLE_STATUS_WARN, "%s", text);
 	}
-}
-
-long tui_selected_row(const tui *t)
-{
-	if (t->selected == NO_NODE) {
-		return -1;
-	}
-	if (t->selected_row < t->n_rows && t->rows[t->selected_row] == t->selected) {
-		return (long)t->selected_row;
-	}
-	for (size_t r = 0; r < t->n_rows; r++) {
-		if (t->rows[r] == t->selected) {
-			return (long)r;
-		}
-	}
-	return -1;
-}
-
-/* Moves the selection without saying anything about the user's intent. */
-static void place_selection(tui *t, long r)
-{
-	if (t->n_rows == 0) {
-		t->selected = NO_NODE;
-		t->selected_row = 0;
-		return;
-	}
-	if (r < 0) {
-		r = 0;
-	}
-	if ((size_t)r >= t->n_rows) {
-		r = (long)t->n_rows - 1;
-	}
-	t->selected_row = (size_t)r;
-	t->selected = t->rows[r];
-	t->dirty = true;
-}
-
-void tui_select_row(tui *t, long r)
-{
-	place_selection(t, r);
-	/* On the first row the view stays at the top of the list (the worst
-	 * nodes) whichever node comes first; elsewhere it follows the node. */
-	t->pinned_top = t->selected_row == 0;
-}
-
-void tui_refresh_rows(tui *t)
-{
-	long was = tui_selected_row(t);
-	size_t keep_row = was >= 0 ? (size_t)was : t->selected_row;
-
-	t->n_rows = order_build_ranked(t->nodes, t->n_nodes, t->host_rank, &t->filter, t->sort, t->reverse,
-				       tui_now(), t->rows);
-	long now_at = tui_selected_row(t);
-	if (t->pinned_top) {
-		place_selection(t, 0);
-	} else if (now_at >= 0) {
-		t->selected_row = (size_t)now_at;
-	} else {
-		/* the node left the view: stay at the same place in the list */
-		place_selection(t, (long)keep_row);
-	}
-	t->dirty = true;
-}
-
-long tui_problem_row(const tui *t, long from, int dir)
-{
-	long n = (long)t->n_rows;
-	if (n == 0) {
-		return -1;
-	}
-	if (from < 0 || from >= n) {
-		from = dir > 0 ? -1 : n;
-	}
-	for (long k = 1; k <= n; k++) {
-		long r = ((from + dir * k) % n + n) % n;
-		if (cluster_node_status(&t->nodes[t->rows[r]]) != NODE_STATUS_OK) {
-			return r;
-		}
-	}
-	return -1;
-}
-
-void tui_open_detail(tui *t)
-{
-	if (t->selected == NO_NODE) {
-		return;
-	}
-	t->screen = SCREEN_DETAIL;
-	t->detail = t->selected;
-	t->detail_top = 0;
 }
 
 /* --------------------------------------------------------------- themes */
@@ -169,7 +83,7 @@ static void cycle_theme(tui *t, int dir)
 	theme next;
 
 	if (!t->color) {
-		tui_message(t, ROLE_MESSAGE, "colours are off (%s): the mono theme stays",
+		message(t, ROLE_MESSAGE, "colours are off (%s): the mono theme stays",
 			    colors_disabled(t) ? "--no-color or NO_COLOR" : "the terminal has none");
 		free(names);
 		return;
@@ -188,16 +102,16 @@ static void cycle_theme(tui *t, int dir)
 			t->theme = next;
 			draw_use_theme(&t->theme, t->color);
 			if (skipped) {
-				tui_message(t, ROLE_STATUS_CRIT, "theme %s; skipped %s", t->theme.name, err);
+				message(t, ROLE_STATUS_CRIT, "theme %s; skipped %s", t->theme.name, err);
 			} else {
-				tui_message(t, ROLE_MESSAGE, "theme %s", t->theme.name);
+				message(t, ROLE_MESSAGE, "theme %s", t->theme.name);
 			}
 			free(names);
 			return;
 		}
 		skipped = true;
 	}
-	tui_message(t, ROLE_STATUS_CRIT, "%s", err);
+	message(t, ROLE_STATUS_CRIT, "%s", err);
 	free(names);
 }
 
@@ -222,11 +136,11 @@ static void change_interval(tui *t, int dir)
 		}
 	}
 	if (next == cur) {
-		tui_message(t, ROLE_MESSAGE, "poll interval stays %g s (%s)", cur, dir > 0 ? "longest" : "shortest");
+		message(t, ROLE_MESSAGE, "poll interval stays %g s (%s)", cur, dir > 0 ? "longest" : "shortest");
 		return;
 	}
 	scheduler_set_interval(t->sched, next);
-	tui_message(t, ROLE_MESSAGE, "poll every %g s", next);
+	message(t, ROLE_MESSAGE, "poll every %g s", next);
 }
 
 static bool global_key(tui *t, int key)
@@ -234,12 +148,12 @@ static bool global_key(tui *t, int key)
 	switch (key) {
 	case 'R':
 		scheduler_poll_now(t->sched);
-		tui_message(t, ROLE_MESSAGE, "polling every node now");
+		message(t, ROLE_MESSAGE, "polling every node now");
 		return true;
 	case 'p':
 		scheduler_set_paused(t->sched, !scheduler_paused(t->sched));
-		tui_message(t, ROLE_MESSAGE, scheduler_paused(t->sched) ? "polling paused (p resumes)"
-									: "polling resumed");
+		message(t, ROLE_MESSAGE, scheduler_paused(t->sched) ? "polling paused (p resumes)"
+								    : "polling resumed");
 		return true;
 	case '+':
 	case '=':
@@ -256,8 +170,7 @@ static bool global_key(tui *t, int key)
 		return true;
 	case '?':
 	case TK(KEY_F(1)):
-		t->help = true;
-		t->help_top = 0;
+		help_open(&t->help);
 		return true;
 	case TK_CTRL('l'):
 		clearok(curscr, TRUE);
@@ -268,33 +181,70 @@ static bool global_key(tui *t, int key)
 	}
 }
 
+/* Does what a screen's handler asked (handler.h): the one place that
+ * switches screens, opens and closes overlays, shows messages and quits. */
+static void act(tui *t, const handler_result *r)
+{
+	if (r->flags & HR_MESSAGE) {
+		message(t, r->role, "%s", r->message);
+	}
+	if (r->flags & HR_REDRAW) {
+		t->dirty = true;
+	}
+	if (r->flags & HR_BACK) {
+		if (t->help.open) {
+			t->help.open = false;
+		} else {
+			t->screen = SCREEN_GRID;
+		}
+	}
+	if ((r->flags & HR_OPEN_DETAIL) && t->view.selected != NO_NODE) {
+		t->screen = SCREEN_DETAIL;
+		detail_open(&t->detail, t->view.selected);
+	}
+	if (r->flags & HR_EDIT_FILTER) {
+		bars_filter_begin(&t->edit, &t->view);
+	}
+	if (r->flags & HR_QUIT) {
+		t->quit = true;
+		t->status = 0;
+	}
+}
+
 static void handle_key(tui *t, int key)
 {
+	handler_result r;
+
 	t->dirty = true;
 	if (key == TK(KEY_RESIZE)) {
 		t->force = true;
 		return;
 	}
-	if (t->help) {
-		help_key(t, key);
+	if (t->help.open) {
+		r = help_key(&t->help, key);
+		act(t, &r);
 		return;
 	}
-	if (bars_filter_key(t, key)) {
+	r = bars_filter_key(&t->edit, &t->view, key);
+	if (r.flags & HR_HANDLED) {
+		act(t, &r);
 		return;
 	}
 	if (global_key(t, key)) {
 		return;
 	}
 	if (t->screen == SCREEN_DETAIL) {
-		detail_key(t, key);
+		r = detail_key(&t->detail, &t->view, key);
 	} else {
-		grid_key(t, key);
+		r = grid_key(&t->view, key);
 	}
+	act(t, &r);
 }
 
 static void handle_mouse(tui *t)
 {
 	MEVENT ev;
+	handler_result r;
 	if (getmouse(&ev) != OK) {
 		return;
 	}
@@ -309,76 +259,114 @@ static void handle_mouse(tui *t)
 	}
 #endif
 	bool click = (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) != 0;
-	if (t->help) {
+	if (t->help.open) {
 		if (click) {
-			t->help = false;
+			t->help.open = false;
 		} else if (wheel) {
-			t->help_top += 3L * wheel;
-			t->help_top = t->help_top < 0 ? 0 : t->help_top;
+			r = help_mouse(&t->help, wheel);
+			act(t, &r);
 		}
 		return;
 	}
 	if (t->screen == SCREEN_DETAIL) {
 		if (wheel) {
-			detail_mouse(t, wheel);
+			r = detail_mouse(&t->detail, wheel);
+			act(t, &r);
 		}
 		return;
 	}
-	bool in_list = ev.y >= t->list_y && ev.y < t->list_y + t->page;
+	view *v = &t->view;
+	bool in_list = ev.y >= t->list_y && ev.y < t->list_y + (int)v->page;
 	bool double_click = in_list && (ev.bstate & BUTTON1_DOUBLE_CLICKED) != 0;
 	if (click && !in_list) {
-		grid_mouse(t, ev.y, ev.x, true, false, 0); /* a heading: sort */
+		/* a heading: sort */
+		r = grid_mouse(v, &t->layout, t->list_y, ev.y, ev.x, true, false, 0);
+		act(t, &r);
 		return;
 	}
 	if (click) {
 		/* Detected here: curses' own double-click detection needs a
 		 * blocking read, which the event loop does not do. */
-		double now = tui_now();
-		size_t before = t->selected;
-		grid_mouse(t, ev.y, ev.x, true, false, 0);
-		if (t->selected != NO_NODE && t->selected == before && t->click_node == before &&
+		double now = wall_now();
+		size_t before = v->selected;
+		r = grid_mouse(v, &t->layout, t->list_y, ev.y, ev.x, true, false, 0);
+		act(t, &r);
+		if (v->selected != NO_NODE && v->selected == before && t->click_node == before &&
 		    now - t->click_at < DOUBLE_CLICK_S) {
 			double_click = true;
 		}
-		t->click_node = t->selected;
+		t->click_node = v->selected;
 		t->click_at = now;
 	}
 	if (double_click) {
 		t->click_at = 0;
-		grid_mouse(t, ev.y, ev.x, false, true, 0);
+		r = grid_mouse(v, &t->layout, t->list_y, ev.y, ev.x, false, true, 0);
+		act(t, &r);
 		return;
 	}
 	if (wheel) {
-		grid_mouse(t, ev.y, ev.x, false, false, wheel);
+		r = grid_mouse(v, &t->layout, t->list_y, ev.y, ev.x, false, false, wheel);
+		act(t, &r);
 	}
 }
 
 /* --------------------------------------------------------------- frames */
 
-static void frame(tui *t)
+void tui_frame_prepare(tui *t, int lines, int cols)
 {
-	int lines, cols;
+	t->now = wall_now();
+	view_update(&t->view, t->now);
+	if (!t->summary_valid || t->summary_gen != t->view.generation) {
+		/* the header's figures: a scan of every node, only when one changed */
+		cluster_summarise(t->nodes, t->n_nodes, &t->summary);
+		t->summary_gen = t->view.generation;
+		t->summary_valid = true;
+	}
+	t->list_y = BARS_HEADER_LINES + 1;
+	int page = lines - 1 - t->list_y;
+	view_set_page(&t->view, page > 0 ? (size_t)page : 1);
+	columns_layout(cols, t->view.data_mask, t->view.node_width, &t->layout);
+	if (t->screen == SCREEN_DETAIL) {
+		if (t->detail.node >= t->n_nodes) {
+			t->screen = SCREEN_GRID;
+		} else {
+			detail_prepare(&t->detail, &t->nodes[t->detail.node], t->now, BARS_HEADER_LINES, lines - 1,
+				       cols, t->utf8);
+		}
+	}
+	if (t->help.open) {
+		help_prepare(&t->help, lines, cols);
+	}
+}
 
-	getmaxyx(stdscr, lines, cols);
+/* Draws what tui_frame_prepare set up; changes nothing. */
+static void frame_draw(const tui *t, int lines, int cols)
+{
 	erase();
-	tui_refresh_rows(t);
 	if (lines < 6 || cols < 30) {
 		draw_text(0, 0, cols, draw_attr(ROLE_DEFAULT, false), "synctop: the terminal is too small", t->utf8);
 	} else {
 		bars_draw_header(t, cols);
 		if (t->screen == SCREEN_DETAIL) {
 			detail_draw(t, BARS_HEADER_LINES, lines - 1, cols);
-		}
-		if (t->screen == SCREEN_GRID) {
+		} else {
 			grid_draw(t, BARS_HEADER_LINES, lines - 1, cols);
 		}
 		bars_draw_footer(t, lines - 1, cols);
-		if (t->help) {
+		if (t->help.open) {
 			help_draw(t, lines, cols);
 		}
 	}
 	wnoutrefresh(stdscr);
 	doupdate();
+}
+
+void tui_frame(tui *t)
+{
+	int lines, cols;
+	getmaxyx(stdscr, lines, cols);
+	tui_frame_prepare(t, lines, cols);
+	frame_draw(t, lines, cols);
 }
 
 static void on_prepare(struct ev_loop *loop, ev_prepare *w, int revents)
@@ -398,7 +386,7 @@ static void on_prepare(struct ev_loop *loop, ev_prepare *w, int revents)
 		return;
 	}
 	ev_timer_stop(loop, &t->frame_timer);
-	frame(t);
+	tui_frame(t);
 	t->last_frame = now;
 	t->dirty = false;
 	t->force = false;
@@ -539,11 +527,8 @@ tui *tui_new(const tui_options *opt)
 	char err[THEME_ERROR_LEN];
 
 	t->opt = *opt;
-	t->selected = NO_NODE;
-	t->pinned_top = true;
-	t->sort = COL_STATUS;
 	t->click_node = NO_NODE;
-	filter_init(&t->filter);
+	view_init(&t->view);
 	if (colors_disabled(t)) {
 		theme_builtin_mono(&t->theme);
 	} else if (theme_load(opt->theme ? opt->theme : "default", &t->theme, err, sizeof err) != 0) {
@@ -559,9 +544,7 @@ void tui_free(tui *t)
 	if (!t) {
 		return;
 	}
-	filter_free(&t->filter);
-	free(t->rows);
-	free(t->host_rank);
+	view_free(&t->view);
 	free(t);
 }
 
@@ -569,7 +552,24 @@ void tui_mark_dirty(tui *t)
 {
 	if (t) {
 		t->dirty = true;
-		t->last_update = tui_now();
+		t->last_update = wall_now();
+		view_data_changed(&t->view); /* the rows are re-sorted at the next frame */
+	}
+}
+
+void tui_node_changed(tui *t, const node *nd)
+{
+	if (!t) {
+		return;
+	}
+	if (nd == t->client) {
+		t->dirty = true; /* the header's "this host"; not a row */
+	} else if (t->nodes && nd >= t->nodes && nd < t->nodes + t->n_nodes) {
+		t->dirty = true;
+		t->last_update = wall_now();
+		view_node_changed(&t->view, (size_t)(nd - t->nodes));
+	} else {
+		tui_mark_dirty(t);
 	}
 }
 
@@ -578,6 +578,16 @@ void tui_set_client(tui *t, const node *client)
 	if (t) {
 		t->client = client;
 	}
+}
+
+void tui_attach(tui *t, struct ev_loop *loop, node *nodes, size_t n, scheduler *sched)
+{
+	t->loop = loop;
+	t->nodes = nodes;
+	t->n_nodes = n;
+	t->sched = sched;
+	view_attach(&t->view, nodes, n);
+	t->summary_valid = false;
 }
 
 int tui_run(tui *t, struct ev_loop *loop, node *nodes, size_t n, scheduler *sched)
@@ -598,15 +608,9 @@ int tui_run(tui *t, struct ev_loop *loop, node *nodes, size_t n, scheduler *sche
 	crash_restore_prepare();
 	crash_install();
 
-	t->loop = loop;
-	t->nodes = nodes;
-	t->n_nodes = n;
-	t->sched = sched;
-	t->rows = xcalloc(n ? n : 1, sizeof *t->rows);
-	t->host_rank = xcalloc(n ? n : 1, sizeof *t->host_rank);
-	order_rank_hosts(nodes, n, t->host_rank); /* the inventory does not change */
+	tui_attach(t, loop, nodes, n, sched);
 	if (t->message[0]) {
-		t->message_until = tui_now() + 3 * MESSAGE_SECONDS;
+		t->message_until = wall_now() + 3 * MESSAGE_SECONDS;
 	}
 
 	cbreak(); /* not raw(): Ctrl-C stays SIGINT, handled below */

@@ -4,7 +4,7 @@
  *
  * Life cycle: tui_new() before the engine starts (it loads the theme, and
  * its error goes to stderr while stderr is still visible), then give the
- * scheduler an on_update callback that calls tui_mark_dirty(), then
+ * scheduler an on_update callback that calls tui_node_changed(), then
  * tui_run() until the user quits, then tui_free().  The TUI draws at most
  * ten frames a second and only when something changed; it never polls or
  * evaluates anything itself, it asks the scheduler. */
@@ -30,9 +30,16 @@ typedef struct tui tui;
 tui *tui_new(const tui_options *opt);
 void tui_free(tui *t);
 
-/* Something in the model changed (the scheduler's on_update).  Cheap: only
- * marks the screen for the next frame.  t may be NULL. */
+/* Something in the model changed (the cluster-wide checks, or anything
+ * that may touch every node).  Cheap: marks the screen for the next frame,
+ * which then reads every node again.  t may be NULL. */
 void tui_mark_dirty(tui *t);
+
+/* One node changed (the scheduler's on_update).  Takes what the grid's
+ * order needs from it now, while it is in the cache, so the next frame's
+ * re-sort reads no node.  t may be NULL; a node not of the array given to
+ * tui_run counts as tui_mark_dirty. */
+void tui_node_changed(tui *t, const node *nd);
 
 /* Something outside the nodes went wrong (a --prometheus write): shown in
  * the footer for a few seconds, in the warning colour.  t may be NULL. */

@@ -1,5 +1,11 @@
-/* tui_state.h - the dashboard's state, shared by its screens (grid,
- * detail, help) and bars (header, footer).  Private to tui/. */
+/* tui_state.h - the dashboard's state.  Private to tui/.
+ *
+ * Who writes what: tui.c owns the struct and is the only writer of its
+ * fields outside the screens' own states (view, detail, help, edit), which
+ * each screen's handler changes and returns flags for the rest (handler.h).
+ * Drawing functions take a const tui: a frame changes no state.  Each frame
+ * is two steps: tui_frame_prepare (state: rows, scroll position, layout,
+ * the header's summary) then the drawing. */
 #ifndef SYNCTOP_TUI_STATE_H
 #define SYNCTOP_TUI_STATE_H
 
@@ -8,20 +14,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bars.h"
+#include "cluster.h"
 #include "columns.h"
-#include "filter.h"
+#include "detail.h"
+#include "help.h"
+#include "keys.h"
 #include "node.h"
 #include "scheduler.h"
 #include "theme.h"
 #include "tui.h"
+#include "view.h"
 
-/* Keys: characters are their code point, curses key codes are shifted
- * past Unicode so the two never collide. */
-#define TK(code) (0x110000 + (code))
-#define TK_CTRL(c) ((c) & 0x1f)
-#define TK_ESC 27
-
-#define NO_NODE SIZE_MAX
 #define MAX_THEMES 64
 
 typedef enum {
@@ -44,38 +48,20 @@ struct tui {
 	const node *client;  /* this machine, or NULL */
 	double last_update;  /* wall clock of the latest model change */
 
-	/* grid */
-	size_t *rows;        /* node indexes, filtered and sorted (last frame) */
-	size_t *host_rank;   /* each node's place by name (order_rank_hosts) */
-	size_t n_rows;
-	size_t selected;     /* node index, NO_NODE when no row */
-	size_t selected_row; /* its row, kept when the node leaves the view */
-	bool pinned_top;     /* selection on the first row, whichever node it is */
-	size_t top;          /* first row on screen */
-	int page;            /* rows that fit on screen (last frame) */
-	int list_y;          /* screen line of the first row */
-	column_id sort;
-	bool reverse;
-	node_filter filter;
+	/* set by tui_frame_prepare, read by drawing */
+	double now;          /* wall clock of the frame */
+	cluster_summary summary; /* the header's, taken when the model changed: */
+	uint64_t summary_gen;    /* the view.generation it was taken at */
+	bool summary_valid;
 	column_layout layout;
+	int list_y;          /* screen line of the first row */
 
-	/* filter editing in the footer */
-	bool editing;
-	char edit[FILTER_TEXT_LEN];
-	char edit_before[FILTER_TEXT_LEN];
-
-	/* drill-down */
+	/* the screens' own state */
+	view view;           /* the grid */
+	filter_editor edit;  /* the footer's filter line */
 	tui_screen screen;
-	size_t detail;       /* node index */
-	long detail_top;     /* first doc line on screen */
-	long detail_lines;   /* lines in the last built doc */
-	int detail_page;
-
-	/* help overlay */
-	bool help;
-	long help_top;
-	long help_lines;
-	int help_page;
+	detail_state detail;
+	help_state help;
 
 	/* transient footer message */
 	char message[THEME_ERROR_LEN + 64];
@@ -98,23 +84,15 @@ struct tui {
 	ev_timer frame_timer, tick;
 };
 
-/* Wall clock, seconds. */
-double tui_now(void);
+/* The model half of tui_run's set-up, once curses is up (the bench calls
+ * it without the loop). */
+void tui_attach(tui *t, struct ev_loop *loop, node *nodes, size_t n, scheduler *sched);
 
-/* A footer message for a few seconds. */
-void tui_message(tui *t, theme_role role, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A frame's state for a lines x cols screen: rows (re-sorted only when
+ * something changed), scroll position, layout, the header's summary. */
+void tui_frame_prepare(tui *t, int lines, int cols);
 
-/* Re-sorts and re-filters t->rows and keeps the selection valid. */
-void tui_refresh_rows(tui *t);
-/* Selects the node in row r (clamped), as the user asked: row 0 pins the
- * selection to the top of the list, any other row follows its node. */
-void tui_select_row(tui *t, long r);
-/* Row of the selected node, or -1. */
-long tui_selected_row(const tui *t);
-/* Next (dir +1) or previous (-1) row after `from` whose node is not ok,
- * wrapping; -1 when there is none. */
-long tui_problem_row(const tui *t, long from, int dir);
-/* Opens the drill-down on the selected node. */
-void tui_open_detail(tui *t);
+/* One whole frame: prepare, draw, doupdate. */
+void tui_frame(tui *t);
 
 #endif

@@ -56,10 +56,16 @@ keys() { tm send-keys -t t "$@"; sleep 0.4; }
 
 # --- the demo cluster at 120x40 -----------------------------------------------
 start 120 40 "$bin" --demo -d 1
+# gpu037 does not answer: it is connecting until its 3 s connect timeout
+wait_for "^ synctop .* [0-9]+ connecting " 3
+ok $? "the header counts the nodes still connecting"
 # crit: unsynchronised, chronyd down, FAULTY port, a clock 2.2 s off (clock
 # check), the two nodes on minority grandmasters (cluster check)
 wait_for "48 nodes.*6 crit.*1 unknown.*3 warn.*38 ok" 15
 ok $? "header counts match the demo cluster's states (48 nodes: 6 crit, 1 unknown, 3 warn, 38 ok)"
+wait_for "^gpu037 .*UNKN.*Connection timed out" 10
+! screen | head -n 1 | grep -q "connecting"
+ok $? "no connecting count once every node answered or failed"
 screen >"$tmp/first.txt"
 head -n 4 "$tmp/first.txt" | grep -q "^NODE .*OFFSET.*PTP OFFSET"
 ok $? "column headings are shown"
@@ -156,6 +162,25 @@ wait_for "^EXIT=0" 5
 ok $? "q quits with status 0"
 ! screen | grep -q "^NODE "
 ok $? "the terminal is restored (the dashboard is gone from the screen)"
+
+# --- 80x24: what an operator needs most stays ------------------------------------------
+# Offset (PTP offsets share its column), frequency, leap, timestamping and the
+# status must fit an 80-column terminal; the clock check, the trend, skew,
+# path delay and rtt give way first.
+start 80 24 "$bin" --demo -d 1
+wait_for "48 nodes.*6 crit.*1 unknown.*3 warn.*38 ok" 15
+screen >"$tmp/80x24.txt"
+headings=$(sed -n 3p "$tmp/80x24.txt" | sed 's/[▲▼]//g' | tr -s ' ' | sed 's/ *$//')
+[ "$headings" = "NODE STAT SOURCE ST OFFSET/PTP FREQ ppm LEAP PORT TS AGE" ]
+ok $? "80x24 headings: NODE STAT SOURCE ST OFFSET/PTP FREQ ppm LEAP PORT TS AGE (got: $headings)"
+[ "$(LC_ALL=C.UTF-8 wc -L <"$tmp/80x24.txt")" -le 80 ]
+ok $? "80x24: no line wider than the terminal"
+n=$(awk 'NR > 3 && /^gpu0/ { print $5, $6, $7, $8 }' "$tmp/80x24.txt" |
+	grep -Ec '^[-+][0-9.]+ (ns|µs|ms|s) [-+][0-9]+\.[0-9]{3} (normal|insert|delete|unsync)$')
+[ "$n" -ge 10 ]
+ok $? "80x24: the rows show offset, frequency and leap ($n rows)"
+keys q
+wait_for "^EXIT=0" 5
 
 # --- NO_COLOR: no colour escapes -------------------------------------------------------
 start 120 30 NO_COLOR=1 "$bin" --demo -d 1

@@ -259,14 +259,54 @@ static void test_layout_80(void **state)
 {
 	(void)state;
 	column_layout l;
+	/* what an operator needs most stays, whatever the name width */
+	for (int node_w = 4; node_w <= 32; node_w += 4) {
+		columns_layout(80, ~0u, node_w, &l);
+		assert_layout_sane(&l, 80);
+		assert_true(has_column(&l, COL_NODE));
+		assert_true(has_column(&l, COL_STATUS));
+		assert_true(has_column(&l, COL_OFFSET));
+		assert_true(has_column(&l, COL_FREQ));
+		assert_true(has_column(&l, COL_LEAP));
+		assert_true(has_column(&l, COL_HWTS));
+		assert_true(l.n < COL_COUNT);
+	}
 	columns_layout(80, ~0u, 12, &l);
-	assert_layout_sane(&l, 80);
-	assert_true(has_column(&l, COL_NODE));
-	assert_true(has_column(&l, COL_STATUS));
-	assert_true(has_column(&l, COL_OFFSET));
-	assert_true(has_column(&l, COL_PTP_OFFSET));
 	assert_true(has_column(&l, COL_SOURCE));
-	assert_true(l.n < COL_COUNT);
+	/* no room for the PTP offset's own column: OFFSET shows it */
+	assert_false(has_column(&l, COL_PTP_OFFSET));
+	assert_true(l.offset_shares_ptp);
+	assert_string_equal(columns_offset_title(&l), "OFFSET/PTP");
+	/* ... but not when no node has one */
+	columns_layout(80, ~0u & ~(1u << COL_PTP_OFFSET), 12, &l);
+	assert_false(l.offset_shares_ptp);
+	assert_string_equal(columns_offset_title(&l), "OFFSET");
+	columns_layout(200, ~0u, 12, &l);
+	assert_true(has_column(&l, COL_PTP_OFFSET));
+	assert_false(l.offset_shares_ptp);
+}
+
+/* The shared OFFSET cell: chrony's offset when there is one, else the PTP
+ * offset, marked. */
+static void test_offset_cell_shares_ptp(void **state)
+{
+	(void)state;
+	node *nodes = new_nodes(3);
+	column_cell c;
+	make_node(&nodes[0], "chrony", NODE_STATUS_OK, 12e-6, "ntp1");
+	make_ptp_slave(&nodes[1], "ptp", -1500);
+	make_node(&nodes[2], "down", NODE_STATUS_UNKNOWN, NAN, NULL);
+	columns_offset_cell(&nodes[0], NOW, false, &c);
+	assert_string_equal(c.text, "+12.000 us");
+	columns_offset_cell(&nodes[1], NOW, false, &c);
+	assert_string_equal(c.text, "P -1.500 us");
+	assert_int_equal(c.tone, TONE_PLAIN);
+	add_finding(&nodes[1], SEVERITY_CRIT, "ptp.offset");
+	columns_offset_cell(&nodes[1], NOW, false, &c);
+	assert_int_equal(c.tone, TONE_CRIT);
+	columns_offset_cell(&nodes[2], NOW, false, &c);
+	assert_string_equal(c.text, "-");
+	free(nodes);
 }
 
 static void test_layout_250_uses_the_width(void **state)
@@ -876,6 +916,7 @@ int main(void)
 		cmocka_unit_test(test_sort_by_name_is_natural),
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_layout_80),
+		cmocka_unit_test(test_offset_cell_shares_ptp),
 		cmocka_unit_test(test_layout_250_uses_the_width),
 		cmocka_unit_test(test_layout_prefers_columns_with_data),
 		cmocka_unit_test(test_layout_narrow),
