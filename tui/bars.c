@@ -170,16 +170,16 @@ void bars_draw_header(const tui *t, int cols)
 		units_format_seconds(sp->max_abs_offset_s, a, sizeof a);
 		units_format_seconds(sp->offset_spread_s, b, sizeof b);
 		/* magnitudes: the sign of a max |x| or a spread says nothing */
-		putf(t, 1, &x, cols, ROLE_DEFAULT, "max |offset| %s  spread %s", a + (a[0] == '+'),
-		     b + (b[0] == '+'));
+		putf(t, 1, &x, cols, ROLE_DEFAULT, "max |offset| %s  spread %s", units_unsigned(a),
+		     units_unsigned(b));
 	} else {
 		put(t, 1, &x, cols, ROLE_DIM, "no chrony offsets");
 	}
 	if (sp->ptp_nodes > 0) {
 		units_format_ns((int64_t)sp->ptp_max_abs_offset_ns, a, sizeof a);
 		units_format_ns((int64_t)sp->ptp_offset_spread_ns, b, sizeof b);
-		putf(t, 1, &x, cols, ROLE_DEFAULT, "  PTP max %s  spread %s", a + (a[0] == '+'),
-		     b + (b[0] == '+'));
+		putf(t, 1, &x, cols, ROLE_DEFAULT, "  PTP max %s  spread %s", units_unsigned(a),
+		     units_unsigned(b));
 	}
 	if (sp->n_gms > 0) {
 		grandmasters(t, sp, &x, cols);

@@ -339,10 +339,8 @@ void columns_cell(const node *nd, column_id id, int width, double now, bool utf8
 			snprintf(out->text, sizeof out->text, "-");
 		} else {
 			format_ns_cell(o->ptp.mean_path_delay_ns, out->text, sizeof out->text);
-			if (out->text[0] == '+') {
-				/* a delay has no sign to show */
-				memmove(out->text, out->text + 1, strlen(out->text));
-			}
+			/* a delay has no sign to show */
+			memmove(out->text, units_unsigned(out->text), strlen(units_unsigned(out->text)) + 1);
 		}
 		break;
 	case COL_HWTS:

@@ -42,9 +42,7 @@ static void fmt_seconds(double s, char *buf, size_t len, bool utf8)
 static void fmt_seconds_unsigned(double s, char *buf, size_t len, bool utf8)
 {
 	fmt_seconds(s, buf, len, utf8);
-	if (buf[0] == '+') {
-		memmove(buf, buf + 1, strlen(buf));
-	}
+	memmove(buf, units_unsigned(buf), strlen(units_unsigned(buf)) + 1);
 }
 
 static void fmt_ns(int64_t ns, char *buf, size_t len, bool utf8)
@@ -456,7 +454,7 @@ static void chrony_sources_section(ctx *c)
 		fmt_seconds(s->error_s, e, sizeof e, c->utf8);
 		table_cell(&t, c->value, a);
 		table_cell(&t, c->value, b);
-		table_cellf(&t, c->value, "%s", e[0] == '+' ? e + 1 : e);
+		table_cellf(&t, c->value, "%s", units_unsigned(e));
 	}
 	table_emit(&t, c->d, 2, c->width, c->utf8);
 	table_free(&t);
@@ -508,7 +506,7 @@ static void chrony_sourcestats_section(ctx *c)
 		fmt_seconds(s->offset_s, off, sizeof off, c->utf8);
 		fmt_seconds(s->std_dev_s, sd, sizeof sd, c->utf8);
 		table_cell(&t, c->value, off);
-		table_cell(&t, c->value, sd[0] == '+' ? sd + 1 : sd);
+		table_cell(&t, c->value, units_unsigned(sd));
 	}
 	table_emit(&t, c->d, 2, c->width, c->utf8);
 	table_free(&t);
@@ -562,7 +560,7 @@ static void ptp_section(ctx *c)
 		kv(c, "Master offset", buf);
 		fmt_ns(p->mean_path_delay_ns, buf, sizeof buf, c->utf8);
 		kv_role(c, "Mean path delay", tone_role(columns_finding_tone(c->nd, COL_DELAY), c->value),
-			buf + (buf[0] == '+'));
+			units_unsigned(buf));
 	} else {
 		/* ptp4l keeps these from when it last followed a master */
 		if (p->offset_from_master_ns != PTP_NS_UNKNOWN) {
@@ -630,7 +628,7 @@ static void ptp_section(ctx *c)
 		table_cell(&t, c->value, clean);
 		table_cell(&t, state_role, ptp_port_state_name(port->state));
 		fmt_ns(port->peer_mean_path_delay_ns, buf, sizeof buf, c->utf8);
-		table_cell(&t, c->value, buf + (buf[0] == '+'));
+		table_cell(&t, c->value, units_unsigned(buf));
 		if (port->log_sync_interval == INT_UNKNOWN) {
 			table_cell(&t, c->value, "unknown");
 		} else {
@@ -801,9 +799,7 @@ static void format_ns_label(double v, char *buf, size_t len)
 /* a delay: no sign */
 static void format_delay_label(double v, char *buf, size_t len)
 {
-	char tmp[UNITS_BUF_LEN];
-	units_format_ns((int64_t)llround(v), tmp, sizeof tmp);
-	snprintf(buf, len, "%s", tmp + (tmp[0] == '+'));
+	units_magnitude_ns((int64_t)llround(v), buf, len);
 }
 
 static void plot_one(ctx *c, const char *title, history_series series,
