@@ -1,0 +1,147 @@
+#!/bin/bash
+# ptp_iface_lab.sh - a real ptp4l slave on a software-timestamping interface
+# that is not the node's default route, polled through a real sshd with
+# `synctop --once --json` and `--check` (issue 15's first fix).
+#
+# Two network namespaces of its own: "m" runs the ptp4l master, "n" the node
+# (ptp4l slaveOnly on vptp, default route on eth0, sshd on a third link to the
+# root namespace).  Both ptp4l run -S under `setpriv --bounding-set -sys_time`:
+# neither can steer a clock.  Before the fix ethtool looked only at eth0 (the
+# default route; --once has one poll) and the node came out ok; it must come
+# out warn with nic.no_hw_timestamping on vptp.  Cleans up after itself.
+set -u
+. "$(dirname "$0")/tap.sh"
+bin=${SYNCTOP_BIN:?}
+
+[ "$(id -u)" -eq 0 ] || skip_all "needs root (network namespaces, sshd)"
+for p in ip /usr/sbin/ptp4l /usr/sbin/pmc /usr/sbin/sshd ethtool setpriv ssh-keygen jq od; do
+	command -v "$p" >/dev/null 2>&1 || skip_all "no $p"
+done
+
+tag=sp$$
+ns_m=${tag}m
+ns_n=${tag}n
+tmp=$(mktemp -d)
+pids=
+cleanup() {
+	for p in $pids; do
+		kill "$p" 2>/dev/null
+	done
+	[ -s "$tmp/sshd.pid" ] && kill "$(cat "$tmp/sshd.pid")" 2>/dev/null
+	sleep 0.2
+	ip netns del "$ns_m" 2>/dev/null
+	ip netns del "$ns_n" 2>/dev/null
+	ip link del "${tag}r" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# a /24 no interface or route of this machine uses
+subnet=
+for i in $(seq 20); do
+	s=10.$((200 + $(od -An -N1 -tu1 /dev/urandom | tr -d ' ') % 50)).$(($(od -An -N1 -tu1 /dev/urandom | tr -d ' ') % 250))
+	if ! { ip -4 -o addr show; ip -4 route show table all; } | grep -q "$s\."; then
+		subnet=$s
+		break
+	fi
+done
+[ -n "$subnet" ] || skip_all "no free /24 found"
+
+ip netns add "$ns_m" && ip netns add "$ns_n" || skip_all "cannot create network namespaces"
+ip -n "$ns_m" link set lo up
+ip -n "$ns_n" link set lo up
+# the PTP link (not the default route) and the default route's link
+ip link add vptp netns "$ns_n" type veth peer name vptp netns "$ns_m" || skip_all "no veth"
+ip link add eth0 netns "$ns_n" type veth peer name eth0 netns "$ns_m"
+ip -n "$ns_n" link set vptp up
+ip -n "$ns_m" link set vptp up
+ip -n "$ns_n" link set eth0 up
+ip -n "$ns_m" link set eth0 up
+ip -n "$ns_n" addr add "$subnet.2/30" dev eth0
+ip -n "$ns_m" addr add "$subnet.1/30" dev eth0
+ip -n "$ns_n" route add default via "$subnet.1" dev eth0
+# the client's way in
+ip link add "${tag}r" type veth peer name ssh0 netns "$ns_n"
+ip addr add "$subnet.9/30" dev "${tag}r"
+ip link set "${tag}r" up
+ip -n "$ns_n" addr add "$subnet.10/30" dev ssh0
+ip -n "$ns_n" link set ssh0 up
+
+for who in m n; do
+	{
+		echo "[global]"
+		echo "uds_address $tmp/ptp4l-$who.sock"
+		echo "time_stamping software"
+		echo "logSyncInterval 0"
+		echo "logAnnounceInterval 0"
+		echo "summary_interval 0"
+		echo "use_syslog 0"
+		[ $who = m ] && echo "priority1 100"
+		[ $who = n ] && echo "slaveOnly 1"
+	} >"$tmp/ptp4l-$who.conf"
+	ns=$tag$who
+	ip netns exec "$ns" setpriv --bounding-set -sys_time \
+		/usr/sbin/ptp4l -f "$tmp/ptp4l-$who.conf" -i vptp -S -m >"$tmp/ptp4l-$who.log" 2>&1 &
+	pids="$pids $!"
+done
+mkdir -p "$tmp/bin"
+printf '#!/bin/sh\nexec /usr/sbin/pmc -s %s "$@"\n' "$tmp/ptp4l-n.sock" >"$tmp/bin/pmc"
+chmod 0755 "$tmp/bin/pmc"
+
+ssh-keygen -q -t ed25519 -N '' -f "$tmp/hostkey" || exit 1
+ssh-keygen -q -t ed25519 -N '' -f "$tmp/id" || exit 1
+cp "$tmp/id.pub" "$tmp/authorized_keys"
+cat >"$tmp/sshd_config" <<EOF
+ListenAddress $subnet.10
+Port 22
+HostKey $tmp/hostkey
+PidFile $tmp/sshd.pid
+AuthorizedKeysFile $tmp/authorized_keys
+StrictModes no
+UsePAM no
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+SetEnv PATH=$tmp/bin:/usr/local/bin:/usr/bin:/bin
+EOF
+mkdir -p /run/sshd
+ip netns exec "$ns_n" /usr/sbin/sshd -f "$tmp/sshd_config" -E "$tmp/sshd.log" || skip_all "sshd did not start"
+echo "$subnet.10 $(cut -d' ' -f1,2 "$tmp/hostkey.pub")" >"$tmp/known_hosts"
+: >"$tmp/ssh_config"
+# chronyd is not this test's business (the host may run one)
+printf '{"defaults": {"expect": {"chrony": "no"}}}\n' >"$tmp/synctop.json"
+common="-F $tmp/ssh_config --known-hosts $tmp/known_hosts -i $tmp/id --config $tmp/synctop.json"
+
+# wait for the slave to lock (software timestamps: ~20-30 s)
+state=
+for i in $(seq 90); do
+	state=$(ip netns exec "$ns_n" "$tmp/bin/pmc" -u -b 0 'GET PORT_DATA_SET' 2>/dev/null |
+		awk '$1 == "portState" { print $2 }')
+	[ "$state" = SLAVE ] && break
+	sleep 1
+done
+[ "$state" = SLAVE ]
+ok $? "the lab node's ptp4l is SLAVE on vptp (it was $state)"
+
+# shellcheck disable=SC2086
+"$bin" --once --json --clock-check 0 $common "root@$subnet.10" >"$tmp/out.json" 2>"$tmp/err"
+ok $? "--once --json ran ($(head -c 200 "$tmp/err"))"
+node=".nodes[0]"
+iface=$(jq -r "$node.nic.interface" "$tmp/out.json")
+[ "$iface" = vptp ]
+ok $? "nic describes the interface ptp4l uses, not the default route's (got $iface)"
+[ "$(jq -r "$node.ptp.port_state" "$tmp/out.json")" = SLAVE ]
+ok $? "the JSON shows the port SLAVE"
+[ "$(jq -r "$node.status" "$tmp/out.json")" = warn ]
+ok $? "the node is warn (software timestamping), not ok or crit: $(jq -c "[$node.findings[].code]" "$tmp/out.json")"
+jq -e "[$node.findings[] | select(.code == \"nic.no_hw_timestamping\" and (.message | contains(\"vptp\")))] | length == 1" \
+	"$tmp/out.json" >/dev/null
+ok $? "nic.no_hw_timestamping names vptp"
+
+# shellcheck disable=SC2086
+"$bin" --check --clock-check 0 $common "root@$subnet.10" >"$tmp/check.out" 2>&1
+rc=$?
+[ $rc -eq 1 ]
+ok $? "--check exits 1 (warn): got $rc: $(tr '\n' ' ' <"$tmp/check.out" | head -c 300)"
+done_testing
