@@ -12,11 +12,10 @@
  *   - knows nothing of "@revoked", "@cert-authority", wildcards or
  *     negation, reads "@revoked" as a host name, and cuts lines at 4 KiB;
  *   - cannot say which file and line held the other key.
- * So lines are parsed here, the way OpenSSH's hostfile.c does, and hashed
- * names are checked with HMAC-SHA1 implemented below (libssh2 exports no
- * digest functions).  SHA-256 is needed anyway for fingerprints of a raw key
- * blob, and both digests are tested against known vectors and against files
- * that ssh-keygen wrote. */
+ * So lines are parsed here, the way OpenSSH's hostfile.c does.  Hashed names
+ * (HMAC-SHA1) and key fingerprints (SHA-256) come from libcrypto, the library
+ * libssh2 itself is built on (libssh2 exports no digest functions); both are
+ * tested against known vectors and against files that ssh-keygen wrote. */
 #include <config.h>
 
 #include "known_hosts.h"
@@ -33,6 +32,9 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
 #include "base64.h"
 
 /* Messages are cut to their buffer on purpose: a path can be longer. */
@@ -45,230 +47,36 @@ static void say(char *buf, size_t cap, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* ---- SHA-1 and SHA-256 (FIPS 180-4) ------------------------------------ */
-
-/* Both digests share the Merkle-Damgard frame: 64-byte blocks, big-endian
- * 64-bit bit count in the padding, 32-bit big-endian state words. */
-typedef struct {
-	uint32_t h[8];
-	uint64_t total;
-	unsigned char block[64];
-	size_t used;
-	size_t out_words;
-	void (*compress)(uint32_t *h, const unsigned char *block);
-} md_ctx;
+/* ---- digests (libcrypto) ------------------------------------------------ */
 
 #define SHA1_LEN 20
 #define SHA256_LEN 32
 
-static uint32_t rol32(uint32_t x, unsigned n)
-{
-	return (x << n) | (x >> (32 - n));
-}
-
-static uint32_t ror32(uint32_t x, unsigned n)
-{
-	return (x >> n) | (x << (32 - n));
-}
-
-static uint32_t load_be32(const unsigned char *p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-
-static void sha1_compress(uint32_t *h, const unsigned char *block)
-{
-	uint32_t w[80];
-	for (int i = 0; i < 16; i++) {
-		w[i] = load_be32(block + 4 * (size_t)i);
-	}
-	for (int i = 16; i < 80; i++) {
-		w[i] = rol32(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-	}
-	uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
-	for (int i = 0; i < 80; i++) {
-		uint32_t f, k;
-		if (i < 20) {
-			f = (b & c) | (~b & d);
-			k = 0x5a827999;
-		} else if (i < 40) {
-			f = b ^ c ^ d;
-			k = 0x6ed9eba1;
-		} else if (i < 60) {
-			f = (b & c) | (b & d) | (c & d);
-			k = 0x8f1bbcdc;
-		} else {
-			f = b ^ c ^ d;
-			k = 0xca62c1d6;
-		}
-		uint32_t t = rol32(a, 5) + f + e + k + w[i];
-		e = d;
-		d = c;
-		c = rol32(b, 30);
-		b = a;
-		a = t;
-	}
-	h[0] += a;
-	h[1] += b;
-	h[2] += c;
-	h[3] += d;
-	h[4] += e;
-}
-
-static const uint32_t sha256_k[64] = {
-	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-	0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-	0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-	0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-	0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
-
-static void sha256_compress(uint32_t *h, const unsigned char *block)
-{
-	uint32_t w[64];
-	for (int i = 0; i < 16; i++) {
-		w[i] = load_be32(block + 4 * (size_t)i);
-	}
-	for (int i = 16; i < 64; i++) {
-		uint32_t s0 = ror32(w[i - 15], 7) ^ ror32(w[i - 15], 18) ^ (w[i - 15] >> 3);
-		uint32_t s1 = ror32(w[i - 2], 17) ^ ror32(w[i - 2], 19) ^ (w[i - 2] >> 10);
-		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-	}
-	uint32_t a = h[0], b = h[1], c = h[2], d = h[3];
-	uint32_t e = h[4], f = h[5], g = h[6], hh = h[7];
-	for (int i = 0; i < 64; i++) {
-		uint32_t s1 = ror32(e, 6) ^ ror32(e, 11) ^ ror32(e, 25);
-		uint32_t ch = (e & f) ^ (~e & g);
-		uint32_t t1 = hh + s1 + ch + sha256_k[i] + w[i];
-		uint32_t s0 = ror32(a, 2) ^ ror32(a, 13) ^ ror32(a, 22);
-		uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
-		uint32_t t2 = s0 + maj;
-		hh = g;
-		g = f;
-		f = e;
-		e = d + t1;
-		d = c;
-		c = b;
-		b = a;
-		a = t1 + t2;
-	}
-	h[0] += a;
-	h[1] += b;
-	h[2] += c;
-	h[3] += d;
-	h[4] += e;
-	h[5] += f;
-	h[6] += g;
-	h[7] += hh;
-}
-
-static void sha1_init(md_ctx *c)
-{
-	static const uint32_t iv[5] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0};
-	memset(c, 0, sizeof *c);
-	memcpy(c->h, iv, sizeof iv);
-	c->out_words = 5;
-	c->compress = sha1_compress;
-}
-
-static void sha256_init(md_ctx *c)
-{
-	static const uint32_t iv[8] = {
-		0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-		0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-	};
-	memset(c, 0, sizeof *c);
-	memcpy(c->h, iv, sizeof iv);
-	c->out_words = 8;
-	c->compress = sha256_compress;
-}
-
-static void md_update(md_ctx *c, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	c->total += len;
-	while (len > 0) {
-		size_t take = sizeof c->block - c->used;
-		if (take > len) {
-			take = len;
-		}
-		memcpy(c->block + c->used, p, take);
-		c->used += take;
-		p += take;
-		len -= take;
-		if (c->used == sizeof c->block) {
-			c->compress(c->h, c->block);
-			c->used = 0;
-		}
-	}
-}
-
-static void md_final(md_ctx *c, unsigned char *out)
-{
-	uint64_t bits = c->total * 8;
-	c->block[c->used++] = 0x80;
-	if (c->used > 56) {
-		memset(c->block + c->used, 0, sizeof c->block - c->used);
-		c->compress(c->h, c->block);
-		c->used = 0;
-	}
-	memset(c->block + c->used, 0, 56 - c->used);
-	for (int i = 0; i < 8; i++) {
-		c->block[56 + i] = (unsigned char)(bits >> (56 - 8 * i));
-	}
-	c->compress(c->h, c->block);
-	for (size_t i = 0; i < c->out_words; i++) {
-		out[4 * i] = (unsigned char)(c->h[i] >> 24);
-		out[4 * i + 1] = (unsigned char)(c->h[i] >> 16);
-		out[4 * i + 2] = (unsigned char)(c->h[i] >> 8);
-		out[4 * i + 3] = (unsigned char)c->h[i];
-	}
-}
-
-/* RFC 2104, as OpenSSH's host_hash() uses it: key = salt, text = name.
- * The key is a 20-byte salt, so the "hash a key longer than a block" step
- * is never needed. */
-static void hmac_sha1(const unsigned char key[SHA1_LEN], const void *msg, size_t msg_len,
+/* RFC 2104 HMAC-SHA1, as OpenSSH's host_hash() uses it: key = salt, text =
+ * name.  False only if libcrypto refuses (e.g. a FIPS policy without SHA-1):
+ * the hashed entry then matches nothing. */
+static bool hmac_sha1(const unsigned char key[SHA1_LEN], const void *msg, size_t msg_len,
 	unsigned char out[SHA1_LEN])
 {
-	unsigned char k[64] = {0};
-	unsigned char pad[64];
-	unsigned char inner[SHA1_LEN];
-	md_ctx c;
-	memcpy(k, key, SHA1_LEN);
-	for (size_t i = 0; i < sizeof pad; i++) {
-		pad[i] = k[i] ^ 0x36;
+	unsigned int out_len = 0;
+	if (!HMAC(EVP_sha1(), key, SHA1_LEN, msg, msg_len, out, &out_len)) {
+		return false;
 	}
-	sha1_init(&c);
-	md_update(&c, pad, sizeof pad);
-	md_update(&c, msg, msg_len);
-	md_final(&c, inner);
-	for (size_t i = 0; i < sizeof pad; i++) {
-		pad[i] = k[i] ^ 0x5c;
-	}
-	sha1_init(&c);
-	md_update(&c, pad, sizeof pad);
-	md_update(&c, inner, sizeof inner);
-	md_final(&c, out);
+	return out_len == SHA1_LEN;
 }
-
 
 int known_hosts_fingerprint(const unsigned char *blob, size_t blob_len, char *out, size_t out_size)
 {
 	unsigned char digest[SHA256_LEN];
-	md_ctx c;
-	if (out_size < KNOWN_HOSTS_FINGERPRINT_SIZE) {
-		if (out_size > 0) {
-			out[0] = '\0';
-		}
+	unsigned int digest_len = 0;
+	if (out_size > 0) {
+		out[0] = '\0';
+	}
+	if (out_size < KNOWN_HOSTS_FINGERPRINT_SIZE ||
+		EVP_Digest(blob, blob_len, digest, &digest_len, EVP_sha256(), NULL) != 1 ||
+		digest_len != SHA256_LEN) {
 		return -1;
 	}
-	sha256_init(&c);
-	md_update(&c, blob, blob_len);
-	md_final(&c, digest);
 	memcpy(out, "SHA256:", 7);
 	base64_encode(digest, sizeof digest, false, out + 7, out_size - 7);
 	return 0;
@@ -339,6 +147,11 @@ static size_t blob_fields(const char *type, size_t n)
 		return 5;
 	}
 	return 0;
+}
+
+static uint32_t load_be32(const unsigned char *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
 
 /* The SSH wire encoding of a public key: its type name as an SSH string
@@ -590,8 +403,7 @@ static bool hashed_match(const char *field, size_t len, const char *name, size_t
 		hash_len != SHA1_LEN) {
 		return false;
 	}
-	hmac_sha1(salt_raw, name, name_len, mac);
-	return memcmp(mac, hash_raw, SHA1_LEN) == 0;
+	return hmac_sha1(salt_raw, name, name_len, mac) && memcmp(mac, hash_raw, SHA1_LEN) == 0;
 }
 
 static bool host_match(const kh_entry *e, const char *name, size_t name_len)

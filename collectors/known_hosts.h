@@ -73,8 +73,8 @@ typedef struct {
 } known_hosts_verdict;
 
 /* "SHA256:<unpadded base64 of SHA-256(blob)>", the way OpenSSH prints
- * fingerprints.  Returns 0, or -1 when out is smaller than
- * KNOWN_HOSTS_FINGERPRINT_SIZE. */
+ * fingerprints.  Returns 0, or -1 (out "" if it has room) when out is
+ * smaller than KNOWN_HOSTS_FINGERPRINT_SIZE or libcrypto fails. */
 int known_hosts_fingerprint(const unsigned char *blob, size_t blob_len, char *out, size_t out_size);
 
 /* Pure lookup of a host key in the given files (user files first, then
