@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
 #include <unistd.h>
 
 static void (*fatal_hook)(void);
@@ -21,7 +22,7 @@ static void out_of_memory(size_t size)
 		fatal_hook();
 	}
 	fprintf(stderr, "synctop: out of memory (allocating %zu bytes)\n", size);
-	_exit(70);
+	_exit(EX_SOFTWARE);
 }
 
 void *xmalloc(size_t size)

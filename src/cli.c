@@ -16,6 +16,7 @@
 
 #include <ev.h>
 
+#include "exit_codes.h"
 #include "known_hosts.h"
 #include "xalloc.h"
 
@@ -215,7 +216,7 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 				opt->fail_on = SEVERITY_CRIT;
 			} else {
 				fprintf(stderr, "synctop: --fail-on: expected warn or crit, got '%s'\n", optarg);
-				return 64;
+				return EX_USAGE;
 			}
 			break;
 		case 'v':
@@ -223,23 +224,23 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 			break;
 		case OPT_TIMEOUT:
 			if (parse_seconds("--timeout", optarg, 0.1, 3600, &opt->timeout_s) != 0) {
-				return 64;
+				return EX_USAGE;
 			}
 			break;
 		case 'd':
 			if (parse_seconds("--interval", optarg, 0.1, 86400, &opt->interval_s) != 0) {
-				return 64;
+				return EX_USAGE;
 			}
 			break;
 		case OPT_CLOCK_CHECK:
 			if (parse_seconds("--clock-check", optarg, 0, 86400, &opt->clock_check_s) != 0) {
-				return 64;
+				return EX_USAGE;
 			}
 			break;
 		case OPT_PROMETHEUS:
 			if (!*optarg) {
 				fputs("synctop: --prometheus: expected a file name\n", stderr);
-				return 64;
+				return EX_USAGE;
 			}
 			opt->prometheus_file = optarg;
 			break;
@@ -258,7 +259,7 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 		case OPT_CONFIG:
 			if (!*optarg) {
 				fputs("synctop: --config: expected a file name\n", stderr);
-				return 64;
+				return EX_USAGE;
 			}
 			opt->config = optarg;
 			break;
@@ -268,26 +269,26 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 		case 'l':
 			if (!*optarg || strlen(optarg) >= 64 || strpbrk(optarg, " \t\n@:")) {
 				fprintf(stderr, "synctop: -l: '%s' is not a valid user name\n", optarg);
-				return 64;
+				return EX_USAGE;
 			}
 			opt->user = optarg;
 			break;
 		case 'p':
 			if (parse_int("-p", optarg, 1, 65535, &opt->port) != 0) {
-				return 64;
+				return EX_USAGE;
 			}
 			break;
 		case 'i':
 			if (opt->n_identities == CLI_MAX_IDENTITIES) {
 				fprintf(stderr, "synctop: -i: at most %d identity files\n", CLI_MAX_IDENTITIES);
-				return 64;
+				return EX_USAGE;
 			}
 			opt->identities[opt->n_identities++] = optarg;
 			break;
 		case OPT_KNOWN_HOSTS:
 			if (opt->n_known_hosts == CLI_MAX_KNOWN_HOSTS) {
 				fprintf(stderr, "synctop: --known-hosts: at most %d files\n", CLI_MAX_KNOWN_HOSTS);
-				return 64;
+				return EX_USAGE;
 			}
 			opt->known_hosts[opt->n_known_hosts++] = optarg;
 			break;
@@ -301,24 +302,24 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 			} else {
 				fprintf(stderr, "synctop: --strict-host-key-checking: expected yes, accept-new or no, "
 						"got '%s'\n", optarg);
-				return 64;
+				return EX_USAGE;
 			}
 			break;
 		case OPT_CONNECT_TIMEOUT:
 			if (parse_seconds("--connect-timeout", optarg, 0.1, 3600, &opt->connect_timeout_s) != 0) {
-				return 64;
+				return EX_USAGE;
 			}
 			break;
 		case OPT_MAX_HANDSHAKES:
 			if (parse_int("--max-handshakes", optarg, 1, 100000, &opt->max_handshakes) != 0) {
-				return 64;
+				return EX_USAGE;
 			}
 			break;
 		case OPT_IFACE:
 			if (!valid_iface(optarg)) {
 				fprintf(stderr, "synctop: --iface: '%s' is not an interface name "
 						"(1-15 of A-Z a-z 0-9 _ . : -)\n", optarg);
-				return 64;
+				return EX_USAGE;
 			}
 			opt->iface = optarg;
 			break;
@@ -328,7 +329,7 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 		case OPT_THEME:
 			if (!*optarg) {
 				fputs("synctop: --theme: expected a theme name or a .json file\n", stderr);
-				return 64;
+				return EX_USAGE;
 			}
 			opt->theme = optarg;
 			break;
@@ -349,7 +350,7 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 			return EXIT_SUCCESS;
 		default:
 			fputs("Try 'synctop --help' for more information.\n", stderr);
-			return 64;
+			return EX_USAGE;
 		}
 	}
 	for (int i = optind; i < argc; i++) {
@@ -363,23 +364,23 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 	if (check) {
 		if (opt->json) {
 			fputs("synctop: --check and --json are separate modes; use --once --json for JSON\n", stderr);
-			return 64;
+			return EX_USAGE;
 		}
 		opt->mode = MODE_CHECK;
 	} else if (once) {
 		opt->mode = opt->json ? MODE_ONCE_JSON : MODE_ONCE_TEXT;
 	} else if (opt->json) {
 		fputs("synctop: --json needs --once\n", stderr);
-		return 64;
+		return EX_USAGE;
 	}
 	if (opt->demo && (opt->n_hosts || opt->n_hostlists || opt->n_host_files || opt->local)) {
 		fputs("synctop: --demo simulates its own nodes; give no hosts, -w, -f or --local with it\n", stderr);
-		return 64;
+		return EX_USAGE;
 	}
 	if (!opt->demo && !opt->n_hosts && !opt->n_hostlists && !opt->n_host_files && !opt->local) {
 		fputs("synctop: no nodes given (hosts as arguments, -w HOSTLIST, -f FILE or --local)\n"
 		      "Try 'synctop --help' for more information.\n", stderr);
-		return 64;
+		return EX_USAGE;
 	}
 	return CLI_CONTINUE;
 }

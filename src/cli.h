@@ -64,8 +64,8 @@ typedef struct {
 #define CLI_CONTINUE (-1)
 
 /* Parses argv into opt.  Returns CLI_CONTINUE to go on, or an exit status to
- * exit with immediately (0 after --help / --version, 64 after a usage error,
- * with the message already printed on stderr). */
+ * exit with immediately (0 after --help / --version, EX_USAGE after a usage
+ * error, with the message already printed on stderr). */
 int cli_parse(int argc, char **argv, cli_options *opt);
 void cli_free(cli_options *opt);
 

@@ -21,6 +21,7 @@
 #include "consistency.h"
 #include "demo_cluster.h"
 #include "demo_transport.h"
+#include "exit_codes.h"
 #include "health.h"
 #include "inventory.h"
 #include "local_transport.h"
@@ -301,11 +302,11 @@ static int run(app *a)
 		if (!a->prom) {
 			fprintf(stderr, "synctop: --prometheus: cannot start the writer thread: %s\n",
 				strerror(errno));
-			return 70;
+			return EX_SOFTWARE;
 		}
 	}
 	if (start_engine(a) != 0) {
-		return 70;
+		return EX_SOFTWARE;
 	}
 	if (use_tui) {
 		tui_set_client(a->tui, a->client_sched ? &a->client : NULL);
@@ -341,7 +342,7 @@ static int run(app *a)
 			if (errno != EPIPE) {
 				fprintf(stderr, "synctop: cannot write the JSON report: %s\n", strerror(errno));
 			}
-			status = errno == EPIPE ? 141 : 74;
+			status = errno == EPIPE ? SYNCTOP_EXIT_BROKEN_PIPE : EX_IOERR;
 		}
 		break;
 	case MODE_CHECK:
@@ -354,9 +355,30 @@ static int run(app *a)
 		break;
 	}
 	if (a->interrupted && a->opt.mode == MODE_LIVE) {
-		status = 130;
+		status = SYNCTOP_EXIT_INTERRUPTED;
 	}
 	return status;
+}
+
+/* One node (and its settings) per inventory entry or simulated node. */
+static void build_model(app *a, const conffile *conf)
+{
+	a->n_nodes = a->demo ? demo_cluster_count(a->demo) : a->inv.count;
+	a->nodes = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof *a->nodes);
+	a->settings = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof *a->settings);
+	for (size_t i = 0; i < a->n_nodes; i++) {
+		node_init(&a->nodes[i], a->demo ? demo_cluster_name(a->demo, i) : a->inv.specs[i].name);
+		if (a->demo) {
+			inventory_node_settings(&a->opt, conf, demo_cluster_name(a->demo, i), &a->settings[i]);
+			if (!a->settings[i].ntp_upstream[0]) {
+				/* as a site's --config would say: the relay is not a stray */
+				snprintf(a->settings[i].ntp_upstream, sizeof a->settings[i].ntp_upstream, "%s",
+					 demo_cluster_ntp_upstream(a->demo, i));
+			}
+		} else {
+			a->settings[i] = a->inv.specs[i].settings;
+		}
+	}
 }
 
 int main(int argc, char **argv)
@@ -372,41 +394,38 @@ int main(int argc, char **argv)
 	json_set_alloc_funcs(xmalloc, free); /* die cleanly on OOM, like the rest */
 	srandom((unsigned)(time(NULL) ^ getpid()));
 
+	/* Every exit below goes through "out", which undoes whatever was done:
+	 * each step there is a no-op for what never started. */
 	status = cli_parse(argc, argv, &a.opt);
 	if (status != CLI_CONTINUE) {
-		cli_free(&a.opt);
-		return status;
+		goto out;
 	}
 	if (a.opt.log_file && log_open(a.opt.log_file) != 0) {
 		fprintf(stderr, "synctop: --log %s: %s\n", a.opt.log_file, strerror(errno));
-		cli_free(&a.opt);
-		return 64;
+		status = EX_USAGE;
+		goto out;
 	}
 	log_printf("synctop %s starting", PACKAGE_VERSION);
 	/* Before anything connects: a bad file changes nothing. */
 	if (a.opt.config && conffile_load(a.opt.config, &conf, err, sizeof err) != 0) {
 		fprintf(stderr, "synctop: %s\n", err);
-		cli_free(&a.opt);
-		log_close();
-		return 64;
+		status = EX_USAGE;
+		goto out;
 	}
 	a.loop = EV_DEFAULT;
 	/* Before the inventory: known_hosts asks libssh2 which key types it
 	 * supports. */
 	if (ssh_transport_global_init(a.loop, a.opt.max_handshakes) != 0) {
 		fputs("synctop: cannot initialise libssh2\n", stderr);
-		conffile_free(conf);
-		cli_free(&a.opt);
-		return 70;
+		status = EX_SOFTWARE;
+		goto out;
 	}
 	if (a.opt.demo) {
 		a.demo = demo_cluster_new(DEMO_CLUSTER_DEFAULT_SEED, wall_now());
 	} else if (inventory_build(&a.opt, conf, &a.inv, err, sizeof err) != 0) {
 		fprintf(stderr, "synctop: %s\n", err);
-		conffile_free(conf);
-		ssh_transport_global_free();
-		cli_free(&a.opt);
-		return 64;
+		status = EX_USAGE;
+		goto out;
 	}
 	for (int i = 0; i < a.inv.n_warnings; i++) {
 		fprintf(stderr, "synctop: warning: %s\n", a.inv.warnings[i]);
@@ -415,29 +434,17 @@ int main(int argc, char **argv)
 	 * terminal, before the event loop and any TUI (private_agent.h). */
 	inventory_load_encrypted_keys(&a.inv);
 	thresholds_init_defaults(&a.th);
-	a.n_nodes = a.demo ? demo_cluster_count(a.demo) : a.inv.count;
-	a.nodes = xcalloc(a.n_nodes ? a.n_nodes : 1, sizeof *a.nodes);
-	a.settings = xcalloc(a.n_nodes ? a.n_nodes : 1, sizeof *a.settings);
-	for (size_t i = 0; i < a.n_nodes; i++) {
-		node_init(&a.nodes[i], a.demo ? demo_cluster_name(a.demo, i) : a.inv.specs[i].name);
-		if (a.demo) {
-			inventory_node_settings(&a.opt, conf, demo_cluster_name(a.demo, i), &a.settings[i]);
-			if (!a.settings[i].ntp_upstream[0]) {
-				/* as a site's --config would say: the relay is not a stray */
-				snprintf(a.settings[i].ntp_upstream, sizeof a.settings[i].ntp_upstream, "%s",
-					 demo_cluster_ntp_upstream(a.demo, i));
-			}
-		} else {
-			a.settings[i] = a.inv.specs[i].settings;
-		}
-	}
+	build_model(&a, conf);
 	conffile_free(conf); /* every node has its settings now */
+	conf = NULL;
 
 	status = run(&a);
+
+out:
+	/* the start-up order, undone in reverse */
 	tui_free(a.tui);
 	/* a write hung on its file system is not waited for long at exit */
 	prometheus_sink_free(a.prom, 2.0);
-
 	scheduler_free(a.sched);
 	scheduler_free(a.client_sched);
 	demo_cluster_free(a.demo); /* after the transports that read it */
@@ -447,8 +454,11 @@ int main(int argc, char **argv)
 	free(a.nodes);
 	free(a.settings);
 	inventory_free(&a.inv);
+	conffile_free(conf);
 	cli_free(&a.opt);
-	ev_loop_destroy(a.loop);
+	if (a.loop) {
+		ev_loop_destroy(a.loop);
+	}
 	log_printf("synctop exiting with status %d", status);
 	log_close();
 	return status;

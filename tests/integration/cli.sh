@@ -1,6 +1,7 @@
 #!/bin/sh
 # cli.sh - bad command lines and inventories are refused with a clear message
-# and exit status 64, before anything connects.
+# and exit status 64, before anything connects; the other exit statuses
+# (74, 141, 130) keep their numbers.
 set -u
 . "$(dirname "$0")/tap.sh"
 bin=${SYNCTOP_BIN:?}
@@ -49,6 +50,10 @@ ok $? "--version names the libraries"
 	grep -q "gpu037: connect: .*timed out" "$tmp/debug.log"
 ok $? "--log records connections, completed polls and failures"
 expect_usage "unwritable log" "--log" --demo --log /nonexistent/dir/log
+# A run refused after the log opened still ends its story in the log.
+expect_usage "missing hosts file, logged" "$tmp/nope" --once -f "$tmp/nope" --log "$tmp/refused.log"
+grep -q "synctop .* starting" "$tmp/refused.log" && grep -q "exiting with status 64" "$tmp/refused.log"
+ok $? "--log records the exit status of a run refused before it started"
 printf '{\n  "defaults": {\n    "thresholds": {\n      "chrony_ofset_warn_s": 0.001\n    }\n  }\n}\n' >"$tmp/bad.json"
 expect_usage "config: unknown key with file:line:column" "bad.json:4:7: unknown key \"chrony_ofset_warn_s\"" \
 	--demo --config "$tmp/bad.json"
@@ -56,4 +61,23 @@ expect_usage "config: unknown key with file:line:column" "bad.json:4:7: unknown 
 rc=$?
 [ "$rc" -ge 0 ] && [ "$rc" -le 3 ]
 ok $? "the example config is accepted (--check exit $rc)"
+
+# The other exit statuses docs/synctop.1 lists.
+"$bin" --demo --once --json >/dev/full 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 74 ] && grep -q "cannot write the JSON report" "$tmp/err"
+ok $? "--json to a full disk: exit 74 (rc=$rc)"
+# the reader is gone before the report is written (the demo takes a second)
+{ "$bin" --demo --once --json 2>"$tmp/err"; echo $? >"$tmp/rc"; } | true
+rc=$(cat "$tmp/rc")
+[ "$rc" -eq 141 ] && [ ! -s "$tmp/err" ]
+ok $? "--json to a closed pipe: exit 141, nothing said (rc=$rc)"
+"$bin" --demo -d 0.2 >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 130 ]
+ok $? "plain-text live view ended by SIGINT: exit 130 (rc=$rc)"
 done_testing
