@@ -719,7 +719,6 @@ static void daemons_section(ctx *c)
 	doc_add(c->d, c->value, buf[0] ? buf : "none of chronyd, ntpd, systemd-timesyncd, ptp4l, phc2sys");
 }
 
-#ifdef NODE_EVENTS
 /* What the connection went through: the newest events last, like a log. */
 static void connection_section(ctx *c)
 {
@@ -748,7 +747,6 @@ static void connection_section(ctx *c)
 		doc_wrapped(c->d, ROLE_DEFAULT, 12, clean, c->width);
 	}
 }
-#endif
 
 /* The last answer as the node printed it, one sanitised line at a time:
  * what an operator compares with running the tools by hand. */
@@ -975,9 +973,7 @@ void detail_doc_build(doc *d, const node *nd, double now, int width, bool utf8)
 		nic_section(&c);
 		daemons_section(&c);
 	}
-#ifdef NODE_EVENTS
 	connection_section(&c);
-#endif
 	history_section(&c);
 	raw_section(&c);
 }
