@@ -769,3 +769,14 @@ void scheduler_free(scheduler *s)
 	free(s->nodes);
 	free(s);
 }
+
+/* Read-only, for the --once / --check progress line (src/progress.h): a node
+ * that answered its poll may still be in its clock check. */
+bool scheduler_node_finished(const scheduler *s, size_t i)
+{
+	if (i >= s->n) {
+		return true;
+	}
+	const sched_node *sn = s->nodes[i];
+	return sn->state == SN_DONE || !pollable(sn);
+}

@@ -76,5 +76,8 @@ double scheduler_backoff_delay(int failures, double min_s, double max_s, double 
 /* once mode: nodes that have not finished get `why` as their error. */
 void scheduler_give_up(scheduler *s, const char *why);
 size_t scheduler_pending(const scheduler *s);
+/* once mode: whether the i-th node added is finished (answered, given up or
+ * unpollable); true past the end. */
+bool scheduler_node_finished(const scheduler *s, size_t i);
 
 #endif

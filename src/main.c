@@ -28,6 +28,7 @@
 #include "log.h"
 #include "private_agent.h"
 #include "probe.h"
+#include "progress.h"
 #include "prometheus_sink.h"
 #include "report_check.h"
 #include "report_json.h"
@@ -249,6 +250,12 @@ static int start_engine(app *a)
 	return 0;
 }
 
+/* The scheduler has node i at the index main added it with. */
+static bool node_finished(const void *ctx, size_t i)
+{
+	return scheduler_node_finished(ctx, i);
+}
+
 static void watch_signals(app *a)
 {
 	ev_signal_init(&a->sigint, on_signal, SIGINT);
@@ -324,7 +331,13 @@ static int run(app *a)
 		start_print_timer(a);
 	}
 	if (a->opt.mode == MODE_LIVE || scheduler_pending(a->sched) > 0) {
+		progress *prog = NULL;
+		if (a->opt.mode != MODE_LIVE) {
+			/* on a terminal, a line on stderr while the nodes answer */
+			prog = progress_start(a->loop, STDERR_FILENO, a->nodes, a->n_nodes, node_finished, a->sched);
+		}
 		ev_run(a->loop, 0);
+		progress_stop(prog); /* erased before the result is printed */
 	}
 	if (a->interrupted && a->opt.mode != MODE_LIVE) {
 		scheduler_give_up(a->sched, "interrupted before the node answered");
