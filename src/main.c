@@ -39,7 +39,10 @@
 #include "ssh_transport.h"
 #include "thresholds.h"
 #include "tui.h"
+#include "walltime.h"
 #include "xalloc.h"
+
+_Static_assert(TUI_EXIT_INTERRUPTED == SYNCTOP_EXIT_INTERRUPTED, "the dashboard and main agree on 130");
 
 typedef struct {
 	struct ev_loop *loop;
@@ -64,13 +67,6 @@ typedef struct {
 	prometheus_sink *prom;     /* live --prometheus: written off the loop */
 	bool prom_failing;         /* the last write failed or was dropped */
 } app;
-
-static double wall_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void on_all_done(void *ctx)
 {
@@ -118,7 +114,7 @@ static void evaluate_cluster(app *a)
 	consistency_evaluate(a->nodes, a->n_nodes, a->settings, NULL);
 	if (a->prom) {
 		unsigned long dropped = prometheus_sink_dropped(a->prom);
-		if (!prometheus_sink_submit(a->prom, a->nodes, a->n_nodes, wall_now()) &&
+		if (!prometheus_sink_submit(a->prom, a->nodes, a->n_nodes, walltime_now()) &&
 		    prometheus_sink_dropped(a->prom) != dropped) {
 			char what[256];
 			snprintf(what, sizeof what,
@@ -130,7 +126,7 @@ static void evaluate_cluster(app *a)
 		}
 	} else if (a->opt.prometheus_file) {
 		char err[512];
-		if (report_prometheus_write(a->opt.prometheus_file, a->nodes, a->n_nodes, NULL, wall_now(), err,
+		if (report_prometheus_write(a->opt.prometheus_file, a->nodes, a->n_nodes, NULL, walltime_now(), err,
 					    sizeof err) != 0) {
 			/* Live: keep going, the next sweep may succeed (a full disk). */
 			log_printf("--prometheus: %s", err);
@@ -167,7 +163,7 @@ static void on_overall_deadline(struct ev_loop *loop, ev_timer *w, int revents)
 static void on_print_timer(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	app *a = w->data;
-	report_text_write(stdout, a->nodes, a->n_nodes, wall_now());
+	report_text_write(stdout, a->nodes, a->n_nodes, walltime_now());
 	fputc('\n', stdout);
 	fflush(stdout);
 }
@@ -350,7 +346,7 @@ static int run(app *a)
 	}
 	switch (a->opt.mode) {
 	case MODE_ONCE_JSON:
-		if (report_json_write(stdout, a->nodes, a->n_nodes, wall_now()) != 0) {
+		if (report_json_write(stdout, a->nodes, a->n_nodes, walltime_now()) != 0) {
 			/* A reader that went away (| head) is not an error worth a word. */
 			if (errno != EPIPE) {
 				fprintf(stderr, "synctop: cannot write the JSON report: %s\n", strerror(errno));
@@ -362,7 +358,7 @@ static int run(app *a)
 		status = report_check_write(stdout, a->nodes, a->n_nodes, NULL, a->opt.fail_on, a->opt.verbose);
 		break;
 	case MODE_ONCE_TEXT:
-		report_text_write(stdout, a->nodes, a->n_nodes, wall_now());
+		report_text_write(stdout, a->nodes, a->n_nodes, walltime_now());
 		break;
 	case MODE_LIVE:
 		break;
@@ -434,7 +430,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (a.opt.demo) {
-		a.demo = demo_cluster_new(DEMO_CLUSTER_DEFAULT_SEED, wall_now());
+		a.demo = demo_cluster_new(DEMO_CLUSTER_DEFAULT_SEED, walltime_now());
 	} else if (inventory_build(&a.opt, conf, &a.inv, err, sizeof err) != 0) {
 		fprintf(stderr, "synctop: %s\n", err);
 		status = EX_USAGE;

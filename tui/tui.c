@@ -413,7 +413,7 @@ static void on_input(struct ev_loop *loop, ev_io *w, int revents)
 	/* Readable with nothing to read: the terminal is gone. */
 	if (ioctl(STDIN_FILENO, FIONREAD, &avail) == 0 && avail == 0) {
 		t->quit = true;
-		t->status = 130;
+		t->status = TUI_EXIT_INTERRUPTED;
 	}
 	while (!t->quit && (rc = wget_wch(stdscr, &wc)) != ERR) {
 		if (rc == KEY_CODE_YES && wc == KEY_MOUSE) {
@@ -441,7 +441,7 @@ static void on_quit_signal(struct ev_loop *loop, ev_signal *w, int revents)
 {
 	tui *t = w->data;
 	t->quit = true;
-	t->status = 130;
+	t->status = TUI_EXIT_INTERRUPTED;
 	ev_break(loop, EVBREAK_ALL);
 }
 

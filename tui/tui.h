@@ -51,9 +51,11 @@ void tui_set_client(tui *t, const node *client);
 
 /* Runs the dashboard on the terminal until q, Ctrl-C, SIGTERM or SIGHUP;
  * the terminal is restored on every way out.  Returns the exit status
- * (0 after q, 130 after a signal), or TUI_NO_TERMINAL without touching the
- * screen when curses cannot start (unknown TERM): print plain text then. */
+ * (0 after q, TUI_EXIT_INTERRUPTED after a signal), or TUI_NO_TERMINAL
+ * without touching the screen when curses cannot start (unknown TERM): print
+ * plain text then. */
 #define TUI_NO_TERMINAL (-1)
+#define TUI_EXIT_INTERRUPTED 130 /* 128 + SIGINT, as a shell reports it (src/exit_codes.h) */
 int tui_run(tui *t, struct ev_loop *loop, node *nodes, size_t n, scheduler *sched);
 
 #endif
