@@ -114,22 +114,22 @@ struct ssh_config {
 
 /* ------------------------------------------------------------------ helpers */
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
+static void set_err(char *err, size_t err_len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Errors and warnings quote values from the file: whatever bytes they hold
  * (bidi controls, invalid UTF-8) are shown as \xNN (sanitize_show). */
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
+static void set_err(char *err, size_t err_len, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
-	if (!err || errlen == 0) {
+	if (!err || err_len == 0) {
 		return;
 	}
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	sanitize_show(buf, strlen(buf), err, errlen);
+	sanitize_show(buf, strlen(buf), err, err_len);
 }
 
 static void add_warning(ssh_config *cfg, const char *fmt, ...)
@@ -189,11 +189,11 @@ static int vec_push(entry_vec *v, entry *e)
 	return 0;
 }
 
-static int push_marker(ssh_config *cfg, entry_kind kind, char *err, size_t errlen)
+static int push_marker(ssh_config *cfg, entry_kind kind, char *err, size_t err_len)
 {
 	entry e = {.kind = kind};
 	if (vec_push(&cfg->entries, &e) != 0) {
-		set_err(err, errlen, "out of memory");
+		set_err(err, err_len, "out of memory");
 		return -1;
 	}
 	return 0;
@@ -400,7 +400,7 @@ typedef struct {
 	bool user_conf; /* a user file: Include may use ~ and is relative to ~/.ssh */
 	entry_vec *out;
 	char *err;
-	size_t errlen;
+	size_t err_len;
 	unsigned line;
 	/* the current line's values, unquoted */
 	int argc;
@@ -418,7 +418,7 @@ static int syntax(parser *p, unsigned col, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	set_err(p->err, p->errlen, "%s:%u:%u: %s", p->file, p->line, col, msg);
+	set_err(p->err, p->err_len, "%s:%u:%u: %s", p->file, p->line, col, msg);
 	return -1;
 }
 
@@ -435,7 +435,7 @@ static int split_values(parser *p, const char *s, size_t pos, size_t n)
 	size_t bytes = max_args * (sizeof(char *) + sizeof(unsigned)) + rest + max_args;
 	void *block = malloc(bytes);
 	if (!block) {
-		set_err(p->err, p->errlen, "out of memory");
+		set_err(p->err, p->err_len, "out of memory");
 		return -1;
 	}
 	p->argv = block;
@@ -494,7 +494,7 @@ static int take_values(parser *p, entry *e, int first, int count)
 	}
 	void *block = malloc(bytes ? bytes : 1);
 	if (!block) {
-		set_err(p->err, p->errlen, "out of memory");
+		set_err(p->err, p->err_len, "out of memory");
 		return -1;
 	}
 	e->argv = block;
@@ -523,7 +523,7 @@ static int emit(parser *p, entry_kind kind, key_id key, int ival, int first, int
 		return -1;
 	}
 	if (vec_push(p->out, &e) != 0) {
-		set_err(p->err, p->errlen, "out of memory");
+		set_err(p->err, p->err_len, "out of memory");
 		return -1;
 	}
 	return 0;
@@ -782,7 +782,7 @@ static int parse_line(parser *p, const char *s, size_t n)
 /* Parse a whole file's text into entries appended to out.  Pure apart from
  * recording warnings in cfg. */
 static int parse_text(ssh_config *cfg, const char *file, bool user_conf, const char *text,
-		      size_t len, entry_vec *out, char *err, size_t errlen)
+		      size_t len, entry_vec *out, char *err, size_t err_len)
 {
 	parser p = {
 		.cfg = cfg,
@@ -790,7 +790,7 @@ static int parse_text(ssh_config *cfg, const char *file, bool user_conf, const c
 		.user_conf = user_conf,
 		.out = out,
 		.err = err,
-		.errlen = errlen,
+		.err_len = err_len,
 	};
 	size_t pos = 0;
 	while (pos < len) {
@@ -812,7 +812,7 @@ static int parse_text(ssh_config *cfg, const char *file, bool user_conf, const c
 /* ---------------------------------------------------------------- loading */
 
 static int load_file(ssh_config *cfg, const char *path, bool user_conf, bool check_perm,
-		     bool required, int depth, char *err, size_t errlen);
+		     bool required, int depth, char *err, size_t err_len);
 
 /* Expand one Include value to a glob pattern: ~ is $HOME, a relative path
  * lives in ~/.ssh (user files) or /etc/ssh (the system file), as in ssh.
@@ -834,14 +834,14 @@ static int include_pattern(const ssh_config *cfg, const char *v, bool user_conf,
 }
 
 static int splice_include(ssh_config *cfg, const entry *inc, bool user_conf, int depth,
-			  char *err, size_t errlen)
+			  char *err, size_t err_len)
 {
 	for (int i = 0; i < inc->argc; i++) {
 		char pattern[PATH_MAX];
 		glob_t g;
 		int rc;
 		if (include_pattern(cfg, inc->argv[i], user_conf, pattern, sizeof pattern) != 0) {
-			set_err(err, errlen, "%s:%u:%u: Include path too long", inc->file, inc->line,
+			set_err(err, err_len, "%s:%u:%u: Include path too long", inc->file, inc->line,
 				inc->col);
 			return -1;
 		}
@@ -853,22 +853,22 @@ static int splice_include(ssh_config *cfg, const entry *inc, bool user_conf, int
 		}
 		if (rc != 0) {
 			globfree(&g);
-			set_err(err, errlen, "%s:%u:%u: cannot expand Include %s", inc->file,
+			set_err(err, err_len, "%s:%u:%u: cannot expand Include %s", inc->file,
 				inc->line, inc->col, pattern);
 			return -1;
 		}
 		for (size_t k = 0; k < g.gl_pathc; k++) {
 			if (depth + 1 > MAX_DEPTH) {
 				globfree(&g);
-				set_err(err, errlen,
+				set_err(err, err_len,
 					"%s:%u:%u: Include nested more than %d deep (a loop?)",
 					inc->file, inc->line, inc->col, MAX_DEPTH);
 				return -1;
 			}
-			if (push_marker(cfg, E_INC_BEGIN, err, errlen) != 0 ||
+			if (push_marker(cfg, E_INC_BEGIN, err, err_len) != 0 ||
 			    load_file(cfg, g.gl_pathv[k], user_conf, true, false, depth + 1, err,
-				      errlen) != 0 ||
-			    push_marker(cfg, E_INC_END, err, errlen) != 0) {
+				      err_len) != 0 ||
+			    push_marker(cfg, E_INC_END, err, err_len) != 0) {
 				globfree(&g);
 				return -1;
 			}
@@ -897,7 +897,7 @@ static const char *remember_file(ssh_config *cfg, const char *path)
 }
 
 static int load_file(ssh_config *cfg, const char *path, bool user_conf, bool check_perm,
-		     bool required, int depth, char *err, size_t errlen)
+		     bool required, int depth, char *err, size_t err_len)
 {
 	struct stat st;
 	entry_vec local = {0};
@@ -907,7 +907,7 @@ static int load_file(ssh_config *cfg, const char *path, bool user_conf, bool che
 	int fd, rc = -1;
 
 	if (cfg->nfiles >= MAX_FILES) {
-		set_err(err, errlen, "%s: more than %d configuration files read (an Include loop?)",
+		set_err(err, err_len, "%s: more than %d configuration files read (an Include loop?)",
 			path, MAX_FILES);
 		return -1;
 	}
@@ -916,11 +916,11 @@ static int load_file(ssh_config *cfg, const char *path, bool user_conf, bool che
 		if (!required && errno == ENOENT) {
 			return 0;
 		}
-		set_err(err, errlen, "%s: %s", path, strerror(errno));
+		set_err(err, err_len, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) != 0) {
-		set_err(err, errlen, "%s: %s", path, strerror(errno));
+		set_err(err, err_len, "%s: %s", path, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -929,48 +929,48 @@ static int load_file(ssh_config *cfg, const char *path, bool user_conf, bool che
 		if (!required) {
 			return 0; /* ssh reads a directory an Include matched as empty */
 		}
-		set_err(err, errlen, "%s: is a directory", path);
+		set_err(err, err_len, "%s: is a directory", path);
 		return -1;
 	}
 	/* ssh refuses a config others could have written: it can turn host key
 	 * checking off. */
 	if (check_perm && ((st.st_uid != 0 && st.st_uid != getuid()) || (st.st_mode & 022) != 0)) {
-		set_err(err, errlen, "%s: bad owner or permissions (must be yours or root's and "
+		set_err(err, err_len, "%s: bad owner or permissions (must be yours or root's and "
 			"not writable by group or others)", path);
 		close(fd);
 		return -1;
 	}
-	text = textfile_read_fd(fd, path, FILE_MAX, &len, err, errlen);
+	text = textfile_read_fd(fd, path, FILE_MAX, &len, err, err_len);
 	close(fd);
 	if (!text) {
 		return -1;
 	}
 	cfg->bytes_read += len;
 	if (cfg->bytes_read > TOTAL_MAX) {
-		set_err(err, errlen, "%s: more than %u bytes of configuration in all", path,
+		set_err(err, err_len, "%s: more than %u bytes of configuration in all", path,
 			TOTAL_MAX);
 		free(text);
 		return -1;
 	}
 	name = remember_file(cfg, path);
 	if (!name) {
-		set_err(err, errlen, "out of memory");
+		set_err(err, err_len, "out of memory");
 		free(text);
 		return -1;
 	}
-	if (parse_text(cfg, name, user_conf, text, len, &local, err, errlen) != 0) {
+	if (parse_text(cfg, name, user_conf, text, len, &local, err, err_len) != 0) {
 		goto out;
 	}
 	for (size_t i = 0; i < local.n; i++) {
 		entry *e = &local.v[i];
 		if (e->kind == E_INCLUDE) {
-			if (splice_include(cfg, e, user_conf, depth, err, errlen) != 0) {
+			if (splice_include(cfg, e, user_conf, depth, err, err_len) != 0) {
 				goto out;
 			}
 			continue;
 		}
 		if (vec_push(&cfg->entries, e) != 0) {
-			set_err(err, errlen, "out of memory");
+			set_err(err, err_len, "out of memory");
 			goto out;
 		}
 	}
@@ -1010,32 +1010,32 @@ static ssh_config *config_new(void)
 }
 
 ssh_config *ssh_config_load_files(const char *user_path, const char *system_path, char *err,
-				  size_t errlen)
+				  size_t err_len)
 {
 	ssh_config *cfg = config_new();
 	if (!cfg) {
-		set_err(err, errlen, "out of memory");
+		set_err(err, err_len, "out of memory");
 		return NULL;
 	}
 	if (user_path) {
 		if (strcmp(user_path, "none") != 0 &&
-		    (push_marker(cfg, E_FILE, err, errlen) != 0 ||
-		     load_file(cfg, user_path, true, false, true, 0, err, errlen) != 0)) {
+		    (push_marker(cfg, E_FILE, err, err_len) != 0 ||
+		     load_file(cfg, user_path, true, false, true, 0, err, err_len) != 0)) {
 			goto fail;
 		}
 	} else if (cfg->home[0]) {
 		char path[SSH_PATH_LEN + 16];
 		snprintf(path, sizeof path, "%s/.ssh/config", cfg->home);
-		if (push_marker(cfg, E_FILE, err, errlen) != 0 ||
-		    load_file(cfg, path, true, true, false, 0, err, errlen) != 0) {
+		if (push_marker(cfg, E_FILE, err, err_len) != 0 ||
+		    load_file(cfg, path, true, true, false, 0, err, err_len) != 0) {
 			goto fail;
 		}
 	} else {
 		add_warning(cfg, "HOME is not set: ~/.ssh/config not read");
 	}
 	if (system_path) {
-		if (push_marker(cfg, E_FILE, err, errlen) != 0 ||
-		    load_file(cfg, system_path, false, false, false, 0, err, errlen) != 0) {
+		if (push_marker(cfg, E_FILE, err, err_len) != 0 ||
+		    load_file(cfg, system_path, false, false, false, 0, err, err_len) != 0) {
 			goto fail;
 		}
 	}
@@ -1045,9 +1045,9 @@ fail:
 	return NULL;
 }
 
-ssh_config *ssh_config_load(const char *path, char *err, size_t errlen)
+ssh_config *ssh_config_load(const char *path, char *err, size_t err_len)
 {
-	return ssh_config_load_files(path, path ? NULL : SSH_CONFIG_SYSTEM_PATH, err, errlen);
+	return ssh_config_load_files(path, path ? NULL : SSH_CONFIG_SYSTEM_PATH, err, err_len);
 }
 
 void ssh_config_free(ssh_config *cfg)

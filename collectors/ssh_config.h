@@ -72,12 +72,12 @@ typedef struct ssh_config ssh_config;
  *   otherwise:      only that file, which must exist, like `ssh -F path`.
  * Returns a config to free with ssh_config_free(), or NULL with err holding
  * "file:line:column: what is wrong" (or "file: why it cannot be read"). */
-ssh_config *ssh_config_load(const char *path, char *err, size_t errlen);
+ssh_config *ssh_config_load(const char *path, char *err, size_t err_len);
 
 /* The same with both files named: user_path as for ssh_config_load() (NULL =
  * ~/.ssh/config), system_path read if it exists (NULL = none). */
 ssh_config *ssh_config_load_files(const char *user_path, const char *system_path, char *err,
-				  size_t errlen);
+				  size_t err_len);
 
 void ssh_config_free(ssh_config *cfg);
 

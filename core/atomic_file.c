@@ -29,7 +29,7 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-int atomic_file_replace(const char *path, const char *data, size_t len, char *err, size_t errlen)
+int atomic_file_replace(const char *path, const char *data, size_t len, char *err, size_t err_len)
 {
 	static const char suffix[] = ".XXXXXX";
 	size_t path_len = strlen(path);
@@ -39,7 +39,7 @@ int atomic_file_replace(const char *path, const char *data, size_t len, char *er
 
 	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot create a temporary file next to it: %s", path, strerror(errno));
+		snprintf(err, err_len, "%s: cannot create a temporary file next to it: %s", path, strerror(errno));
 		free(tmp);
 		return -1;
 	}
@@ -62,7 +62,7 @@ int atomic_file_replace(const char *path, const char *data, size_t len, char *er
 	}
 	if (what) {
 		unlink(tmp);
-		snprintf(err, errlen, "%s: %s: %s", path, what, strerror(e ? e : EIO));
+		snprintf(err, err_len, "%s: %s: %s", path, what, strerror(e ? e : EIO));
 		free(tmp);
 		return -1;
 	}

@@ -12,6 +12,6 @@
  * Returns 0, or -1 with err = "PATH: what failed: why"; on failure the
  * temporary file is removed and path is left as it was.  Blocking I/O: on a
  * slow or hung file system it takes as long as the file system does. */
-int atomic_file_replace(const char *path, const char *data, size_t len, char *err, size_t errlen);
+int atomic_file_replace(const char *path, const char *data, size_t len, char *err, size_t err_len);
 
 #endif

@@ -43,7 +43,7 @@ typedef struct {
 	size_t len;
 	size_t *column;
 	char *err;
-	size_t errlen;
+	size_t err_len;
 } parser;
 
 static int fail(parser *p, size_t off, const char *fmt, ...)
@@ -52,10 +52,10 @@ static int fail(parser *p, size_t off, const char *fmt, ...)
 static int fail(parser *p, size_t off, const char *fmt, ...)
 {
 	*p->column = off + 1;
-	if (p->err && p->errlen > 0) {
+	if (p->err && p->err_len > 0) {
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(p->err, p->errlen, fmt, ap);
+		vsnprintf(p->err, p->err_len, fmt, ap);
 		va_end(ap);
 	}
 	return -1;
@@ -370,7 +370,7 @@ static int emit_element(parser *p, element *e, hostlist_cb cb, void *ctx)
 }
 
 int hostlist_expand_n(const char *expr, size_t len, hostlist_cb cb, void *ctx, size_t *column,
-		      char *err, size_t errlen)
+		      char *err, size_t err_len)
 {
 	size_t dummy_column = 0;
 	parser p = {
@@ -378,7 +378,7 @@ int hostlist_expand_n(const char *expr, size_t len, hostlist_cb cb, void *ctx, s
 		.len = expr ? len : 0,
 		.column = column ? column : &dummy_column,
 		.err = err,
-		.errlen = errlen,
+		.err_len = err_len,
 	};
 	element e;
 	uint64_t total = 0;
@@ -419,7 +419,7 @@ int hostlist_expand_n(const char *expr, size_t len, hostlist_cb cb, void *ctx, s
 	}
 }
 
-int hostlist_expand(const char *expr, hostlist_cb cb, void *ctx, char *err, size_t errlen)
+int hostlist_expand(const char *expr, hostlist_cb cb, void *ctx, char *err, size_t err_len)
 {
 	char msg[256] = "";
 	size_t column = 0;
@@ -428,8 +428,8 @@ int hostlist_expand(const char *expr, hostlist_cb cb, void *ctx, char *err, size
 		return 0;
 	}
 	/* every syntax message is non-empty; an empty one means cb stopped us */
-	if (msg[0] != '\0' && err && errlen > 0) {
-		snprintf(err, errlen, "column %zu: %s", column, msg);
+	if (msg[0] != '\0' && err && err_len > 0) {
+		snprintf(err, err_len, "column %zu: %s", column, msg);
 	}
 	return -1;
 }

@@ -33,13 +33,13 @@ typedef int (*hostlist_cb)(const char *host, void *ctx);
 /* Expand the NUL-terminated expr.  Returns 0, or -1 with err holding
  * "column N: what is wrong" (N counts bytes from 1).  If cb stops the
  * expansion, -1 is returned and err is not written: the callback explains. */
-int hostlist_expand(const char *expr, hostlist_cb cb, void *ctx, char *err, size_t errlen);
+int hostlist_expand(const char *expr, hostlist_cb cb, void *ctx, char *err, size_t err_len);
 
 /* The same for len bytes of text that need not be NUL-terminated (a line of a
  * file).  On failure *column is the 1-based column of the problem and err
  * holds the message without it.  If cb stops the expansion, *column is where
  * the element that produced the rejected name starts and err is not written. */
 int hostlist_expand_n(const char *expr, size_t len, hostlist_cb cb, void *ctx, size_t *column,
-		      char *err, size_t errlen);
+		      char *err, size_t err_len);
 
 #endif

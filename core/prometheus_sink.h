@@ -20,7 +20,7 @@ typedef struct prometheus_sink prometheus_sink;
 /* Replaces path with data, returns 0 or -1 with err filled (the thread runs
  * it; atomic_file_replace unless a test gives another). */
 typedef int (*prometheus_write_fn)(const char *path, const char *data, size_t len, char *err,
-				   size_t errlen);
+				   size_t err_len);
 
 /* Called on the loop after each write ended: err is NULL on success. */
 typedef void (*prometheus_done_fn)(void *ctx, const char *err);

@@ -526,23 +526,23 @@ int report_prometheus_format(FILE *out, const node *nodes, size_t n, const clust
 /* ------------------------------------------------------------ the file */
 
 int report_prometheus_write(const char *path, const node *nodes, size_t n, const cluster_summary *summary,
-			    double now, char *err, size_t errlen)
+			    double now, char *err, size_t err_len)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 	if (!f) {
-		snprintf(err, errlen, "%s: cannot format the metrics: %s", path, strerror(errno));
+		snprintf(err, err_len, "%s: cannot format the metrics: %s", path, strerror(errno));
 		return -1;
 	}
 	int rc = report_prometheus_format(f, nodes, n, summary, now);
 	int e = errno;
 	if (fclose(f) != 0 || rc != 0) {
-		snprintf(err, errlen, "%s: cannot format the metrics: %s", path, strerror(rc ? e : errno));
+		snprintf(err, err_len, "%s: cannot format the metrics: %s", path, strerror(rc ? e : errno));
 		free(text);
 		return -1;
 	}
-	rc = atomic_file_replace(path, text, len, err, errlen);
+	rc = atomic_file_replace(path, text, len, err, err_len);
 	free(text);
 	return rc;
 }

@@ -37,6 +37,6 @@ int report_prometheus_format(FILE *out, const node *nodes, size_t n, const clust
  * holding "PATH: what failed: why"; on failure the temporary file is
  * removed and path is left as it was. */
 int report_prometheus_write(const char *path, const node *nodes, size_t n, const cluster_summary *summary,
-			    double now, char *err, size_t errlen);
+			    double now, char *err, size_t err_len);
 
 #endif

@@ -241,14 +241,14 @@ static int parse_target(const char *s, size_t len, target *out, problem *pb)
 	return 0;
 }
 
-int target_parse(const char *text, target *out, char *err, size_t errlen)
+int target_parse(const char *text, target *out, char *err, size_t err_len)
 {
 	problem pb;
 	if (parse_target(text ? text : "", text ? strlen(text) : 0, out, &pb) == 0) {
 		return 0;
 	}
-	if (err && errlen > 0) {
-		snprintf(err, errlen, "column %zu: %s", pb.column, pb.msg);
+	if (err && err_len > 0) {
+		snprintf(err, err_len, "column %zu: %s", pb.column, pb.msg);
 	}
 	return -1;
 }
@@ -344,7 +344,7 @@ static int add_expr(target_list *list, const char *expr, size_t len, size_t *col
 	return -1;
 }
 
-int target_list_add_expr(target_list *list, const char *expr, char *err, size_t errlen)
+int target_list_add_expr(target_list *list, const char *expr, char *err, size_t err_len)
 {
 	char msg[MSG_LEN];
 	size_t column = 0;
@@ -354,8 +354,8 @@ int target_list_add_expr(target_list *list, const char *expr, char *err, size_t 
 		return 0;
 	}
 	list->count = before;
-	if (err && errlen > 0) {
-		snprintf(err, errlen, "column %zu: %s", column, msg);
+	if (err && err_len > 0) {
+		snprintf(err, err_len, "column %zu: %s", column, msg);
 	}
 	return -1;
 }
@@ -366,7 +366,7 @@ static bool is_blank(char c)
 }
 
 int target_list_parse(target_list *list, const char *text, size_t len, const char *name,
-		      char *err, size_t errlen)
+		      char *err, size_t err_len)
 {
 	size_t before = list->count;
 	size_t line_no = 0;
@@ -400,8 +400,8 @@ int target_list_parse(target_list *list, const char *text, size_t len, const cha
 		size_t column = 0;
 		if (add_expr(list, line + start, end - start, &column, msg, sizeof msg) != 0) {
 			list->count = before;
-			if (err && errlen > 0) {
-				snprintf(err, errlen, "%s:%zu:%zu: %s", name ? name : "-", line_no,
+			if (err && err_len > 0) {
+				snprintf(err, err_len, "%s:%zu:%zu: %s", name ? name : "-", line_no,
 					 start + column, msg);
 			}
 			return -1;
@@ -412,19 +412,19 @@ int target_list_parse(target_list *list, const char *text, size_t len, const cha
 
 /* Read a whole file (regular, pipe or /dev/fd/N) of at most TARGET_FILE_MAX
  * bytes into a malloc'd buffer. */
-static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
+static char *slurp(const char *path, size_t *len, char *err, size_t err_len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, err_len, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	char *buf = textfile_read_fd(fd, path, TARGET_FILE_MAX, len, err, errlen);
+	char *buf = textfile_read_fd(fd, path, TARGET_FILE_MAX, len, err, err_len);
 	close(fd);
 	return buf;
 }
 
-int target_list_read_file(target_list *list, const char *path, char *err, size_t errlen)
+int target_list_read_file(target_list *list, const char *path, char *err, size_t err_len)
 {
 	char buf[512];
 	size_t len = 0;
@@ -432,12 +432,12 @@ int target_list_read_file(target_list *list, const char *path, char *err, size_t
 	int rc;
 
 	if (!text) {
-		if (err && errlen > 0) {
-			snprintf(err, errlen, "%s", buf);
+		if (err && err_len > 0) {
+			snprintf(err, err_len, "%s", buf);
 		}
 		return -1;
 	}
-	rc = target_list_parse(list, text, len, path, err, errlen);
+	rc = target_list_parse(list, text, len, path, err, err_len);
 	free(text);
 	return rc;
 }

@@ -31,7 +31,7 @@ typedef struct {
 
 /* Parse one entry (no host list syntax).  Returns 0, or -1 with err holding
  * "column N: what is wrong"; *out is only written on success. */
-int target_parse(const char *text, target *out, char *err, size_t errlen);
+int target_parse(const char *text, target *out, char *err, size_t err_len);
 
 /* A growing array of targets.  Owned by the caller: target_list_init() before
  * use, target_list_free() after. */
@@ -47,16 +47,16 @@ void target_list_free(target_list *list);
 /* Append every target of one host list expression ("root@gpu[01-04]:22,
  * login1").  Returns 0, or -1 with err = "column N: ..." and the list as it
  * was before the call. */
-int target_list_add_expr(target_list *list, const char *expr, char *err, size_t errlen);
+int target_list_add_expr(target_list *list, const char *expr, char *err, size_t err_len);
 
 /* Append the targets of a hosts file held in text[0, len): one host list
  * expression per line, '#' starts a comment, blank lines are ignored.
  * `name` is used in messages "name:line:column: ...".  Pure: no I/O.
  * Returns 0, or -1 with err set and the list as it was before the call. */
 int target_list_parse(target_list *list, const char *text, size_t len, const char *name,
-		      char *err, size_t errlen);
+		      char *err, size_t err_len);
 
 /* Read the hosts file at path and append its targets (target_list_parse). */
-int target_list_read_file(target_list *list, const char *path, char *err, size_t errlen);
+int target_list_read_file(target_list *list, const char *path, char *err, size_t err_len);
 
 #endif

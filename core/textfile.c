@@ -9,24 +9,24 @@
 #include <string.h>
 #include <unistd.h>
 
-char *textfile_read_fd(int fd, const char *path, size_t max, size_t *len, char *err, size_t errlen)
+char *textfile_read_fd(int fd, const char *path, size_t max, size_t *len, char *err, size_t err_len)
 {
 	size_t cap = 8192, n = 0;
 	char *buf = malloc(cap);
 	if (!buf) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		snprintf(err, err_len, "%s: out of memory", path);
 		return NULL;
 	}
 	for (;;) {
 		if (n == cap) {
 			if (cap >= max) {
-				snprintf(err, errlen, "%s: file too large (limit %zu bytes)", path, max);
+				snprintf(err, err_len, "%s: file too large (limit %zu bytes)", path, max);
 				free(buf);
 				return NULL;
 			}
 			char *bigger = realloc(buf, cap * 2);
 			if (!bigger) {
-				snprintf(err, errlen, "%s: out of memory", path);
+				snprintf(err, err_len, "%s: out of memory", path);
 				free(buf);
 				return NULL;
 			}
@@ -38,7 +38,7 @@ char *textfile_read_fd(int fd, const char *path, size_t max, size_t *len, char *
 			if (errno == EINTR) {
 				continue;
 			}
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			snprintf(err, err_len, "%s: %s", path, strerror(errno));
 			free(buf);
 			return NULL;
 		}

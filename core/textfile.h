@@ -8,6 +8,6 @@
  * buffer (not NUL-terminated; caller frees) of at most max bytes.  NULL with
  * err = "path: why" on a read error, out of memory or a larger file.  Does
  * not close fd. */
-char *textfile_read_fd(int fd, const char *path, size_t max, size_t *len, char *err, size_t errlen);
+char *textfile_read_fd(int fd, const char *path, size_t max, size_t *len, char *err, size_t err_len);
 
 #endif

@@ -689,12 +689,12 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 
 	assert_true(dir_is_empty(tmp));
 	assert_true(dir_is_empty(cwd));
-	size_t errlen;
+	size_t err_len;
 	struct stat st;
 	assert_int_equal(stat(errpath, &st), 0);
-	errlen = (size_t)st.st_size;
-	if (errlen != 0) {
-		fail_msg("%s wrote %zu bytes to its own stderr (see %s)", shell, errlen, errpath);
+	err_len = (size_t)st.st_size;
+	if (err_len != 0) {
+		fail_msg("%s wrote %zu bytes to its own stderr (see %s)", shell, err_len, errpath);
 	}
 
 	free(b.data);

@@ -122,13 +122,13 @@ static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
 static bool gate_open;
 static int gate_writes;
 
-static int gated_write(const char *path, const char *data, size_t len, char *err, size_t errlen)
+static int gated_write(const char *path, const char *data, size_t len, char *err, size_t err_len)
 {
 	(void)path;
 	(void)data;
 	(void)len;
 	(void)err;
-	(void)errlen;
+	(void)err_len;
 	pthread_mutex_lock(&gate_lock);
 	gate_writes++;
 	while (!gate_open) {
