@@ -175,8 +175,13 @@ bool probe_iface_valid(const char *iface)
 int probe_request_format(char *buf, size_t len, const char *nonce, unsigned flags,
 			 const char *iface)
 {
-	if (!probe_nonce_valid(nonce) ||
-	    (flags & ~(PROBE_FLAG_ETHTOOL | PROBE_FLAG_SUDO_PMC | PROBE_FLAG_TIME_ONLY)) != 0) {
+	unsigned known = PROBE_FLAG_SUDO_PMC | PROBE_FLAG_TIME_ONLY;
+	for (size_t i = 0; i < collector_registry_count; i++) {
+		if (collector_registry[i]->cadence == COLLECT_PERIODIC) {
+			known |= collector_registry[i]->request_bit;
+		}
+	}
+	if (!probe_nonce_valid(nonce) || (flags & ~known) != 0) {
 		return -1;
 	}
 	if (iface == NULL || iface[0] == '\0' || strcmp(iface, "-") == 0) {
@@ -184,14 +189,17 @@ int probe_request_format(char *buf, size_t len, const char *nonce, unsigned flag
 	} else if (!probe_iface_valid(iface)) {
 		return -1;
 	}
-	char letters[4];
+	char letters[PROBE_MAX_SECTIONS + 4];
 	size_t k = 0;
 	if (flags & PROBE_FLAG_TIME_ONLY) {
 		letters[k++] = 'T';
 		flags = 0; /* the shell ignores the rest: do not pretend otherwise */
 	}
-	if (flags & PROBE_FLAG_ETHTOOL) {
-		letters[k++] = 'E';
+	for (size_t i = 0; i < collector_registry_count && k < PROBE_MAX_SECTIONS; i++) {
+		const collector *c = collector_registry[i];
+		if (c->cadence == COLLECT_PERIODIC && (flags & c->request_bit)) {
+			letters[k++] = c->request_flag;
+		}
 	}
 	if (flags & PROBE_FLAG_SUDO_PMC) {
 		letters[k++] = 'S';
@@ -205,6 +213,25 @@ int probe_request_format(char *buf, size_t len, const char *nonce, unsigned flag
 		return -1;
 	}
 	return n;
+}
+
+unsigned probe_request_flags(const char *letters, size_t n)
+{
+	unsigned flags = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (letters[k] == 'S') {
+			flags |= PROBE_FLAG_SUDO_PMC;
+		} else if (letters[k] == 'T') {
+			flags |= PROBE_FLAG_TIME_ONLY;
+		}
+		for (size_t i = 0; i < collector_registry_count; i++) {
+			const collector *c = collector_registry[i];
+			if (c->cadence == COLLECT_PERIODIC && letters[k] == c->request_flag) {
+				flags |= c->request_bit;
+			}
+		}
+	}
+	return flags;
 }
 
 int probe_nonce_generate(char out[PROBE_NONCE_LEN + 1])

@@ -12,7 +12,9 @@
  *
  * Request (probe_request_format):  "NONCE FLAGS IFACE\n"
  *   NONCE  16 lowercase hex digits, new for every poll; other lines are ignored
- *   FLAGS  letters: E = run ethtool this poll, S = run pmc through `sudo -n`,
+ *   FLAGS  letters: one per periodic collector to run this poll (its
+ *          request_flag, collector.h: E = ethtool, L = chronyc selectdata),
+ *          S = run the tools that honour $sudo through `sudo -n`,
  *          T = a clock exchange: answer the time section alone (the other
  *          letters are then ignored); "-" for none
  *   IFACE  [A-Za-z0-9_.:-]{1,15} not starting with '-', or "-" = unknown: with
@@ -53,6 +55,7 @@
 #define PROBE_FLAG_ETHTOOL (1u << 0) /* "E" */
 #define PROBE_FLAG_SUDO_PMC (1u << 1) /* "S" */
 #define PROBE_FLAG_TIME_ONLY (1u << 2) /* "T" */
+#define PROBE_FLAG_SELECTDATA (1u << 3) /* "L": chronyc selectdata */
 
 /* rc of the ethtool section when no interface could be determined. */
 #define PROBE_RC_NO_IFACE 125
@@ -103,6 +106,10 @@ bool probe_iface_valid(const char *iface);
  * interface name, or a buffer that is too small. */
 int probe_request_format(char *buf, size_t len, const char *nonce, unsigned flags,
 			 const char *iface);
+
+/* The PROBE_FLAG_* bits that request letters stand for (unknown letters are
+ * ignored, as the shell ignores them). */
+unsigned probe_request_flags(const char *letters, size_t n);
 
 /* Fills out with 16 random lowercase hex digits and a NUL, from
  * /dev/urandom.  Returns 0, or -1 (errno set) when no randomness could be

@@ -175,16 +175,7 @@ static void handle_line(demo_conn *c, const char *s, size_t len)
 	if (!probe_nonce_valid(r.nonce)) {
 		return;
 	}
-	r.flags = 0;
-	for (size_t k = 0; k < flags_n; k++) {
-		if (flags[k] == 'E') {
-			r.flags |= PROBE_FLAG_ETHTOOL;
-		} else if (flags[k] == 'S') {
-			r.flags |= PROBE_FLAG_SUDO_PMC;
-		} else if (flags[k] == 'T') {
-			r.flags |= PROBE_FLAG_TIME_ONLY;
-		}
-	}
+	r.flags = probe_request_flags(flags, flags_n);
 	snprintf(r.iface, sizeof r.iface, "-");
 	if (iface_n > 0 && iface_n <= PROBE_IFACE_MAX) {
 		char name[PROBE_IFACE_MAX + 1];

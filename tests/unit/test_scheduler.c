@@ -525,8 +525,8 @@ static void test_ethtool_follows_ptp_interface(void **state)
 	run_for(fx, 1.0);
 	assert_int_equal(fx->all_done, 1);
 	assert_int_equal(fx->f->sends, 2);
-	assert_non_null(strstr(fx->f->requests[0], " E -"));
-	assert_non_null(strstr(fx->f->requests[1], " E veth1"));
+	assert_non_null(strstr(fx->f->requests[0], "E -"));
+	assert_non_null(strstr(fx->f->requests[1], "E veth1"));
 	assert_string_equal(fx->n->obs.nic.interface, "veth1");
 	teardown_fx(fx);
 
@@ -535,7 +535,7 @@ static void test_ethtool_follows_ptp_interface(void **state)
 	scheduler_start(fx->s);
 	run_for(fx, 0.3);
 	assert_true(fx->f->sends >= 3);
-	assert_non_null(strstr(fx->f->requests[1], " E veth1"));
+	assert_non_null(strstr(fx->f->requests[1], "E veth1"));
 	assert_null(strchr(fx->f->requests[2] + PROBE_NONCE_LEN + 1, 'E'));
 	teardown_fx(fx);
 }
