@@ -4,10 +4,12 @@
  * probe section it answers, the shell line that produces it, how often it
  * runs, the pure parser that turns its output into its part of the
  * observation, what it carries from the last poll when it did not run, the
- * history series it records and the configuration keys of its thresholds.
- * collector_registry[] lists them all (collectors/registry.c); the probe
- * script, the decoder, node_update and the configuration loader loop over it
- * instead of naming tools.
+ * history series it records, its health rules and the configuration keys of
+ * their thresholds, its JSON object, Prometheus families and drill-down
+ * section.  collector_registry[] lists them all (collectors/registry.c); the
+ * probe script, the decoder, node_update, the health rules, the configuration
+ * loader, the JSON and Prometheus writers and the drill-down loop over it
+ * instead of naming tools (test_probe checks the registry's invariants).
  *
  * Adding a tool: docs/collectors.md. */
 #ifndef SYNCTOP_COLLECTOR_H
@@ -29,8 +31,9 @@
 
 typedef enum {
 	COLLECT_EVERY_POLL = 0,
-	/* At the first poll of a connection, then every period_s: for facts
-	 * that seldom change.  The request asks for it with request_flag. */
+	/* At a node's first poll, then every period_s: for facts that seldom
+	 * change or cost the node a process.  The request asks for it with
+	 * request_flag. */
 	COLLECT_PERIODIC,
 } collector_cadence;
 
@@ -76,8 +79,9 @@ typedef struct collector {
 	const prom_family *prometheus;
 	size_t n_prometheus;
 	/* Its health rules (health_rule.h), run when its part answered
-	 * (part_state OBS_OK) and the group's expectation for it is not "no".
-	 * NULL: none; NULL expectation: always judged. */
+	 * (part_state OBS_OK: rules need part_state) and the group's
+	 * expectation for it is not "no".  NULL: none; NULL expectation: always
+	 * judged. */
 	void (*rules)(const health_context *ctx, finding_list *out);
 	expectation (*expectation)(const thresholds *th);
 	/* Its section of the drill-down: a title and the writer (detail_sink.h).

@@ -587,7 +587,7 @@ void health_evaluate(const node *n, const thresholds *th, finding_list *out)
 	health_context ctx = {o, &n->history, th};
 	for (size_t i = 0; i < collector_registry_count; i++) {
 		const collector *c = collector_registry[i];
-		if (c->rules && c->part_state(o) == OBS_OK &&
+		if (c->rules && c->part_state && c->part_state(o) == OBS_OK &&
 		    (!c->expectation || c->expectation(th) != EXPECT_NO)) {
 			c->rules(&ctx, out);
 		}

@@ -742,10 +742,59 @@ static void test_script_end_to_end(void **state)
 	assert_true(runs >= 1);
 }
 
+/* What makes a registry line hard to get wrong: unique section names the
+ * protocol accepts, unique request letters and bits for periodic
+ * collectors (none taken by S or T), the hooks that need each other. */
+static void test_registry_invariants(void **state)
+{
+	(void)state;
+	unsigned bits = PROBE_FLAG_SUDO_PMC | PROBE_FLAG_TIME_ONLY;
+	char letters[32] = "ST";
+	assert_true(collector_registry_count + 1 <= PROBE_MAX_SECTIONS);
+	for (size_t i = 0; i < collector_registry_count; i++) {
+		const collector *c = collector_registry[i];
+		assert_non_null(c->name);
+		assert_true(strlen(c->name) > 0 && strlen(c->name) <= COLLECTOR_NAME_MAX);
+		assert_int_equal(strspn(c->name, "abcdefghijklmnopqrstuvwxyz_"), strlen(c->name));
+		assert_string_not_equal(c->name, "time");
+		assert_ptr_equal(collector_find(c->name), c);
+		assert_non_null(c->command);
+		assert_null(strchr(c->command, '\''));
+		assert_true(c->shell_functions == NULL || strchr(c->shell_functions, '\'') == NULL);
+		assert_non_null(c->decode);
+		assert_true((c->json_key == NULL) == (c->json == NULL));
+		assert_true(c->rules == NULL || c->part_state != NULL);
+		assert_true((c->detail == NULL) == (c->detail_title == NULL));
+		assert_true(c->n_prometheus == 0 || c->prometheus != NULL);
+		for (size_t f = 0; f < c->n_prometheus; f++) {
+			assert_true((c->prometheus[f].get == NULL) != (c->prometheus[f].emit == NULL));
+			assert_int_equal(strncmp(c->prometheus[f].name, "synctop_", 8), 0);
+		}
+		if (c->cadence == COLLECT_PERIODIC) {
+			assert_true(c->period_s > 0);
+			assert_true(c->request_bit != 0 && (c->request_bit & (c->request_bit - 1)) == 0);
+			assert_int_equal(bits & c->request_bit, 0);
+			assert_null(strchr(letters, c->request_flag));
+			assert_true(c->request_flag >= 'A' && c->request_flag <= 'Z');
+			bits |= c->request_bit;
+			letters[strlen(letters)] = c->request_flag;
+			assert_int_equal(probe_request_flags(&c->request_flag, 1), c->request_bit);
+		}
+		for (size_t j = 0; j < i; j++) {
+			assert_string_not_equal(collector_registry[j]->name, c->name);
+			if (c->json_key && collector_registry[j]->json_key) {
+				assert_string_not_equal(collector_registry[j]->json_key, c->json_key);
+			}
+		}
+	}
+	assert_null(collector_find("nope"));
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registry_invariants),
 		cmocka_unit_test(test_split_exact_bodies),
 		cmocka_unit_test(test_split_fake_markers_are_body),
 		cmocka_unit_test(test_split_every_prefix_incomplete),
