@@ -45,7 +45,11 @@ bool chrony_parse_leap(text_span s, chrony_leap *out);
  * output is to be parsed. */
 bool chrony_parse_failure(const tool_output *out, obs_state *state, char *error, size_t error_len);
 
-/* Human-readable `chronyc tracking`, the fallback when -c is unavailable.
+/* Human-readable `chronyc tracking`.  Not on the polling path (chronyc -c
+ * has existed since chrony 2.x): it is the oracle for the sign conventions.
+ * chronyc's CSV prints bare signed numbers, its text says "slow"/"fast" in
+ * words; test_chrony_parse reads both captures of one state through both
+ * parsers and requires the same node - reference values (DESIGN.md, Signs).
  * Fills dst->tracking; lines that are absent stay unknown. */
 void chrony_parse_tracking_text(const tool_output *out, chrony_obs *dst);
 
