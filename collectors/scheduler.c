@@ -368,10 +368,12 @@ static void complete_poll(sched_node *sn)
 	sn->failures = 0;
 	bytebuf_clear(&sn->answer);
 	/* ethtool looked at the default route's interface before ptp4l's was
-	 * known: ask again at once, on ptp4l's (one follow-up per poll) */
+	 * known: ask again at once, on ptp4l's (one follow-up, and only after a
+	 * poll that ran every periodic collector, as the first one does) */
 	const char *iface = sn->has_settings ? sn->settings.iface : s->cfg.iface;
-	bool recheck = !sn->recheck_sent && !iface[0] && (sn->asked & periodic_bits()) &&
-		       node_update_nic_elsewhere(n);
+	unsigned periodic = periodic_bits();
+	bool recheck = !sn->recheck_sent && !iface[0] && periodic != 0 &&
+		       (sn->asked & periodic) == periodic && node_update_nic_elsewhere(n);
 	sn->recheck_sent = recheck;
 	if (recheck) {
 		log_printf("%s: periodic collectors asked again on the interface ptp4l reports", n->host);
