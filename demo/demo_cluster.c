@@ -754,6 +754,45 @@ static int render_chrony(const demo_cluster *c, const demo_node *nd, double now,
 	return 0;
 }
 
+/* One selectdata record as chronyc -c prints it (fixtures
+ * chronyc-c-n-selectdata-*.txt): the offset interval is the source's offset
+ * +- its error. */
+static void selectdata_line(text *out, char state, const char *name, int last, double offset_s,
+			    double error_s, const char *leap)
+{
+	text_printf(out, "%c,%s,N,-,-,-,-,-,-,-,-,-,-,%d,1.0,%.9f,%.9f,%s\n", state, name, last,
+		    offset_s - error_s, offset_s + error_s, leap);
+}
+
+static int render_selectdata(const demo_cluster *c, const demo_node *nd, double now, text *out)
+{
+	double t = now - c->epoch;
+	chrony_state st;
+
+	if (!runs_chronyd(nd->scenario)) {
+		text_puts(out, "506 Cannot talk to daemon\n");
+		return 1;
+	}
+	if (nd->scenario == DEMO_UNSYNC) {
+		/* the unreachable source, as the real capture shows it */
+		text_printf(out, "s,%s,N,-,-,-,-,-,-,-,-,-,-,0,1.0,0.000000000,0.000000000,Not synchronised\n",
+			    NTP_SERVER_ADDR);
+		return 0;
+	}
+	chrony_state_at(c, nd, t, &st);
+	if (nd->scenario == DEMO_NTP_SERVER) {
+		double second = 60e-6 + 25e-6 * wander(nd->seed, S_UPSTREAM, t, 900);
+		selectdata_line(out, '*', UPSTREAM1_ADDR, (int)st.since_update_s, st.update_offset_s, 0.000621337,
+				"Normal");
+		selectdata_line(out, '+', UPSTREAM2_ADDR, (int)wrap(t + nd->update_phase_s + 97, 1 << SERVER_POLL),
+				st.offset_s + second, 0.000884102, "Normal");
+		return 0;
+	}
+	selectdata_line(out, '*', NTP_SERVER_ADDR, (int)st.since_update_s, st.update_offset_s,
+			st.root_delay_s / 2 + nd->disp_s + 8e-6, nd->scenario == DEMO_LEAP ? "Insert second" : "Normal");
+	return 0;
+}
+
 /* ----------------------------------------------------------------- pmc */
 
 /* The probe's requests, in its order (probe.c). */
@@ -999,6 +1038,8 @@ static int render(const demo_cluster *c, size_t i, demo_tool tool, double now, c
 		return render_daemons(nd, out);
 	case DEMO_TOOL_ETHTOOL:
 		return render_ethtool(nd, iface, out, err);
+	case DEMO_TOOL_SELECTDATA:
+		return render_selectdata(c, nd, now, out);
 	case DEMO_TOOL_COUNT:
 		break;
 	}
@@ -1029,6 +1070,7 @@ static const struct {
 	{"pmc", DEMO_TOOL_PMC},
 	{"daemons", DEMO_TOOL_DAEMONS},
 	{"ethtool", DEMO_TOOL_ETHTOOL},
+	{"selectdata", DEMO_TOOL_SELECTDATA},
 };
 
 /* One section as synctop_run prints it (probe.h). */

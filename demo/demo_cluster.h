@@ -54,6 +54,7 @@ typedef enum {
 	DEMO_TOOL_PMC,      /* pmc -u -b 0 with the probe's seven GETs */
 	DEMO_TOOL_DAEMONS,  /* ps -e -o comm= */
 	DEMO_TOOL_ETHTOOL,  /* ethtool -T IFACE */
+	DEMO_TOOL_SELECTDATA, /* chronyc -c -n selectdata */
 	DEMO_TOOL_COUNT
 } demo_tool;
 

@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "chrony_select.h"
 #include "cluster.h"
 #include "demo_cluster.h"
 #include "demo_transport.h"
@@ -552,6 +553,37 @@ static void test_tools_one_by_one(void **state)
 	demo_cluster_free(c);
 }
 
+/* The demo's selectdata parses as chronyc's does: every node running
+ * chronyd answers with its sources, the others as chronyc does without a
+ * daemon; a healthy client selects its server. */
+static void test_selectdata_parses(void **state)
+{
+	(void)state;
+	demo_cluster *c = demo_cluster_new(DEMO_CLUSTER_DEFAULT_SEED, EPOCH);
+	static char out[4096], err[512];
+	for (size_t i = 0; i < demo_cluster_count(c); i++) {
+		size_t on, en;
+		int rc = demo_cluster_render_tool(c, i, DEMO_TOOL_SELECTDATA, EPOCH + 100, "-", out, sizeof out, &on,
+						  err, sizeof err, &en);
+		assert_true(rc == 0 || rc == 1);
+		tool_output t = {.out = out, .out_len = on, .err = err, .err_len = en, .rc = rc};
+		chrony_selection sel;
+		chrony_select_parse(&t, &sel);
+		if (rc == 0) {
+			assert_int_equal(sel.state, OBS_OK);
+			assert_true(sel.n_sources >= 1);
+		} else {
+			assert_int_equal(sel.state, OBS_DAEMON_UNREACHABLE);
+		}
+	}
+	size_t healthy = index_of(c, DEMO_HEALTHY);
+	size_t on, en;
+	demo_cluster_render_tool(c, healthy, DEMO_TOOL_SELECTDATA, EPOCH + 100, "-", out, sizeof out, &on, err,
+				 sizeof err, &en);
+	assert_int_equal(out[0], '*');
+	demo_cluster_free(c);
+}
+
 static void test_small_buffers(void **state)
 {
 	(void)state;
@@ -897,6 +929,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_request_flags_and_iface),
 		cmocka_unit_test(test_tools_one_by_one),
+		cmocka_unit_test(test_selectdata_parses),
 		cmocka_unit_test(test_small_buffers),
 		cmocka_unit_test(test_chunks),
 		cmocka_unit_test(test_cluster_view),
