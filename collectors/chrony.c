@@ -165,11 +165,6 @@ static obs_state chrony_part_state(const observation *obs)
 	return obs->chrony.state;
 }
 
-static bool chrony_part_absent(const observation *obs)
-{
-	return obs_state_absent(obs->chrony.state);
-}
-
 static const chrony_tracking *tracking_of(const observation *obs)
 {
 	return obs->chrony.state == OBS_OK ? &obs->chrony.tracking : NULL;
@@ -245,7 +240,6 @@ const collector chrony_collector = {
 	.json_key = "chrony",
 	.json = chrony_json,
 	.part_state = chrony_part_state,
-	.part_absent = chrony_part_absent,
 	.prometheus = chrony_prometheus,
 	.n_prometheus = sizeof chrony_prometheus / sizeof chrony_prometheus[0],
 	.decode = chrony_decode,

@@ -180,11 +180,6 @@ static obs_state select_part_state(const observation *obs)
 	return obs->selection.state;
 }
 
-static bool select_part_absent(const observation *obs)
-{
-	return obs_state_absent(obs->selection.state);
-}
-
 static json_t *select_json(const observation *obs, bool *ok)
 {
 	const chrony_selection *sel = &obs->selection;
@@ -342,7 +337,6 @@ const collector chrony_select_collector = {
 	.json_key = "chrony_selection",
 	.json = select_json,
 	.part_state = select_part_state,
-	.part_absent = select_part_absent,
 	.prometheus = select_prometheus,
 	.n_prometheus = sizeof select_prometheus / sizeof select_prometheus[0],
 	.detail_title = "chrony source selection",

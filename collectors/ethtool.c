@@ -79,11 +79,6 @@ static obs_state ethtool_part_state(const observation *obs)
 	return obs->nic.state;
 }
 
-static bool ethtool_part_absent(const observation *obs)
-{
-	return obs_state_absent(obs->nic.state);
-}
-
 static void emit_nic_hw_timestamping(prom_writer *w, const observation *obs)
 {
 	const nic_obs *nic = &obs->nic;
@@ -116,7 +111,6 @@ const collector ethtool_collector = {
 	.json_key = "nic",
 	.json = nic_json,
 	.part_state = ethtool_part_state,
-	.part_absent = ethtool_part_absent,
 	.prometheus = ethtool_prometheus,
 	.n_prometheus = sizeof ethtool_prometheus / sizeof ethtool_prometheus[0],
 	.decode = ethtool_decode,

@@ -22,6 +22,14 @@ const collector *const collector_registry[] = {
 };
 const size_t collector_registry_count = sizeof collector_registry / sizeof collector_registry[0];
 
+bool collector_part_absent(const collector *c, const observation *obs)
+{
+	if (c->part_absent) {
+		return c->part_absent(obs);
+	}
+	return c->part_state && obs_state_absent(c->part_state(obs));
+}
+
 const collector *collector_find(const char *name)
 {
 	for (size_t i = 0; i < collector_registry_count; i++) {

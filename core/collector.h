@@ -71,8 +71,9 @@ typedef struct collector {
 	const char *json_key;
 	json_t *(*json)(const observation *obs, bool *ok);
 	/* Its part for synctop_part_up{part=json_key}: the part's state, and
-	 * whether the part is absent (not asked, tool not installed: no
-	 * series).  NULL state: no synctop_part_up series. */
+	 * whether the part is absent (no series, no drill-down section).  NULL
+	 * part_absent: absent when the state says so (obs_state_absent: not
+	 * asked, tool not installed).  NULL state: no synctop_part_up series. */
 	obs_state (*part_state)(const observation *obs);
 	bool (*part_absent)(const observation *obs);
 	/* Its Prometheus families (prometheus_family.h). */
@@ -97,6 +98,10 @@ typedef struct collector {
 /* Every collector, in the order their sections appear in a response. */
 extern const collector *const collector_registry[];
 extern const size_t collector_registry_count;
+
+/* The collector's part says nothing this poll (part_absent, or by default
+ * obs_state_absent of its state); false without a part_state. */
+bool collector_part_absent(const collector *c, const observation *obs);
 
 /* The collector whose section is called name, or NULL. */
 const collector *collector_find(const char *name);

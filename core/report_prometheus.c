@@ -227,7 +227,7 @@ static void emit_part_up(writer *w, const entry *e)
 	const observation *o = &nd->obs;
 	for (size_t i = 0; i < collector_registry_count; i++) {
 		const collector *c = collector_registry[i];
-		if (!c->part_state || (c->part_absent && c->part_absent(o))) {
+		if (!c->part_state || collector_part_absent(c, o)) {
 			continue; /* not asked for, or the tool is not installed */
 		}
 		prom_label l[] = {{"node", e->name}, {"part", c->json_key}};

@@ -947,7 +947,7 @@ static void collector_sections(ctx *c)
 	detail_sink sink = {c, sink_kv, sink_text};
 	for (size_t i = 0; i < collector_registry_count; i++) {
 		const collector *col = collector_registry[i];
-		if (!col->detail || (col->part_absent && col->part_absent(&c->nd->obs))) {
+		if (!col->detail || collector_part_absent(col, &c->nd->obs)) {
 			continue;
 		}
 		section(c, col->detail_title);
