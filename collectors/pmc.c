@@ -5,12 +5,15 @@
 #include <config.h>
 
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "cluster.h"
 #include "collector.h"
 #include "json_value.h"
 #include "pmc_parse.h"
 #include "pmc_rules.h"
+#include "units.h"
 
 static void pmc_decode(const tool_output *out, observation *obs)
 {
@@ -199,6 +202,94 @@ static const prom_family pmc_prometheus[] = {
 	 "1, labelled with the identity of the grandmaster the node follows.", NULL, emit_ptp_grandmaster},
 };
 
+/* ------------------------------------------------------------ grid columns */
+
+static bool has_port(const observation *obs)
+{
+	return ptp_primary_port(&obs->ptp) != NULL;
+}
+
+static bool is_following(const observation *obs)
+{
+	return ptp_following_port(&obs->ptp) != NULL;
+}
+
+static grid_cell port_cell(const observation *obs, char *out, size_t len)
+{
+	const ptp_port *port = ptp_primary_port(&obs->ptp);
+	if (!port) {
+		return GRID_CELL_NA;
+	}
+	snprintf(out, len, "%s", ptp_port_state_name(port->state));
+	return GRID_CELL_VALUE;
+}
+
+static void port_sort(const observation *obs, grid_sort_key *key)
+{
+	const ptp_port *port = ptp_primary_port(&obs->ptp);
+	if (port) {
+		key->numeric = false;
+		snprintf(key->str, sizeof key->str, "%s", ptp_port_state_name(port->state));
+	}
+}
+
+/* Offset and delay only while a port follows a master (ptp_following_port). */
+static grid_cell ns_cell(const observation *obs, int64_t ns, bool magnitude, char *out, size_t len)
+{
+	if (!is_following(obs)) {
+		return GRID_CELL_NA;
+	}
+	if (ns == PTP_NS_UNKNOWN) {
+		return GRID_CELL_UNKNOWN;
+	}
+	char buf[64];
+	units_format_ns(ns, buf, sizeof buf);
+	snprintf(out, len, "%s", magnitude ? units_unsigned(buf) : buf);
+	return GRID_CELL_VALUE;
+}
+
+static grid_cell ptp_offset_cell(const observation *obs, char *out, size_t len)
+{
+	return ns_cell(obs, obs->ptp.offset_from_master_ns, false, out, len);
+}
+
+static grid_cell path_delay_cell(const observation *obs, char *out, size_t len)
+{
+	return ns_cell(obs, obs->ptp.mean_path_delay_ns, true, out, len); /* a delay has no sign */
+}
+
+static void ptp_offset_sort(const observation *obs, grid_sort_key *key)
+{
+	if (is_following(obs) && obs->ptp.offset_from_master_ns != PTP_NS_UNKNOWN) {
+		key->num = fabs((double)obs->ptp.offset_from_master_ns);
+	}
+}
+
+static void path_delay_sort(const observation *obs, grid_sort_key *key)
+{
+	if (is_following(obs) && obs->ptp.mean_path_delay_ns != PTP_NS_UNKNOWN) {
+		key->num = (double)obs->ptp.mean_path_delay_ns;
+	}
+}
+
+static const char *const port_codes[] = {"ptp.port_state", NULL};
+static const char *const ptp_offset_codes[] = {"ptp.offset", "cluster.ptp_spread", NULL};
+static const char *const path_delay_codes[] = {"ptp.path_delay", NULL};
+
+static const grid_column pmc_columns[] = {
+	{.title = "PORT", .key = "port", .help = "PTP port state (the port the node syncs through)",
+	 .min_width = 7, .max_width = 12, .sortable = true, .place = 110, .rank = 7,
+	 .cell = port_cell, .sort = port_sort, .has_data = has_port, .finding_codes = port_codes},
+	{.title = "PTP OFFSET", .key = "ptp-offset", .help = "PTP offsetFromMaster, node minus master",
+	 .min_width = 11, .max_width = 11, .right = true, .sortable = true, .descending = true,
+	 .place = 120, .rank = 9, .cell = ptp_offset_cell, .sort = ptp_offset_sort,
+	 .has_data = is_following, .finding_codes = ptp_offset_codes},
+	{.title = "PATH DELAY", .key = "path-delay", .help = "PTP meanPathDelay",
+	 .min_width = 10, .max_width = 10, .right = true, .sortable = true, .descending = true,
+	 .place = 130, .rank = 13, .cell = path_delay_cell, .sort = path_delay_sort,
+	 .has_data = is_following, .finding_codes = path_delay_codes},
+};
+
 const collector pmc_collector = {
 	.name = "pmc",
 	.title = "ptp4l data sets through pmc",
@@ -216,6 +307,8 @@ const collector pmc_collector = {
 	.history = pmc_history,
 	.rules = pmc_rules,
 	.expectation = pmc_expectation,
+	.columns = pmc_columns,
+	.n_columns = sizeof pmc_columns / sizeof pmc_columns[0],
 	.threshold_keys = pmc_keys,
 	.n_threshold_keys = sizeof pmc_keys / sizeof pmc_keys[0],
 };

@@ -5,8 +5,8 @@
  * runs, the pure parser that turns its output into its part of the
  * observation, what it carries from the last poll when it did not run, the
  * history series it records, its health rules and the configuration keys of
- * their thresholds, its JSON object, Prometheus families and drill-down
- * section.  collector_registry[] lists them all (collectors/registry.c); the
+ * their thresholds, its JSON object, Prometheus families, grid columns and
+ * drill-down section.  collector_registry[] lists them all (collectors/registry.c); the
  * probe script, the decoder, node_update, the health rules, the configuration
  * loader, the JSON and Prometheus writers and the drill-down loop over it
  * instead of naming tools (test_probe checks the registry's invariants).
@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "detail_sink.h"
+#include "grid_column.h"
 #include "health_rule.h"
 #include "history.h"
 #include "observation.h"
@@ -90,6 +91,9 @@ typedef struct collector {
 	 * PTP, NIC have not moved yet). */
 	const char *detail_title;
 	void (*detail)(const observation *obs, const detail_sink *out);
+	/* The grid columns it offers (grid_column.h), after the grid's own. */
+	const grid_column *columns;
+	size_t n_columns;
 	/* Its threshold keys in the configuration file. */
 	const threshold_key *threshold_keys;
 	size_t n_threshold_keys;

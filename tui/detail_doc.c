@@ -555,11 +555,11 @@ static void ptp_section(ctx *c)
 	if (ptp_following_port(p)) {
 		fmt_ns(p->offset_from_master_ns, buf, sizeof buf, c->utf8);
 		kv_role(c, "Offset from master",
-			tone_role(columns_finding_tone(c->nd, COL_PTP_OFFSET), c->value), buf);
+			tone_role(columns_finding_tone(c->nd, columns_find("ptp-offset")), c->value), buf);
 		fmt_ns(p->master_offset_ns, buf, sizeof buf, c->utf8);
 		kv(c, "Master offset", buf);
 		fmt_ns(p->mean_path_delay_ns, buf, sizeof buf, c->utf8);
-		kv_role(c, "Mean path delay", tone_role(columns_finding_tone(c->nd, COL_DELAY), c->value),
+		kv_role(c, "Mean path delay", tone_role(columns_finding_tone(c->nd, columns_find("path-delay")), c->value),
 			units_unsigned(buf));
 	} else {
 		/* ptp4l keeps these from when it last followed a master */
