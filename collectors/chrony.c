@@ -9,6 +9,7 @@
 #include <config.h>
 
 #include <math.h>
+#include <stdio.h>
 
 #include "chrony_parse.h"
 #include "chrony_rules.h"
@@ -232,6 +233,95 @@ static const prom_family chrony_prometheus[] = {
 	 v_chrony_leap, NULL},
 };
 
+/* ------------------------------------------------------------- demo renderer */
+
+/* chronyc -c prints unknown numbers as chronyd's placeholders: 0. */
+static double placeholder(double v)
+{
+	return isfinite(v) ? v : 0.0;
+}
+
+static char mode_char(chrony_source_mode m)
+{
+	switch (m) {
+	case CHRONY_MODE_SERVER: return '^';
+	case CHRONY_MODE_PEER: return '=';
+	case CHRONY_MODE_REFCLOCK: return '#';
+	case CHRONY_MODE_UNKNOWN: break;
+	}
+	return '?';
+}
+
+static char state_char(chrony_source_state st)
+{
+	switch (st) {
+	case CHRONY_STATE_SELECTED: return '*';
+	case CHRONY_STATE_COMBINED: return '+';
+	case CHRONY_STATE_NOT_COMBINED: return '-';
+	case CHRONY_STATE_FALSETICKER: return 'x';
+	case CHRONY_STATE_JITTERY: return '~';
+	case CHRONY_STATE_UNUSABLE:
+	case CHRONY_STATE_UNKNOWN: break;
+	}
+	return '?';
+}
+
+/* `chronyc -c -n -m tracking sources sourcestats` as chronyc 4.3 prints it
+ * (fixtures chronyc-c-m-tracking-sources*.txt): the tracking record, one
+ * record per source, one per sourcestats entry.  Without a reference the
+ * tracking record carries REF_GetTrackingReport's placeholders (reference
+ * ID 0, stratum 0, 1 s root delay and dispersion: observation.h). */
+static int chrony_render(const observation *truth, const char *iface, text_sink *out, text_sink *err)
+{
+	const chrony_obs *c = &truth->chrony;
+	(void)iface;
+	switch (c->state) {
+	case OBS_OK:
+		break;
+	case OBS_DAEMON_UNREACHABLE:
+		/* chronyc -c prints its reply status on stdout (fixture
+		 * chronyc-c-tracking-no-daemon-default.txt) */
+		text_sink_puts(out, "506 Cannot talk to daemon\n");
+		return 1;
+	case OBS_PERMISSION_DENIED:
+		text_sink_puts(out, "501 Not authorised\n");
+		return 1;
+	case OBS_TOOL_MISSING:
+		text_sink_puts(err, "sh: 1: chronyc: not found\n");
+		return TOOL_RC_NOT_FOUND;
+	default:
+		text_sink_printf(err, "%s\n", c->error);
+		return 1;
+	}
+	const chrony_tracking *t = &c->tracking;
+	bool ref = chrony_tracking_has_reference(t);
+	/* "System time" is chronyd's pending correction: positive = the clock
+	 * is slow, minus the node's offset. */
+	text_sink_printf(out, "%08X,%s,%d,%.9f,%.9f,%.9f,%.9f,%.3f,%.3f,%.3f,%.9f,%.9f,%.1f,%s\n",
+			 ref && t->has_reference_id ? (unsigned)t->reference_id : 0u, ref ? t->reference_name : "",
+			 ref && t->stratum != INT_UNKNOWN ? t->stratum : 0, placeholder(t->ref_time),
+			 -placeholder(t->system_time_offset_s), placeholder(t->last_offset_s),
+			 placeholder(t->rms_offset_s), placeholder(t->frequency_ppm),
+			 placeholder(t->residual_frequency_ppm), placeholder(t->skew_ppm),
+			 ref ? placeholder(t->root_delay_s) : 1.0, ref ? placeholder(t->root_dispersion_s) : 1.0,
+			 placeholder(t->update_interval_s), chrony_leap_name(t->leap));
+	for (int i = 0; i < c->n_sources && i < CHRONY_MAX_SOURCES; i++) {
+		const chrony_source *src = &c->sources[i];
+		text_sink_printf(out, "%c,%c,%s,%d,%d,%o,%lld,%.9f,%.9f,%.9f\n", mode_char(src->mode),
+				 state_char(src->state), src->name, src->stratum, src->poll, src->reach,
+				 src->last_rx_s < 0 ? 4294967295LL : (long long)src->last_rx_s,
+				 placeholder(src->adjusted_offset_s), placeholder(src->measured_offset_s),
+				 placeholder(src->error_s));
+	}
+	for (int i = 0; i < c->n_sourcestats && i < CHRONY_MAX_SOURCES; i++) {
+		const chrony_sourcestat *st = &c->sourcestats[i];
+		text_sink_printf(out, "%s,%d,%d,%d,%.3f,%.3f,%.9f,%.9f\n", st->name, st->samples, st->runs,
+				 st->span_s, placeholder(st->frequency_ppm), placeholder(st->skew_ppm),
+				 placeholder(st->offset_s), placeholder(st->std_dev_s));
+	}
+	return 0;
+}
+
 const collector chrony_collector = {
 	.name = "chrony",
 	.title = "chrony tracking, sources and sourcestats",
@@ -246,6 +336,7 @@ const collector chrony_collector = {
 	.history = chrony_history,
 	.rules = chrony_rules,
 	.expectation = chrony_expectation,
+	.demo_render = chrony_render,
 	.threshold_keys = chrony_keys,
 	.n_threshold_keys = sizeof chrony_keys / sizeof chrony_keys[0],
 };

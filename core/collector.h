@@ -25,6 +25,7 @@
 #include "history.h"
 #include "observation.h"
 #include "prometheus_family.h"
+#include "text_sink.h"
 #include "thresholds.h"
 #include "tool_output.h"
 
@@ -94,6 +95,14 @@ typedef struct collector {
 	/* The grid columns it offers (grid_column.h), after the grid's own. */
 	const grid_column *columns;
 	size_t n_columns;
+	/* The demo cluster's renderer (demo/): prints into out and err what the
+	 * tool prints on a node whose true state is `truth` (the simulator's
+	 * observation: this collector reads its own part) and returns the
+	 * tool's exit status; iface is the request's ("-" when none).  The
+	 * output goes through decode like a real node's, and decoding it must
+	 * give the part back (test_demo_cluster renders, decodes and renders
+	 * again).  NULL: the demo does not show the tool. */
+	int (*demo_render)(const observation *truth, const char *iface, text_sink *out, text_sink *err);
 	/* Its threshold keys in the configuration file. */
 	const threshold_key *threshold_keys;
 	size_t n_threshold_keys;
