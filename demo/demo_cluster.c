@@ -785,162 +785,74 @@ static void selection_truth(const demo_cluster *c, const demo_node *nd, double n
 		    nd->scenario == DEMO_LEAP ? CHRONY_LEAP_INSERT : CHRONY_LEAP_NORMAL);
 }
 
-/* ----------------------------------------------------------------- pmc */
+/* ---------------------------------------------------------------- ptp4l */
 
-/* The probe's requests, in its order (probe.c). */
-static const char *const pmc_requests[] = {
-	"TIME_STATUS_NP",
-	"CURRENT_DATA_SET",
-	"PORT_DATA_SET",
-	"PARENT_DATA_SET",
-	"DEFAULT_DATA_SET",
-	"TIME_PROPERTIES_DATA_SET",
-	"PORT_PROPERTIES_NP",
-};
-#define PMC_REQUESTS ((int)(sizeof pmc_requests / sizeof pmc_requests[0]))
-
-typedef struct {
-	const demo_node *nd;
-	const demo_node *gm;   /* the grandmaster followed; NULL when the clock is its own */
-	const char *state;     /* the port state as ptp4l prints it */
-	ptp_state ptp;
-	int64_t ingress_ns;
-} pmc_view;
-
-static void pmc_header(text_sink *out, const char *clock_id, int port, int seq, const char *id)
-{
-	/* pmc prints the header with a trailing blank */
-	text_sink_printf(out, "\t%s-%d seq %d RESPONSE MANAGEMENT %s \n", clock_id, port, seq, id);
-}
-
-static void pmc_block(text_sink *out, const pmc_view *v, int which)
-{
-	const demo_node *nd = v->nd;
-	const demo_node *gm = v->gm;
-	const char *gm_id = gm ? gm->clock_id : nd->clock_id;
-	bool master = is_grandmaster(nd->scenario);
-
-	switch (which) {
-	case 0:
-		pmc_header(out, nd->clock_id, 0, which, "TIME_STATUS_NP");
-		text_sink_printf(out, "\t\tmaster_offset              %lld\n", gm ? (long long)v->ptp.offset_ns : 0LL);
-		text_sink_printf(out, "\t\tingress_time               %lld\n", gm ? (long long)v->ingress_ns : 0LL);
-		text_sink_puts(out, "\t\tcumulativeScaledRateOffset +0.000000000\n"
-			       "\t\tscaledLastGmPhaseChange    0\n"
-			       "\t\tgmTimeBaseIndicator        0\n"
-			       "\t\tlastGmPhaseChange          0x0000'0000000000000000.0000\n");
-		/* false on the grandmaster itself and on a clock that lost its master */
-		text_sink_printf(out, "\t\tgmPresent                  %s\n", gm ? "true" : "false");
-		text_sink_printf(out, "\t\tgmIdentity                 %s\n", gm_id);
-		break;
-	case 1:
-		pmc_header(out, nd->clock_id, 0, which, "CURRENT_DATA_SET");
-		if (gm) {
-			text_sink_printf(out, "\t\tstepsRemoved     1\n\t\toffsetFromMaster %lld.0\n\t\tmeanPathDelay    %lld.0\n",
-				    (long long)v->ptp.offset_ns, (long long)v->ptp.delay_ns);
-		} else {
-			text_sink_puts(out, "\t\tstepsRemoved     0\n\t\toffsetFromMaster 0.0\n\t\tmeanPathDelay    0.0\n");
-		}
-		break;
-	case 2:
-		pmc_header(out, nd->clock_id, 1, which, "PORT_DATA_SET");
-		text_sink_printf(out, "\t\tportIdentity            %s-1\n", nd->clock_id);
-		text_sink_printf(out, "\t\tportState               %s\n", v->state);
-		text_sink_puts(out, "\t\tlogMinDelayReqInterval  0\n"
-			       "\t\tpeerMeanPathDelay       0\n"
-			       "\t\tlogAnnounceInterval     0\n"
-			       "\t\tannounceReceiptTimeout  3\n"
-			       "\t\tlogSyncInterval         0\n"
-			       "\t\tdelayMechanism          1\n"
-			       "\t\tlogMinPdelayReqInterval 0\n"
-			       "\t\tversionNumber           2\n");
-		break;
-	case 3:
-		pmc_header(out, nd->clock_id, 0, which, "PARENT_DATA_SET");
-		text_sink_printf(out, "\t\tparentPortIdentity                    %s-%d\n", gm_id, gm ? 1 : 0);
-		text_sink_puts(out, "\t\tparentStats                           0\n"
-			       "\t\tobservedParentOffsetScaledLogVariance 0xffff\n"
-			       "\t\tobservedParentClockPhaseChangeRate    0x7fffffff\n");
-		text_sink_printf(out, "\t\tgrandmasterPriority1                  %d\n", gm || master ? 100 : 128);
-		text_sink_printf(out, "\t\tgm.ClockClass                         %d\n", gm || master ? 248 : 255);
-		text_sink_puts(out, "\t\tgm.ClockAccuracy                      0xfe\n"
-			       "\t\tgm.OffsetScaledLogVariance            0xffff\n"
-			       "\t\tgrandmasterPriority2                  128\n");
-		text_sink_printf(out, "\t\tgrandmasterIdentity                   %s\n", gm_id);
-		break;
-	case 4:
-		pmc_header(out, nd->clock_id, 0, which, "DEFAULT_DATA_SET");
-		text_sink_printf(out, "\t\ttwoStepFlag             1\n"
-				 "\t\tslaveOnly               %d\n"
-				 "\t\tnumberPorts             1\n"
-				 "\t\tpriority1               %d\n"
-				 "\t\tclockClass              %d\n",
-			    master ? 0 : 1, master ? 100 : 128, master ? 248 : 255);
-		text_sink_puts(out, "\t\tclockAccuracy           0xfe\n"
-			       "\t\toffsetScaledLogVariance 0xffff\n"
-			       "\t\tpriority2               128\n");
-		text_sink_printf(out, "\t\tclockIdentity           %s\n", nd->clock_id);
-		text_sink_puts(out, "\t\tdomainNumber            0\n");
-		break;
-	case 5:
-		pmc_header(out, nd->clock_id, 0, which, "TIME_PROPERTIES_DATA_SET");
-		text_sink_puts(out, "\t\tcurrentUtcOffset      37\n"
-			       "\t\tleap61                0\n"
-			       "\t\tleap59                0\n"
-			       "\t\tcurrentUtcOffsetValid 0\n"
-			       "\t\tptpTimescale          0\n"
-			       "\t\ttimeTraceable         0\n"
-			       "\t\tfrequencyTraceable    0\n"
-			       "\t\ttimeSource            0xa0\n");
-		break;
-	default:
-		pmc_header(out, nd->clock_id, 1, which, "PORT_PROPERTIES_NP");
-		text_sink_printf(out, "\t\tportIdentity            %s-1\n", nd->clock_id);
-		text_sink_printf(out, "\t\tportState               %s\n", v->state);
-		text_sink_printf(out, "\t\ttimestamping            %s\n", nd->nic == NIC_SOFT ? "SOFTWARE" : "HARDWARE");
-		text_sink_printf(out, "\t\tinterface               %s\n", nd->iface);
-		break;
-	}
-}
-
-static int render_pmc(const demo_cluster *c, const demo_node *nd, double now, text_sink *out)
+/* What ptp4l reports; the pmc collector renders it as pmc prints it
+ * (collectors/pmc.c). */
+static void ptp_truth(const demo_cluster *c, const demo_node *nd, double now, ptp_obs *p)
 {
 	if (!runs_ptp4l(nd->scenario)) {
-		/* No ptp4l: pmc sends every request, waits 100 ms, prints no
-		 * answer and still exits 0 (lab-notes pitfall 9). */
-		for (int k = 0; k < PMC_REQUESTS; k++) {
-			text_sink_printf(out, "sending: GET %s\n", pmc_requests[k]);
-		}
-		return 0;
+		p->state = OBS_DAEMON_UNREACHABLE;
+		return;
 	}
-	pmc_view v;
-	memset(&v, 0, sizeof v);
-	v.nd = nd;
-	if (is_grandmaster(nd->scenario)) {
-		v.state = "MASTER";
+	bool master = is_grandmaster(nd->scenario);
+	const demo_node *gm = NULL; /* the grandmaster followed; NULL: the clock is its own */
+	ptp_port_state state;
+	if (master) {
+		state = PTP_PORT_MASTER;
 	} else if (nd->scenario == DEMO_PTP_FAULTY) {
-		v.state = "FAULTY"; /* no master: the clock is its own grandmaster */
+		state = PTP_PORT_FAULTY; /* no master: the clock is its own grandmaster */
 	} else {
-		v.state = "SLAVE";
-		v.gm = nd->gm >= 0 ? &c->nodes[nd->gm] : NULL;
+		state = PTP_PORT_SLAVE;
+		gm = nd->gm >= 0 ? &c->nodes[nd->gm] : NULL;
 	}
-	double t = now - c->epoch;
-	ptp_state_at(nd, t, &v.ptp);
-	/* the last Sync arrived at this second's sync phase (PHC time in ns) */
-	double last = floor(now - nd->sync_phase_s) + nd->sync_phase_s;
-	double whole = floor(last);
-	v.ingress_ns = (int64_t)whole * NS_PER_S + (int64_t)((last - whole) * 1e9);
+	const char *gm_id = gm ? gm->clock_id : nd->clock_id;
+	ptp_state ptp;
+	ptp_state_at(nd, now - c->epoch, &ptp);
 
-	/* pmc sends the next request before it reads the previous answer, so
-	 * "sending:" lines and answers interleave (fixture
-	 * pmc-batch-multi-get-slave.txt). */
-	text_sink_printf(out, "sending: GET %s\n", pmc_requests[0]);
-	for (int k = 1; k < PMC_REQUESTS; k++) {
-		text_sink_printf(out, "sending: GET %s\n", pmc_requests[k]);
-		pmc_block(out, &v, k - 1);
-	}
-	pmc_block(out, &v, PMC_REQUESTS - 1);
-	return 0;
+	p->state = OBS_OK;
+	snprintf(p->clock_identity, sizeof p->clock_identity, "%s", nd->clock_id);
+	p->domain_number = 0;
+	p->slave_only = master ? 0 : 1;
+	p->number_ports = 1;
+	p->priority1 = master ? 100 : 128;
+	p->priority2 = 128;
+	p->clock_class = master ? 248 : 255;
+
+	/* false on the grandmaster itself and on a clock that lost its master */
+	p->master_offset_ns = gm ? ptp.offset_ns : 0;
+	p->gm_present = gm ? 1 : 0;
+	snprintf(p->gm_identity, sizeof p->gm_identity, "%s", gm_id);
+
+	p->steps_removed = gm ? 1 : 0;
+	p->offset_from_master_ns = gm ? ptp.offset_ns : 0;
+	p->mean_path_delay_ns = gm ? ptp.delay_ns : 0;
+
+	snprintf(p->parent_port_identity, sizeof p->parent_port_identity, "%s-%d", gm_id, gm ? 1 : 0);
+	snprintf(p->grandmaster_identity, sizeof p->grandmaster_identity, "%s", gm_id);
+	p->gm_priority1 = gm || master ? 100 : 128;
+	p->gm_priority2 = 128;
+	p->gm_clock_class = gm || master ? 248 : 255;
+
+	p->current_utc_offset = 37;
+	p->current_utc_offset_valid = 0;
+	p->leap61 = 0;
+	p->leap59 = 0;
+	p->ptp_timescale = 0;
+	p->time_traceable = 0;
+	p->frequency_traceable = 0;
+	p->time_source = 0xa0;
+
+	p->n_ports = 1;
+	ptp_port *port = &p->ports[0];
+	snprintf(port->port_identity, sizeof port->port_identity, "%s-1", nd->clock_id);
+	port->port_number = 1;
+	port->state = state;
+	port->peer_mean_path_delay_ns = 0;
+	port->log_sync_interval = 0;
+	port->delay_mechanism = 1;
+	snprintf(port->interface, sizeof port->interface, "%s", nd->iface);
+	snprintf(port->timestamping, sizeof port->timestamping, "%s", nd->nic == NIC_SOFT ? "SOFTWARE" : "HARDWARE");
 }
 
 /* ------------------------------------------------------------------ ps */
@@ -1022,20 +934,14 @@ void demo_cluster_truth(const demo_cluster *c, size_t i, double now, observation
 	truth->node_time = now + clock_offset(nd, now - c->epoch);
 	chrony_truth(c, nd, now, &truth->chrony);
 	selection_truth(c, nd, now, &truth->selection);
+	ptp_truth(c, nd, now, &truth->ptp);
 }
 
 /* Tools whose output the demo still prints itself, by section name: the
- * simulator has not moved them into their collectors' demo_render yet. */
+ * simulator has not moved them into their collectors' demo_render yet
+ * (their parts are being reshaped: process ages, one NIC per PTP port). */
 typedef int (*own_renderer)(const demo_cluster *c, const demo_node *nd, double now, const char *iface,
 			    text_sink *out, text_sink *err);
-
-static int own_pmc(const demo_cluster *c, const demo_node *nd, double now, const char *iface, text_sink *out,
-		   text_sink *err)
-{
-	(void)iface;
-	(void)err;
-	return render_pmc(c, nd, now, out);
-}
 
 static int own_daemons(const demo_cluster *c, const demo_node *nd, double now, const char *iface,
 		       text_sink *out, text_sink *err)
@@ -1059,7 +965,6 @@ static const struct {
 	const char *section;
 	own_renderer render;
 } own_renderers[] = {
-	{"pmc", own_pmc},
 	{"daemons", own_daemons},
 	{"ethtool", own_ethtool},
 };

@@ -8,8 +8,8 @@
  *
  * The simulator gives each node's true state (demo_cluster_truth: the parts
  * of an observation), and each collector's demo renderer prints it as its
- * tool would (core/collector.h demo_render: chronyc, ...); the tools not
- * moved to their collectors yet (pmc, ps, ethtool) are printed here.  The
+ * tool would (core/collector.h demo_render: chronyc, pmc, ...); the tools
+ * not moved to their collectors yet (ps, ethtool) are printed here.  The
  * answer is framed the way the probe shell does (probe.h) and goes through
  * the same parsers and health rules as a real node's.
  *
