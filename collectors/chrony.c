@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "chrony_parse.h"
 #include "chrony_rules.h"
@@ -233,6 +234,32 @@ static const prom_family chrony_prometheus[] = {
 	 v_chrony_leap, NULL},
 };
 
+/* chronyd's view of the system clock for the grid (time_service.h): the
+ * tracking record, through its validity rule (the decode applied it). */
+static bool chrony_time_service(const observation *obs, time_service_view *out)
+{
+	const chrony_obs *c = &obs->chrony;
+	if (c->state != OBS_OK) {
+		return false;
+	}
+	const chrony_tracking *t = &c->tracking;
+	out->daemon = "chronyd";
+	out->referenced = chrony_tracking_has_reference(t);
+	out->source[0] = '\0';
+	if (t->reference_name[0]) {
+		snprintf(out->source, sizeof out->source, "%.*s", (int)strnlen(t->reference_name, sizeof t->reference_name),
+			 t->reference_name);
+	} else if (t->has_reference_id) {
+		snprintf(out->source, sizeof out->source, "%08X", (unsigned)t->reference_id);
+	}
+	out->stratum = t->stratum;
+	out->offset_s = t->system_time_offset_s;
+	out->frequency_ppm = t->frequency_ppm;
+	out->skew_ppm = t->skew_ppm;
+	out->leap = t->leap;
+	return true;
+}
+
 /* ------------------------------------------------------------- demo renderer */
 
 /* chronyc -c prints unknown numbers as chronyd's placeholders: 0. */
@@ -337,6 +364,7 @@ const collector chrony_collector = {
 	.rules = chrony_rules,
 	.expectation = chrony_expectation,
 	.demo_render = chrony_render,
+	.time_service = chrony_time_service,
 	.threshold_keys = chrony_keys,
 	.n_threshold_keys = sizeof chrony_keys / sizeof chrony_keys[0],
 };

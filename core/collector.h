@@ -27,6 +27,7 @@
 #include "prometheus_family.h"
 #include "text_sink.h"
 #include "thresholds.h"
+#include "time_service.h"
 #include "tool_output.h"
 
 #define COLLECTOR_NAME_MAX 31
@@ -92,6 +93,11 @@ typedef struct collector {
 	 * PTP, NIC have not moved yet). */
 	const char *detail_title;
 	void (*detail)(const observation *obs, const detail_sink *out);
+	/* A daemon that steers the system clock: its view of it
+	 * (time_service.h), for the grid's SOURCE, ST, OFFSET, FREQ, SKEW and
+	 * LEAP columns.  False when its part did not answer.  NULL: the tool is
+	 * not such a daemon. */
+	bool (*time_service)(const observation *obs, time_service_view *out);
 	/* The grid columns it offers (grid_column.h), after the grid's own. */
 	const grid_column *columns;
 	size_t n_columns;

@@ -10,6 +10,7 @@
 
 #include "cluster.h"
 #include "collector.h"
+#include "time_service.h"
 #include "sparkline.h"
 #include "textwidth.h"
 #include "units.h"
@@ -19,21 +20,22 @@ static const column_info core_columns[COL_CORE_COUNT] = {
 	[COL_NODE] = {"NODE", "node", "host name as given", 10, 32, false, true, false, 10, 0},
 	[COL_STATUS] = {"STAT", "status", "worst finding: OK, WARN, CRIT; UNKN = no answer",
 			6, 6, false, true, true, 20, 1},
-	[COL_SOURCE] = {"SOURCE", "source", "PTP grandmaster when a port follows one, else chrony's reference",
+	[COL_SOURCE] = {"SOURCE", "source", "PTP grandmaster when a port follows one, else the time daemon's reference",
 			10, 24, false, true, false, 30, 6},
-	[COL_STRATUM] = {"ST", "stratum", "PTP steps removed, or chrony stratum", 3, 3, true, true, false, 40, 12},
+	[COL_STRATUM] = {"ST", "stratum", "PTP steps removed, or the time daemon's stratum", 3, 3, true, true, false, 40, 12},
 	[COL_OFFSET] = {"OFFSET", "offset",
-			"chrony System time offset, node minus reference; OFFSET/PTP when the PTP "
-			"OFFSET column does not fit: a node without chrony shows its PTP offset, marked P",
+			"the time daemon's offset (chrony System time), node minus reference; OFFSET/PTP "
+			"when the PTP OFFSET column does not fit: a node without a time daemon shows its "
+			"PTP offset, marked P",
 			11, 11, true, true, true, 50, 2},
 	[COL_CLOCK] = {"CLOCK", "clock",
 		       "node clock minus this machine's, measured over SSH (drill-down: +- uncertainty)",
 		       11, 11, true, true, true, 60, 10},
 	[COL_SPARK] = {"TREND", "trend", "offset over the last samples (PTP offset on PTP-only nodes)",
 		       8, 120, false, false, false, 70, 11},
-	[COL_FREQ] = {"FREQ ppm", "frequency", "chrony frequency error of the local clock, ppm",
+	[COL_FREQ] = {"FREQ ppm", "frequency", "frequency error of the local clock the time daemon corrects, ppm",
 		      9, 9, true, true, true, 80, 3},
-	[COL_SKEW] = {"SKEW", "skew", "chrony skew (frequency error bound), ppm", 7, 7, true, true, true, 90, 14},
+	[COL_SKEW] = {"SKEW", "skew", "the time daemon's skew (frequency error bound), ppm", 7, 7, true, true, true, 90, 14},
 	[COL_LEAP] = {"LEAP", "leap", "leap status", 6, 6, false, true, true, 100, 4},
 	[COL_HWTS] = {"TS", "timestamping", "NIC timestamping: HW, SW, none, ? unknown",
 		      4, 4, false, true, false, 140, 5},
@@ -100,16 +102,27 @@ static bool ptp_follows(const node *nd)
 	return nd->has_observation && ptp_following_port(&nd->obs.ptp) != NULL;
 }
 
-static bool chrony_ok(const node *nd)
+/* The view of the daemon that steers the system clock (time_service.h):
+ * the first collector in the registry whose daemon answered; false when
+ * none did. */
+static bool service_of(const node *nd, time_service_view *out)
 {
-	return nd->has_observation && nd->obs.chrony.state == OBS_OK;
+	if (!nd->has_observation) {
+		return false;
+	}
+	for (size_t i = 0; i < collector_registry_count; i++) {
+		const collector *col = collector_registry[i];
+		if (col->time_service && col->time_service(&nd->obs, out)) {
+			return true;
+		}
+	}
+	return false;
 }
 
-/* chrony answered and has a reference: its offset, stratum, source and
- * skew mean something (observation.h, chrony_tracking_has_reference). */
-static bool chrony_referenced(const node *nd)
+static bool service_ok(const node *nd)
 {
-	return chrony_ok(nd) && chrony_tracking_has_reference(&nd->obs.chrony.tracking);
+	time_service_view v;
+	return service_of(nd, &v);
 }
 
 static bool clock_ok(const node *nd)
@@ -124,31 +137,28 @@ static bool ptp_ok(const node *nd)
 
 void columns_source(const node *nd, char *out, size_t out_len)
 {
-	const chrony_tracking *t = &nd->obs.chrony.tracking;
+	time_service_view v;
+	bool service = service_of(nd, &v);
 
 	if (out_len == 0) {
 		return;
 	}
 	out[0] = '\0';
-	if (ptp_follows(nd) || (!chrony_ok(nd) && ptp_ok(nd))) {
+	if (ptp_follows(nd) || (!service && ptp_ok(nd))) {
 		const char *gm = cluster_node_grandmaster(&nd->obs.ptp);
 		if (gm) { /* a LISTENING ptp4l names itself: nobody's time */
 			snprintf(out, out_len, "%.*s", (int)strnlen(gm, PTP_ID_LEN), gm);
 		}
-	} else if (chrony_ok(nd)) {
-		if (t->reference_name[0]) {
-			snprintf(out, out_len, "%.*s", (int)strnlen(t->reference_name, sizeof t->reference_name),
-				 t->reference_name);
-		} else if (t->has_reference_id) {
-			snprintf(out, out_len, "%08X", (unsigned)t->reference_id);
-		}
+	} else if (service) {
+		snprintf(out, out_len, "%.*s", (int)strnlen(v.source, sizeof v.source), v.source);
 	}
 }
 
 double columns_abs_offset(const node *nd)
 {
-	if (chrony_ok(nd) && isfinite(nd->obs.chrony.tracking.system_time_offset_s)) {
-		return fabs(nd->obs.chrony.tracking.system_time_offset_s);
+	time_service_view v;
+	if (service_of(nd, &v) && isfinite(v.offset_s)) {
+		return fabs(v.offset_s);
 	}
 	if (ptp_follows(nd) && nd->obs.ptp.offset_from_master_ns != PTP_NS_UNKNOWN) {
 		return fabs((double)nd->obs.ptp.offset_from_master_ns) / 1e9;
@@ -164,8 +174,9 @@ static const char *hw_timestamping(const node *nd)
 
 static const char *leap_short(const node *nd)
 {
-	if (chrony_ok(nd)) {
-		switch (nd->obs.chrony.tracking.leap) {
+	time_service_view v;
+	if (service_of(nd, &v)) {
+		switch (v.leap) {
 		case CHRONY_LEAP_NORMAL: return "normal";
 		case CHRONY_LEAP_INSERT: return "insert";
 		case CHRONY_LEAP_DELETE: return "delete";
@@ -317,6 +328,9 @@ void columns_cell(const node *nd, column_id id, int width, double now, bool utf8
 	const observation *o = &nd->obs;
 	char raw[128];
 	bool na = false; /* the value does not apply to this node */
+	time_service_view sv;
+	bool service = service_of(nd, &sv);
+	bool referenced = service && sv.referenced;
 
 	out->text[0] = '\0';
 	out->tone = TONE_PLAIN;
@@ -338,16 +352,16 @@ void columns_cell(const node *nd, column_id id, int width, double now, bool utf8
 		if (raw[0]) {
 			tw_clean(raw, sizeof raw, utf8, out->text, sizeof out->text);
 		} else {
-			na = !(chrony_referenced(nd) || ptp_ok(nd));
+			na = !(referenced || ptp_ok(nd));
 			snprintf(out->text, sizeof out->text, na ? "-" : "?");
 		}
 		break;
 	case COL_STRATUM: {
 		int v = INT_UNKNOWN;
-		if (ptp_follows(nd) || (!chrony_ok(nd) && ptp_ok(nd))) {
+		if (ptp_follows(nd) || (!service && ptp_ok(nd))) {
 			v = o->ptp.steps_removed;
-		} else if (chrony_referenced(nd)) {
-			v = o->chrony.tracking.stratum;
+		} else if (referenced) {
+			v = sv.stratum;
 		} else {
 			na = true;
 		}
@@ -361,10 +375,10 @@ void columns_cell(const node *nd, column_id id, int width, double now, bool utf8
 		break;
 	}
 	case COL_OFFSET:
-		if ((na = !chrony_referenced(nd))) {
+		if ((na = !referenced)) {
 			snprintf(out->text, sizeof out->text, "-");
 		} else {
-			format_seconds_cell(o->chrony.tracking.system_time_offset_s, out->text, sizeof out->text);
+			format_seconds_cell(sv.offset_s, out->text, sizeof out->text);
 		}
 		break;
 	case COL_CLOCK:
@@ -382,17 +396,17 @@ void columns_cell(const node *nd, column_id id, int width, double now, bool utf8
 		}
 		return;
 	case COL_FREQ:
-		if ((na = !chrony_ok(nd))) {
+		if ((na = !service)) {
 			snprintf(out->text, sizeof out->text, "-");
 		} else {
-			format_ppm(o->chrony.tracking.frequency_ppm, true, out->text, sizeof out->text);
+			format_ppm(sv.frequency_ppm, true, out->text, sizeof out->text);
 		}
 		break;
 	case COL_SKEW:
-		if ((na = !chrony_referenced(nd))) {
+		if ((na = !referenced)) {
 			snprintf(out->text, sizeof out->text, "-");
 		} else {
-			format_ppm(o->chrony.tracking.skew_ppm, false, out->text, sizeof out->text);
+			format_ppm(sv.skew_ppm, false, out->text, sizeof out->text);
 		}
 		break;
 	case COL_LEAP:
@@ -449,7 +463,7 @@ column_mask columns_data_mask(const node *nd)
 		return m;
 	}
 	m |= COLUMN_BIT(COL_RTT) | COLUMN_BIT(COL_AGE);
-	if (chrony_ok(nd)) {
+	if (service_ok(nd)) {
 		m |= COLUMN_BIT(COL_SOURCE) | COLUMN_BIT(COL_STRATUM) | COLUMN_BIT(COL_OFFSET) |
 		     COLUMN_BIT(COL_SPARK) | COLUMN_BIT(COL_FREQ) | COLUMN_BIT(COL_SKEW) | COLUMN_BIT(COL_LEAP);
 	}
@@ -605,7 +619,7 @@ const char *columns_offset_title(const column_layout *l)
 
 void columns_offset_cell(const node *nd, double now, bool utf8, column_cell *out)
 {
-	if (chrony_ok(nd) || !ptp_follows(nd)) {
+	if (service_ok(nd) || !ptp_follows(nd)) {
 		columns_cell(nd, COL_OFFSET, 0, now, utf8, out);
 		return;
 	}
@@ -638,6 +652,8 @@ void columns_sort_key(const node *nd, column_id id, double now, sort_key *out)
 	out->numeric = true;
 	out->num = NAN;
 	out->str[0] = '\0';
+	time_service_view sv;
+	bool service = service_of(nd, &sv);
 	switch (id) {
 	case COL_NODE:
 		out->numeric = false;
@@ -652,13 +668,13 @@ void columns_sort_key(const node *nd, column_id id, double now, sort_key *out)
 		break;
 	case COL_OFFSET:
 	case COL_SPARK:
-		if (chrony_ok(nd)) {
-			out->num = fabs(o->chrony.tracking.system_time_offset_s);
+		if (service) {
+			out->num = fabs(sv.offset_s);
 		}
 		break;
 	case COL_FREQ:
-		if (chrony_ok(nd)) {
-			out->num = fabs(o->chrony.tracking.frequency_ppm);
+		if (service) {
+			out->num = fabs(sv.frequency_ppm);
 		}
 		break;
 	case COL_CLOCK:
@@ -667,8 +683,8 @@ void columns_sort_key(const node *nd, column_id id, double now, sort_key *out)
 		}
 		break;
 	case COL_SKEW:
-		if (chrony_ok(nd)) {
-			out->num = o->chrony.tracking.skew_ppm;
+		if (service) {
+			out->num = sv.skew_ppm;
 		}
 		break;
 	case COL_LEAP:
@@ -688,10 +704,10 @@ void columns_sort_key(const node *nd, column_id id, double now, sort_key *out)
 	 * back: sorting 10,000 nodes must stay cheap); unknown sorts last. */
 	case COL_STRATUM: {
 		int v = INT_UNKNOWN;
-		if (ptp_follows(nd) || (!chrony_ok(nd) && ptp_ok(nd))) {
+		if (ptp_follows(nd) || (!service && ptp_ok(nd))) {
 			v = o->ptp.steps_removed;
-		} else if (chrony_ok(nd)) {
-			v = o->chrony.tracking.stratum;
+		} else if (service) {
+			v = sv.stratum;
 		}
 		if (v != INT_UNKNOWN) {
 			out->num = (double)v;
