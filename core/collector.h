@@ -93,6 +93,10 @@ typedef struct collector {
 	 * PTP, NIC have not moved yet). */
 	const char *detail_title;
 	void (*detail)(const observation *obs, const detail_sink *out);
+	/* The DAEMON_* bit (observation.h) of the daemon it reads, or 0: where
+	 * its part answered, synctop can inspect that daemon (health.c does
+	 * not call it one it "cannot inspect"). */
+	unsigned daemon;
 	/* A daemon that steers the system clock: its view of it
 	 * (time_service.h), for the grid's SOURCE, ST, OFFSET, FREQ, SKEW and
 	 * LEAP columns.  False when its part did not answer.  NULL: the tool is

@@ -148,7 +148,45 @@ void observation_init(observation *obs)
 	ptp_obs_init(&obs->ptp);
 	nic_obs_init(&obs->nic);
 	memset(&obs->daemons, 0, sizeof obs->daemons);
+	timesyncd_obs_init(&obs->timesyncd);
 	clock_check_obs_init(&obs->clock);
+}
+
+void timesyncd_obs_init(timesyncd_obs *t)
+{
+	memset(t, 0, sizeof *t);
+	t->ntp_enabled = INT_UNKNOWN;
+	t->kernel_synchronised = INT_UNKNOWN;
+	t->poll_interval_s = NAN;
+	t->packet_count = -1;
+	t->leap = INT_UNKNOWN;
+	t->stratum = INT_UNKNOWN;
+	t->precision = INT_UNKNOWN;
+	t->root_delay_s = NAN;
+	t->root_dispersion_s = NAN;
+	t->offset_s = NAN;
+	t->delay_s = NAN;
+	t->jitter_s = NAN;
+	t->frequency_ppm = NAN;
+}
+
+bool timesyncd_has_reference(const timesyncd_obs *t)
+{
+	return t->packet_count > 0 && t->leap != INT_UNKNOWN && t->leap != NTP_LEAP_UNSYNC;
+}
+
+void timesyncd_settle(timesyncd_obs *t)
+{
+	if (timesyncd_has_reference(t)) {
+		return;
+	}
+	t->stratum = INT_UNKNOWN;
+	t->reference[0] = '\0';
+	t->root_delay_s = NAN;
+	t->root_dispersion_s = NAN;
+	t->offset_s = NAN;
+	t->delay_s = NAN;
+	t->jitter_s = NAN;
 }
 
 int ptp_port_count(const ptp_obs *p)

@@ -325,6 +325,50 @@ typedef struct {
 	unsigned running; /* DAEMON_* bits */
 } daemons_obs;
 
+/* ------------------------------------------------------ systemd-timesyncd */
+
+/* systemd-timesyncd, an SNTP client (one server at a time), as timedatectl
+ * reports it: `show` (the kernel's synchronised flag as timedated reads
+ * it), `show-timesync --all` (the last NTP message) and `timesync-status`
+ * (the offset and delay it computed from that message). */
+typedef struct {
+	obs_state state;
+	char error[OBS_ERROR_LEN];
+	int ntp_enabled;          /* NTP=yes: timedated will run a sync service; 0/1/INT_UNKNOWN */
+	int kernel_synchronised;  /* NTPSynchronized: the kernel's STA_UNSYNC clear; 0/1/INT_UNKNOWN */
+	char server_name[64];     /* as configured ("" when none) */
+	char server_address[64];
+	double poll_interval_s;
+	int64_t packet_count;     /* answers received from this server; -1 unknown */
+	bool ignored;             /* the last answer was a spike timesyncd ignored */
+	int leap;                 /* the NTP leap indicator 0..3; INT_UNKNOWN */
+	int stratum;
+	int precision;            /* log2 seconds */
+	char reference[16];       /* refid: 4 letters at stratum 1, else hex */
+	double root_delay_s;
+	double root_dispersion_s;
+	double offset_s;          /* node - server, from the last answer */
+	double delay_s;           /* round trip of the last answer */
+	double jitter_s;
+	double frequency_ppm;     /* the kernel frequency correction timesyncd set */
+} timesyncd_obs;
+
+void timesyncd_obs_init(timesyncd_obs *t);
+
+/* The NTP leap indicator 3: the server (or timesyncd itself) is not
+ * synchronised. */
+#define NTP_LEAP_UNSYNC 3
+
+/* Which values mean something now: only after an answer from a
+ * synchronised server (packet count > 0, leap indicator not 3) do the
+ * server's stratum, reference, root delay and dispersion and the offset,
+ * delay and jitter describe a reference.  True then. */
+bool timesyncd_has_reference(const timesyncd_obs *t);
+
+/* Applies that rule to a parsed record: without a reference those values
+ * become unknown (timedatectl still prints the last message's numbers). */
+void timesyncd_settle(timesyncd_obs *t);
+
 /* ------------------------------------------------- independent clock check */
 
 /* The node's clock read over the already-open session and compared with the
@@ -357,6 +401,7 @@ typedef struct {
 	ptp_obs ptp;
 	nic_obs nic;
 	daemons_obs daemons;
+	timesyncd_obs timesyncd;
 	clock_check_obs clock;  /* kept across polls until the next check */
 } observation;
 

@@ -969,6 +969,24 @@ static const struct {
 	{"ethtool", own_ethtool},
 };
 
+/* Whether the demo shows a section on a node in this state. */
+static bool section_shown(const char *section, const observation *truth)
+{
+	if (strcmp(section, "time") == 0) {
+		return true;
+	}
+	const collector *col = collector_find(section);
+	if (col && col->demo_render) {
+		return !(col->part_state && col->part_state(truth) == OBS_NOT_COLLECTED);
+	}
+	for (size_t r = 0; r < sizeof own_renderers / sizeof own_renderers[0]; r++) {
+		if (strcmp(own_renderers[r].section, section) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The output of one section on node i: the time, a collector's demo
  * renderer fed the node's true state, or the demo's own renderer.  Returns
  * the exit status, or DEMO_NO_SECTION when the demo does not show it (the
@@ -977,14 +995,14 @@ static int render(const demo_cluster *c, size_t i, const char *section, double n
 		  const observation *truth, text_sink *out, text_sink *err)
 {
 	const demo_node *nd = &c->nodes[i];
+	if (!section_shown(section, truth)) {
+		return DEMO_NO_SECTION;
+	}
 	if (strcmp(section, "time") == 0) {
 		return render_time(c, nd, now, out);
 	}
 	const collector *col = collector_find(section);
 	if (col && col->demo_render) {
-		if (col->part_state && col->part_state(truth) == OBS_NOT_COLLECTED) {
-			return DEMO_NO_SECTION;
-		}
 		return col->demo_render(truth, iface ? iface : "-", out, err);
 	}
 	for (size_t r = 0; r < sizeof own_renderers / sizeof own_renderers[0]; r++) {
@@ -1021,16 +1039,11 @@ static bool render_section(const demo_cluster *c, size_t i, const char *name, do
 	char err_buf[512];
 	text_sink err;
 	text_sink_init(&err, err_buf, sizeof err_buf);
-	size_t start = t->len;
-	text_sink_printf(t, "@@synctop %s section %s\n", nonce, name);
-	int rc = render(c, i, name, now, iface, truth, t, &err);
-	if (rc == DEMO_NO_SECTION) {
-		if (!t->overflow) {
-			t->len = start;
-			t->buf[start] = '\0';
-		}
+	if (!section_shown(name, truth)) {
 		return true;
 	}
+	text_sink_printf(t, "@@synctop %s section %s\n", nonce, name);
+	int rc = render(c, i, name, now, iface, truth, t, &err);
 	text_sink_printf(t, "\n@@synctop %s stderr\n", nonce);
 	if (err.overflow) {
 		return false;
