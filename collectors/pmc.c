@@ -1,7 +1,8 @@
 /* pmc.c - the PTP collector: linuxptp's `pmc` asking the local ptp4l for
  * its data sets over its Unix socket (-u, boundary hops 0), parsed by
  * pmc_parse.c.  `--pmc-sudo` runs it through `sudo -n` where the socket is
- * root-only. */
+ * root-only.  The node's CLOCK_REALTIME is read just before and after pmc,
+ * for the age of the last Sync (pmc_sync.h). */
 #include <config.h>
 
 #include <math.h>
@@ -11,6 +12,7 @@
 #include "json_value.h"
 #include "pmc_parse.h"
 #include "pmc_rules.h"
+#include "pmc_sync.h"
 
 static void pmc_decode(const tool_output *out, observation *obs)
 {
@@ -38,14 +40,28 @@ static const threshold_key pmc_keys[] = {
 	THRESHOLD_KEY(ptp_offset_crit_ns, THRESHOLD_INT64, NULL),
 	THRESHOLD_KEY(ptp_path_delay_jump_warn_ratio, THRESHOLD_DOUBLE, NULL),
 	THRESHOLD_KEY(ptp_path_delay_min_samples, THRESHOLD_INT, NULL),
+	/* warn and crit count different intervals: no warn <= crit check */
+	THRESHOLD_KEY(ptp_sync_age_warn_intervals, THRESHOLD_DOUBLE, NULL),
+	THRESHOLD_KEY(ptp_sync_age_crit_receipt_timeouts, THRESHOLD_DOUBLE, NULL),
 };
+
+/* The rx Sync count's baseline comes from the previous poll (pmc_sync.h). */
+static void pmc_compare(observation *now, const observation *before)
+{
+	pmc_sync_compare(&now->ptp, now->taken_at, &before->ptp, before->taken_at);
+}
+
+static json_t *jcount(int64_t v)
+{
+	return v == PTP_COUNT_UNKNOWN ? json_null() : json_integer((json_int_t)v);
+}
 
 static json_t *jport_state(ptp_port_state state)
 {
 	return state == PTP_PORT_UNKNOWN ? json_null() : json_string(ptp_port_state_name(state));
 }
 
-static json_t *ptp_ports_json(const ptp_obs *p, bool *ok)
+static json_t *ptp_ports_json(const ptp_obs *p, double taken_at, bool *ok)
 {
 	json_t *arr = json_array();
 	for (int i = 0; i < ptp_port_count(p); i++) {
@@ -59,6 +75,19 @@ static json_t *ptp_ports_json(const ptp_obs *p, bool *ok)
 		json_value_put(o, "delay_mechanism", json_value_int(port->delay_mechanism), ok);
 		json_value_put(o, "interface", json_value_text(port->interface, sizeof port->interface), ok);
 		json_value_put(o, "timestamping", json_value_text(port->timestamping, sizeof port->timestamping), ok);
+		const ptp_port_sync *s = &port->sync;
+		json_value_put(o, "log_announce_interval", json_value_int(s->log_announce_interval), ok);
+		json_value_put(o, "announce_receipt_timeout", json_value_int(s->announce_receipt_timeout), ok);
+		json_value_put(o, "rx_sync", jcount(s->rx_sync), ok);
+		json_value_put(o, "rx_follow_up", jcount(s->rx_follow_up), ok);
+		json_value_put(o, "rx_delay_resp", jcount(s->rx_delay_resp), ok);
+		json_value_put(o, "rx_announce", jcount(s->rx_announce), ok);
+		json_value_put(o, "tx_sync", jcount(s->tx_sync), ok);
+		json_value_put(o, "tx_delay_req", jcount(s->tx_delay_req), ok);
+		json_value_put(o, "tx_announce", jcount(s->tx_announce), ok);
+		json_value_put(o, "announce_timeouts", jcount(s->announce_timeouts), ok);
+		json_value_put(o, "sync_timeouts", jcount(s->sync_timeouts), ok);
+		json_value_put(o, "rx_sync_unchanged_s", json_value_number(pmc_sync_still_s(port, taken_at)), ok);
 		json_value_append(arr, o, ok);
 	}
 	return arr;
@@ -118,7 +147,8 @@ static json_t *ptp_json(const observation *obs, bool *ok)
 	json_value_put(o, "clock_identity", json_value_text(p->clock_identity, sizeof p->clock_identity), ok);
 	json_value_put(o, "domain_number", json_value_int(p->domain_number), ok);
 	json_value_put(o, "current_utc_offset", json_value_int(p->current_utc_offset), ok);
-	json_value_put(o, "ports", good ? ptp_ports_json(p, ok) : json_null(), ok);
+	json_value_put(o, "ports", good ? ptp_ports_json(p, obs->taken_at, ok) : json_null(), ok);
+	json_value_put(o, "last_sync_age_s", json_value_number(pmc_sync_last_age_s(p)), ok);
 	return o;
 }
 
@@ -140,6 +170,7 @@ PTP_VALUE(v_ptp_offset, ptp_following_port(p) ? prom_ns_seconds(p->offset_from_m
 PTP_VALUE(v_ptp_mean_path_delay, ptp_following_port(p) ? prom_ns_seconds(p->mean_path_delay_ns) : NAN)
 PTP_VALUE(v_ptp_steps_removed, prom_int(p->steps_removed))
 PTP_VALUE(v_ptp_gm_present, p->gm_present == INT_UNKNOWN ? NAN : p->gm_present != 0)
+PTP_VALUE(v_ptp_sync_age, pmc_sync_last_age_s(p))
 
 
 /* The state is a label: ptp4l's internal numbering (GRAND_MASTER = 7) and
@@ -197,14 +228,26 @@ static const prom_family pmc_prometheus[] = {
 	 NULL, emit_ptp_port_state},
 	{"synctop_ptp_grandmaster_info", "gauge",
 	 "1, labelled with the identity of the grandmaster the node follows.", NULL, emit_ptp_grandmaster},
+	{"synctop_ptp_sync_age_seconds", "gauge",
+	 "Age of the last Sync a following port received (TIME_STATUS_NP ingress_time against the node's "
+	 "clock; software timestamping only).", v_ptp_sync_age, NULL},
 };
 
 const collector pmc_collector = {
 	.name = "pmc",
 	.title = "ptp4l data sets through pmc",
-	.command = "$sudo pmc -u -b 0 \"GET TIME_STATUS_NP\" \"GET CURRENT_DATA_SET\" \"GET PORT_DATA_SET\""
-		   " \"GET PARENT_DATA_SET\" \"GET DEFAULT_DATA_SET\" \"GET TIME_PROPERTIES_DATA_SET\""
-		   " \"GET PORT_PROPERTIES_NP\"",
+	/* CLOCK_REALTIME before and after pmc, on lines pmc never prints
+	 * (pmc_parse.c); pmc's exit status is the section's. */
+	.shell_functions = "synctop_pmc() {\n"
+			   "	printf \"synctop-realtime-ns before %s\\n\" \"$(date +%s%N)\"\n"
+			   "	$sudo pmc -u -b 0 \"GET TIME_STATUS_NP\" \"GET CURRENT_DATA_SET\" \"GET PORT_DATA_SET\""
+			   " \"GET PARENT_DATA_SET\" \"GET DEFAULT_DATA_SET\" \"GET TIME_PROPERTIES_DATA_SET\""
+			   " \"GET PORT_PROPERTIES_NP\" \"GET PORT_STATS_NP\" \"GET PORT_SERVICE_STATS_NP\"\n"
+			   "	synctop_pmc_rc=$?\n"
+			   "	printf \"synctop-realtime-ns after %s\\n\" \"$(date +%s%N)\"\n"
+			   "	return $synctop_pmc_rc\n"
+			   "}\n",
+	.command = "synctop_pmc",
 	.cadence = COLLECT_EVERY_POLL,
 	.json_key = "ptp",
 	.json = ptp_json,
@@ -214,6 +257,7 @@ const collector pmc_collector = {
 	.n_prometheus = sizeof pmc_prometheus / sizeof pmc_prometheus[0],
 	.decode = pmc_decode,
 	.history = pmc_history,
+	.compare = pmc_compare,
 	.rules = pmc_rules,
 	.expectation = pmc_expectation,
 	.threshold_keys = pmc_keys,

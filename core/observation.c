@@ -135,6 +135,7 @@ void ptp_port_sync_init(ptp_port_sync *s)
 	s->tx_sync = s->tx_delay_req = s->tx_announce = PTP_COUNT_UNKNOWN;
 	s->announce_timeouts = s->sync_timeouts = PTP_COUNT_UNKNOWN;
 	s->rx_sync_since = NAN;
+	s->timeouts_new = PTP_COUNT_UNKNOWN;
 }
 
 void nic_obs_init(nic_obs *nic)

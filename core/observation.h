@@ -229,6 +229,9 @@ typedef struct {
 	 * at its present value: set by comparing with the node's previous
 	 * observation (pmc_sync_compare); NAN when unknown. */
 	double rx_sync_since;
+	/* Announce and Sync receipt timeouts counted since the previous poll
+	 * (PORT_SERVICE_STATS_NP); PTP_COUNT_UNKNOWN. */
+	int64_t timeouts_new;
 } ptp_port_sync;
 
 void ptp_port_sync_init(ptp_port_sync *s);
