@@ -13,6 +13,7 @@
 #include "pmc_parse.h"
 #include "pmc_rules.h"
 #include "pmc_sync.h"
+#include "ptp_sync.h"
 
 static void pmc_decode(const tool_output *out, observation *obs)
 {
@@ -87,7 +88,7 @@ static json_t *ptp_ports_json(const ptp_obs *p, double taken_at, bool *ok)
 		json_value_put(o, "tx_announce", jcount(s->tx_announce), ok);
 		json_value_put(o, "announce_timeouts", jcount(s->announce_timeouts), ok);
 		json_value_put(o, "sync_timeouts", jcount(s->sync_timeouts), ok);
-		json_value_put(o, "rx_sync_unchanged_s", json_value_number(pmc_sync_still_s(port, taken_at)), ok);
+		json_value_put(o, "rx_sync_unchanged_s", json_value_number(ptp_sync_still_s(port, taken_at)), ok);
 		json_value_append(arr, o, ok);
 	}
 	return arr;
@@ -148,7 +149,7 @@ static json_t *ptp_json(const observation *obs, bool *ok)
 	json_value_put(o, "domain_number", json_value_int(p->domain_number), ok);
 	json_value_put(o, "current_utc_offset", json_value_int(p->current_utc_offset), ok);
 	json_value_put(o, "ports", good ? ptp_ports_json(p, obs->taken_at, ok) : json_null(), ok);
-	json_value_put(o, "last_sync_age_s", json_value_number(pmc_sync_last_age_s(p)), ok);
+	json_value_put(o, "last_sync_age_s", json_value_number(ptp_sync_last_age_s(p)), ok);
 	return o;
 }
 
@@ -170,7 +171,7 @@ PTP_VALUE(v_ptp_offset, ptp_following_port(p) ? prom_ns_seconds(p->offset_from_m
 PTP_VALUE(v_ptp_mean_path_delay, ptp_following_port(p) ? prom_ns_seconds(p->mean_path_delay_ns) : NAN)
 PTP_VALUE(v_ptp_steps_removed, prom_int(p->steps_removed))
 PTP_VALUE(v_ptp_gm_present, p->gm_present == INT_UNKNOWN ? NAN : p->gm_present != 0)
-PTP_VALUE(v_ptp_sync_age, pmc_sync_last_age_s(p))
+PTP_VALUE(v_ptp_sync_age, ptp_sync_last_age_s(p))
 
 
 /* The state is a label: ptp4l's internal numbering (GRAND_MASTER = 7) and

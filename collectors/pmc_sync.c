@@ -1,5 +1,5 @@
-/* pmc_sync.c - the age of the last Sync and the rx Sync count across polls,
- * and the ptp.no_sync rule built on them (pmc_sync.h). */
+/* pmc_sync.c - the rx Sync count across polls and the ptp.no_sync rule
+ * (pmc_sync.h); the values themselves come from core/ptp_sync.c. */
 #include <config.h>
 
 #include "pmc_sync.h"
@@ -8,102 +8,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ptp_sync.h"
 #include "units.h"
 
 #define NAME_LEN HEALTH_NAME_LEN
-#define NS_PER_S 1000000000LL
-
-/* PORT_PROPERTIES_NP timestamping under which ptp4l's clock is
- * CLOCK_REALTIME (linuxptp clock.c clock_create(): no PHC with TS_SOFTWARE;
- * pmc.c prints ts_str()). */
-#define TIMESTAMPING_SOFTWARE "SOFTWARE"
-
-double pmc_sync_age_s(int64_t ingress_ns, pmc_timescale ingress_scale, const pmc_sync_reference *ref,
-		      int utc_offset_s)
-{
-	if (ingress_ns == PTP_NS_UNKNOWN || ingress_ns <= 0) {
-		return NAN;
-	}
-	/* The reference expressed in the ingress clock's timescale. */
-	int64_t shift = 0;
-	if (ref->scale != ingress_scale) {
-		if (utc_offset_s == INT_UNKNOWN) {
-			return NAN;
-		}
-		shift = (int64_t)utc_offset_s * NS_PER_S;
-		if (ingress_scale == PMC_TIMESCALE_UTC) {
-			shift = -shift;
-		}
-	}
-	bool have_before = ref->before_ns != PTP_NS_UNKNOWN;
-	bool have_after = ref->after_ns != PTP_NS_UNKNOWN;
-	if (!have_before && !have_after) {
-		return NAN;
-	}
-	if (have_after && ingress_ns > ref->after_ns + shift) {
-		return NAN; /* a Sync from the future: not the clock we read */
-	}
-	int64_t age_ns = have_before ? ref->before_ns + shift - ingress_ns : ref->after_ns + shift - ingress_ns;
-	if (age_ns < 0) {
-		/* arrived during the request (or, without an after read, the
-		 * clocks disagree: then unknown) */
-		return have_after ? 0.0 : NAN;
-	}
-	return (double)age_ns / (double)NS_PER_S;
-}
-
-double pmc_sync_last_age_s(const ptp_obs *p)
-{
-	const ptp_port *port = ptp_following_port(p);
-	if (!port || strncmp(port->timestamping, TIMESTAMPING_SOFTWARE, sizeof port->timestamping) != 0) {
-		return NAN;
-	}
-	pmc_sync_reference ref = {
-		.before_ns = p->realtime_before_ns, .after_ns = p->realtime_after_ns, .scale = PMC_TIMESCALE_UTC,
-	};
-	/* ingress timestamps are the kernel's software ones: CLOCK_REALTIME */
-	return pmc_sync_age_s(p->ingress_time_ns, PMC_TIMESCALE_UTC, &ref, p->current_utc_offset);
-}
-
-/* 2^log as seconds; the field is an int8 on the wire (pmc prints %hhd). */
-static double interval_s(int log2)
-{
-	if (log2 == INT_UNKNOWN || log2 < -128 || log2 > 127) {
-		return NAN;
-	}
-	return ldexp(1.0, log2);
-}
-
-double pmc_sync_warn_s(const ptp_port *port, const thresholds *th)
-{
-	if (!(th->ptp_sync_age_warn_intervals >= 0)) {
-		return NAN;
-	}
-	return th->ptp_sync_age_warn_intervals * interval_s(port->log_sync_interval);
-}
-
-double pmc_sync_crit_s(const ptp_port *port, const thresholds *th)
-{
-	const ptp_port_sync *s = &port->sync;
-	if (!(th->ptp_sync_age_crit_receipt_timeouts >= 0) || s->announce_receipt_timeout == INT_UNKNOWN) {
-		return NAN;
-	}
-	return th->ptp_sync_age_crit_receipt_timeouts * s->announce_receipt_timeout *
-	       interval_s(s->log_announce_interval);
-}
-
-double pmc_sync_still_s(const ptp_port *port, double now_t)
-{
-	double since = port->sync.rx_sync_since;
-	if (!isfinite(since) || !isfinite(now_t) || now_t < since) {
-		return NAN;
-	}
-	return now_t - since;
-}
 
 severity pmc_sync_grade_age(double age_s, const ptp_port *port, const thresholds *th)
 {
-	return health_grade(age_s, pmc_sync_warn_s(port, th), pmc_sync_crit_s(port, th));
+	return health_grade(age_s, ptp_sync_warn_s(port, th), ptp_sync_crit_s(port, th));
 }
 
 severity pmc_sync_grade_still(double still_s, const ptp_port *port, const thresholds *th)
@@ -111,10 +23,10 @@ severity pmc_sync_grade_still(double still_s, const ptp_port *port, const thresh
 	if (!isfinite(still_s)) {
 		return SEVERITY_OK;
 	}
-	if (still_s >= pmc_sync_crit_s(port, th)) {
+	if (still_s >= ptp_sync_crit_s(port, th)) {
 		return SEVERITY_CRIT; /* false for a NAN limit */
 	}
-	if (still_s >= pmc_sync_warn_s(port, th)) {
+	if (still_s >= ptp_sync_warn_s(port, th)) {
 		return SEVERITY_WARN;
 	}
 	return SEVERITY_OK;
@@ -182,8 +94,8 @@ void pmc_sync_rules(const health_context *ctx, finding_list *out)
 		return; /* a port that follows nobody expects no Sync: the port-state rule's */
 	}
 	const thresholds *th = ctx->th;
-	double age = pmc_sync_last_age_s(p);
-	double still = pmc_sync_still_s(port, ctx->obs->taken_at);
+	double age = ptp_sync_last_age_s(p);
+	double still = ptp_sync_still_s(port, ctx->obs->taken_at);
 	severity sev_age = pmc_sync_grade_age(age, port, th);
 	severity sev_still = pmc_sync_grade_still(still, port, th);
 	int64_t timeouts = port->sync.timeouts_new;
@@ -206,7 +118,7 @@ void pmc_sync_rules(const health_context *ctx, finding_list *out)
 	} else {
 		bool by_age = sev_age >= sev_still;
 		double shown = by_age ? age : still;
-		double lim = sev == SEVERITY_CRIT ? pmc_sync_crit_s(port, th) : pmc_sync_warn_s(port, th);
+		double lim = sev == SEVERITY_CRIT ? ptp_sync_crit_s(port, th) : ptp_sync_warn_s(port, th);
 		char why[64];
 		if (sev == SEVERITY_CRIT) {
 			snprintf(why, sizeof why, "%g x the announce receipt timeout",

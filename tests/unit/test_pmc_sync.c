@@ -20,6 +20,7 @@
 #include "node_update.h"
 #include "pmc_parse.h"
 #include "pmc_sync.h"
+#include "ptp_sync.h"
 #include "thresholds.h"
 
 #define NS 1000000000LL
@@ -29,9 +30,9 @@
 
 /* ------------------------------------------------------ the age itself */
 
-static pmc_sync_reference realtime(int64_t before, int64_t after)
+static ptp_sync_reference realtime(int64_t before, int64_t after)
 {
-	pmc_sync_reference r = {.before_ns = before, .after_ns = after, .scale = PMC_TIMESCALE_UTC};
+	ptp_sync_reference r = {.before_ns = before, .after_ns = after, .scale = PTP_SYNC_UTC};
 	return r;
 }
 
@@ -39,38 +40,38 @@ static void test_age_from_the_read_before(void **state)
 {
 	(void)state;
 	int64_t in = 1000 * NS;
-	pmc_sync_reference r = realtime(in + 400000000, in + 520000000);
-	assert_float_equal(pmc_sync_age_s(in, PMC_TIMESCALE_UTC, &r, 37), 0.4, 1e-9);
+	ptp_sync_reference r = realtime(in + 400000000, in + 520000000);
+	assert_float_equal(ptp_sync_age_s(in, PTP_SYNC_UTC, &r, 37), 0.4, 1e-9);
 	/* without the read before, the one after (an upper bound) */
 	r = realtime(PTP_NS_UNKNOWN, in + 520000000);
-	assert_float_equal(pmc_sync_age_s(in, PMC_TIMESCALE_UTC, &r, 37), 0.52, 1e-9);
+	assert_float_equal(ptp_sync_age_s(in, PTP_SYNC_UTC, &r, 37), 0.52, 1e-9);
 	r = realtime(in + 2 * NS, PTP_NS_UNKNOWN);
-	assert_float_equal(pmc_sync_age_s(in, PMC_TIMESCALE_UTC, &r, 37), 2.0, 1e-9);
+	assert_float_equal(ptp_sync_age_s(in, PTP_SYNC_UTC, &r, 37), 2.0, 1e-9);
 }
 
 static void test_age_sync_during_the_request(void **state)
 {
 	(void)state;
 	int64_t in = 1000 * NS;
-	pmc_sync_reference r = realtime(in - 1000, in + 100000000);
-	assert_float_equal(pmc_sync_age_s(in, PMC_TIMESCALE_UTC, &r, 37), 0.0, 0);
+	ptp_sync_reference r = realtime(in - 1000, in + 100000000);
+	assert_float_equal(ptp_sync_age_s(in, PTP_SYNC_UTC, &r, 37), 0.0, 0);
 	/* later than the read after: another clock's timestamp */
 	r = realtime(in - 1000, in - 10);
-	assert_true(isnan(pmc_sync_age_s(in, PMC_TIMESCALE_UTC, &r, 37)));
+	assert_true(isnan(ptp_sync_age_s(in, PTP_SYNC_UTC, &r, 37)));
 	/* later than the only read: cannot tell */
 	r = realtime(in - 1000, PTP_NS_UNKNOWN);
-	assert_true(isnan(pmc_sync_age_s(in, PMC_TIMESCALE_UTC, &r, 37)));
+	assert_true(isnan(ptp_sync_age_s(in, PTP_SYNC_UTC, &r, 37)));
 }
 
 static void test_age_unknown(void **state)
 {
 	(void)state;
-	pmc_sync_reference r = realtime(1001 * NS, 1002 * NS);
+	ptp_sync_reference r = realtime(1001 * NS, 1002 * NS);
 	/* 0: no Sync since ptp4l started, stepped the clock or changed GM */
-	assert_true(isnan(pmc_sync_age_s(0, PMC_TIMESCALE_UTC, &r, 37)));
-	assert_true(isnan(pmc_sync_age_s(PTP_NS_UNKNOWN, PMC_TIMESCALE_UTC, &r, 37)));
+	assert_true(isnan(ptp_sync_age_s(0, PTP_SYNC_UTC, &r, 37)));
+	assert_true(isnan(ptp_sync_age_s(PTP_NS_UNKNOWN, PTP_SYNC_UTC, &r, 37)));
 	r = realtime(PTP_NS_UNKNOWN, PTP_NS_UNKNOWN);
-	assert_true(isnan(pmc_sync_age_s(1000 * NS, PMC_TIMESCALE_UTC, &r, 37)));
+	assert_true(isnan(ptp_sync_age_s(1000 * NS, PTP_SYNC_UTC, &r, 37)));
 }
 
 /* A PHC on the PTP timescale against CLOCK_REALTIME: the PHC runs ahead by
@@ -80,16 +81,16 @@ static void test_age_across_timescales(void **state)
 	(void)state;
 	int64_t utc = 1000 * NS;
 	int64_t phc_ingress = utc + 37 * NS;
-	pmc_sync_reference r = realtime(utc + 250000000, utc + 300000000);
-	assert_float_equal(pmc_sync_age_s(phc_ingress, PMC_TIMESCALE_PTP, &r, 37), 0.25, 1e-9);
-	assert_true(isnan(pmc_sync_age_s(phc_ingress, PMC_TIMESCALE_PTP, &r, INT_UNKNOWN)));
+	ptp_sync_reference r = realtime(utc + 250000000, utc + 300000000);
+	assert_float_equal(ptp_sync_age_s(phc_ingress, PTP_SYNC_PTP, &r, 37), 0.25, 1e-9);
+	assert_true(isnan(ptp_sync_age_s(phc_ingress, PTP_SYNC_PTP, &r, INT_UNKNOWN)));
 	/* without the shift the same numbers are a Sync from the future */
-	assert_true(isnan(pmc_sync_age_s(phc_ingress, PMC_TIMESCALE_UTC, &r, 37)));
-	pmc_sync_reference phc = {.before_ns = phc_ingress + 250000000, .after_ns = PTP_NS_UNKNOWN,
-				  .scale = PMC_TIMESCALE_PTP};
-	assert_float_equal(pmc_sync_age_s(phc_ingress, PMC_TIMESCALE_PTP, &phc, INT_UNKNOWN), 0.25, 1e-9);
+	assert_true(isnan(ptp_sync_age_s(phc_ingress, PTP_SYNC_UTC, &r, 37)));
+	ptp_sync_reference phc = {.before_ns = phc_ingress + 250000000, .after_ns = PTP_NS_UNKNOWN,
+				  .scale = PTP_SYNC_PTP};
+	assert_float_equal(ptp_sync_age_s(phc_ingress, PTP_SYNC_PTP, &phc, INT_UNKNOWN), 0.25, 1e-9);
 	/* UTC ingress, a PTP-timescale reading of the same instant plus 0.25 s */
-	assert_float_equal(pmc_sync_age_s(utc, PMC_TIMESCALE_UTC, &phc, 37), 0.25, 1e-9);
+	assert_float_equal(ptp_sync_age_s(utc, PTP_SYNC_UTC, &phc, 37), 0.25, 1e-9);
 }
 
 /* ------------------------------------------------------------ limits */
@@ -112,21 +113,21 @@ static void test_limits_from_the_port(void **state)
 	thresholds th;
 	thresholds_init_defaults(&th);
 	ptp_port p = slave_port(0, 1, 3); /* ptp4l's defaults */
-	assert_float_equal(pmc_sync_warn_s(&p, &th), 3.0, 0);
-	assert_float_equal(pmc_sync_crit_s(&p, &th), 6.0, 0);
+	assert_float_equal(ptp_sync_warn_s(&p, &th), 3.0, 0);
+	assert_float_equal(ptp_sync_crit_s(&p, &th), 6.0, 0);
 	p = slave_port(-4, -3, 3); /* G.8275.1: 16 Sync/s, 8 Announce/s */
-	assert_float_equal(pmc_sync_warn_s(&p, &th), 0.1875, 0);
-	assert_float_equal(pmc_sync_crit_s(&p, &th), 0.375, 0);
+	assert_float_equal(ptp_sync_warn_s(&p, &th), 0.1875, 0);
+	assert_float_equal(ptp_sync_crit_s(&p, &th), 0.375, 0);
 	p = slave_port(INT_UNKNOWN, INT_UNKNOWN, INT_UNKNOWN);
-	assert_true(isnan(pmc_sync_warn_s(&p, &th)));
-	assert_true(isnan(pmc_sync_crit_s(&p, &th)));
+	assert_true(isnan(ptp_sync_warn_s(&p, &th)));
+	assert_true(isnan(ptp_sync_crit_s(&p, &th)));
 	th.ptp_sync_age_warn_intervals = 5;
 	th.ptp_sync_age_crit_receipt_timeouts = 2;
 	p = slave_port(0, 1, 3);
-	assert_float_equal(pmc_sync_warn_s(&p, &th), 5.0, 0);
-	assert_float_equal(pmc_sync_crit_s(&p, &th), 12.0, 0);
+	assert_float_equal(ptp_sync_warn_s(&p, &th), 5.0, 0);
+	assert_float_equal(ptp_sync_crit_s(&p, &th), 12.0, 0);
 	th.ptp_sync_age_warn_intervals = -1; /* disabled */
-	assert_true(isnan(pmc_sync_warn_s(&p, &th)));
+	assert_true(isnan(ptp_sync_warn_s(&p, &th)));
 }
 
 static void test_grades(void **state)
@@ -175,7 +176,7 @@ static void test_count_moved(void **state)
 	ptp_obs a = stats_obs(PORT_A, 98), b = stats_obs(PORT_A, 101);
 	pmc_sync_compare(&b, T0 + 3, &a, T0);
 	assert_float_equal(b.ports[0].sync.rx_sync_since, T0 + 3, 0);
-	assert_float_equal(pmc_sync_still_s(&b.ports[0], T0 + 3), 0.0, 0);
+	assert_float_equal(ptp_sync_still_s(&b.ports[0], T0 + 3), 0.0, 0);
 }
 
 static void test_count_stood_still(void **state)
@@ -187,7 +188,7 @@ static void test_count_stood_still(void **state)
 	assert_float_equal(b.ports[0].sync.rx_sync_since, T0, 0);
 	pmc_sync_compare(&c, T0 + 4, &b, T0 + 2);
 	assert_float_equal(c.ports[0].sync.rx_sync_since, T0, 0);
-	assert_float_equal(pmc_sync_still_s(&c.ports[0], T0 + 4), 4.0, 0);
+	assert_float_equal(ptp_sync_still_s(&c.ports[0], T0 + 4), 4.0, 0);
 }
 
 /* Two polls 2 s apart with the same count: not yet 3 sync intervals. */
@@ -201,7 +202,7 @@ static void test_polls_too_close(void **state)
 	b.ports[0].sync.log_announce_interval = 1;
 	b.ports[0].sync.announce_receipt_timeout = 3;
 	pmc_sync_compare(&b, T0 + 2, &a, T0);
-	double still = pmc_sync_still_s(&b.ports[0], T0 + 2);
+	double still = ptp_sync_still_s(&b.ports[0], T0 + 2);
 	assert_float_equal(still, 2.0, 0);
 	assert_int_equal(pmc_sync_grade_still(still, &b.ports[0], &th), SEVERITY_OK);
 }
@@ -341,7 +342,7 @@ static void test_lab_slave_fresh_sync(void **state)
 	node *n = new_node();
 	observation obs;
 	lab_slave(&obs, T0, 0.4, 98);
-	assert_float_equal(pmc_sync_last_age_s(&obs.ptp), 0.4, 1e-6);
+	assert_float_equal(ptp_sync_last_age_s(&obs.ptp), 0.4, 1e-6);
 	node_update_observation(n, &obs, &th);
 	assert_null(find(n, "ptp.no_sync"));
 	/* the count moved: still nothing */
@@ -395,7 +396,7 @@ static void test_lab_slave_count_stood_still(void **state)
 	observation obs;
 	lab_slave(&obs, T0, 0.1, 98);
 	snprintf(obs.ptp.ports[0].timestamping, sizeof obs.ptp.ports[0].timestamping, "HARDWARE");
-	assert_true(isnan(pmc_sync_last_age_s(&obs.ptp)));
+	assert_true(isnan(ptp_sync_last_age_s(&obs.ptp)));
 	node_update_observation(n, &obs, &th);
 	assert_null(find(n, "ptp.no_sync"));
 
@@ -430,7 +431,7 @@ static void test_master_port_is_not_judged(void **state)
 	observation obs;
 	lab_slave(&obs, T0, 100.0, 98);
 	obs.ptp.ports[0].state = PTP_PORT_MASTER;
-	assert_true(isnan(pmc_sync_last_age_s(&obs.ptp)));
+	assert_true(isnan(ptp_sync_last_age_s(&obs.ptp)));
 	node_update_observation(n, &obs, &th);
 	assert_null(find(n, "ptp.no_sync"));
 	free(n);
