@@ -65,6 +65,11 @@ typedef struct collector {
 	/* A periodic collector that did not run this poll keeps its last
 	 * result: copy it from before into now.  NULL: nothing to carry. */
 	void (*carry)(observation *now, const observation *before);
+	/* Values that only a comparison with the node's previous observation
+	 * gives (a counter that did not move, how long it stood still): derive
+	 * them into now from before, after every carry.  Not called at a
+	 * node's first observation.  NULL: nothing to compare. */
+	void (*compare)(observation *now, const observation *before);
 	/* The history series it owns, from the observation (values that are
 	 * not meaningful now stay NAN).  NULL: none. */
 	void (*history)(const observation *obs, history_sample *sample);

@@ -121,7 +121,21 @@ void ptp_obs_init(ptp_obs *ptp)
 		ptp->ports[i].peer_mean_path_delay_ns = PTP_NS_UNKNOWN;
 		ptp->ports[i].log_sync_interval = INT_UNKNOWN;
 		ptp->ports[i].delay_mechanism = INT_UNKNOWN;
+		ptp_port_sync_init(&ptp->ports[i].sync);
 	}
+	ptp->ingress_time_ns = PTP_NS_UNKNOWN;
+	ptp->realtime_before_ns = ptp->realtime_after_ns = PTP_NS_UNKNOWN;
+}
+
+void ptp_port_sync_init(ptp_port_sync *s)
+{
+	s->log_announce_interval = INT_UNKNOWN;
+	s->announce_receipt_timeout = INT_UNKNOWN;
+	s->rx_sync = s->rx_follow_up = s->rx_delay_resp = s->rx_announce = PTP_COUNT_UNKNOWN;
+	s->tx_sync = s->tx_delay_req = s->tx_announce = PTP_COUNT_UNKNOWN;
+	s->announce_timeouts = s->sync_timeouts = PTP_COUNT_UNKNOWN;
+	s->rx_sync_since = NAN;
+	s->timeouts_new = PTP_COUNT_UNKNOWN;
 }
 
 void nic_obs_init(nic_obs *nic)

@@ -853,6 +853,34 @@ static void ptp_truth(const demo_cluster *c, const demo_node *nd, double now, pt
 	port->delay_mechanism = 1;
 	snprintf(port->interface, sizeof port->interface, "%s", nd->iface);
 	snprintf(port->timestamping, sizeof port->timestamping, "%s", nd->nic == NIC_SOFT ? "SOFTWARE" : "HARDWARE");
+
+	/* One Sync (and Follow_Up) a second, one Announce every 2 s, since
+	 * the epoch; the last Sync arrived at this second's sync phase, in
+	 * the clock ptp4l timestamps with (the node's system clock under
+	 * software timestamping, the PHC otherwise: both read here as the
+	 * node's clock). */
+	double t = now - c->epoch;
+	int64_t syncs = t > 0 ? (int64_t)floor(t) + 1 : 1;
+	ptp_port_sync *st = &port->sync;
+	st->log_announce_interval = 1;
+	st->announce_receipt_timeout = 3;
+	if (gm) {
+		st->rx_sync = st->rx_follow_up = syncs;
+		st->rx_announce = syncs / 2;
+		st->rx_delay_resp = syncs;
+		st->tx_delay_req = syncs;
+		st->tx_sync = st->tx_announce = 0;
+	} else {
+		st->rx_sync = st->rx_follow_up = st->rx_delay_resp = st->rx_announce = 0;
+		st->tx_sync = master ? syncs : 0;
+		st->tx_announce = master ? syncs / 2 : 0;
+		st->tx_delay_req = 0;
+	}
+	double node_now = now + clock_offset(nd, t);
+	double last = floor(node_now - nd->sync_phase_s) + nd->sync_phase_s;
+	p->ingress_time_ns = gm ? (int64_t)floor(last) * NS_PER_S + (int64_t)((last - floor(last)) * 1e9) : 0;
+	p->realtime_before_ns = (int64_t)floor(node_now) * NS_PER_S + (int64_t)((node_now - floor(node_now)) * 1e9);
+	p->realtime_after_ns = p->realtime_before_ns + 104000000; /* pmc waits 100 ms for late answers */
 }
 
 /* ------------------------------------------------------------------ ps */

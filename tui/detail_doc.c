@@ -13,6 +13,7 @@
 #include "collector.h"
 #include "columns.h"
 #include "plot.h"
+#include "ptp_sync.h"
 #include "table.h"
 #include "textwidth.h"
 #include "units.h"
@@ -286,6 +287,75 @@ static void clock_check_section(ctx *c)
 	}
 }
 
+/* A value some finding judges: in that finding's colour while the node has it. */
+static theme_role finding_role(const ctx *c, const char *code)
+{
+	severity worst = SEVERITY_OK;
+	for (int i = 0; i < c->nd->findings.count; i++) {
+		const finding *f = &c->nd->findings.items[i];
+		if (strcmp(f->code, code) == 0 && f->sev > worst) {
+			worst = f->sev;
+		}
+	}
+	if (c->value == ROLE_DIM || worst == SEVERITY_OK) {
+		return c->value;
+	}
+	return worst == SEVERITY_CRIT ? ROLE_STATUS_CRIT : ROLE_STATUS_WARN;
+}
+
+static void fmt_count(int64_t v, char *buf, size_t len)
+{
+	if (v == PTP_COUNT_UNKNOWN) {
+		snprintf(buf, len, "unknown");
+	} else {
+		snprintf(buf, len, "%lld", (long long)v);
+	}
+}
+
+/* ptp.no_sync's evidence (core/ptp_sync.h), for the port following a master. */
+static void ptp_sync_lines(ctx *c, const ptp_obs *p)
+{
+	const ptp_port *port = ptp_following_port(p);
+	if (!port) {
+		return;
+	}
+	char buf[160], a[48], b[48];
+	theme_role role = finding_role(c, "ptp.no_sync");
+	double age = ptp_sync_last_age_s(p);
+	bool software = strncmp(port->timestamping, "SOFTWARE", sizeof port->timestamping) == 0;
+	if (isfinite(age)) {
+		fmt_seconds_unsigned(age, a, sizeof a, c->utf8);
+		snprintf(buf, sizeof buf, "%s ago (TIME_STATUS_NP ingress_time, node's CLOCK_REALTIME)", a);
+	} else if (p->ingress_time_ns == 0) {
+		snprintf(buf, sizeof buf, "none since ptp4l started, stepped the clock or changed grandmaster");
+	} else if (!software && port->timestamping[0]) {
+		tw_clean(port->timestamping, sizeof port->timestamping, c->utf8, a, sizeof a);
+		snprintf(buf, sizeof buf, "unknown (%s timestamping: the age needs a read of the PHC)", a);
+	} else {
+		snprintf(buf, sizeof buf, "unknown");
+	}
+	kv_role(c, "Last Sync", role, buf);
+
+	const ptp_port_sync *s = &port->sync;
+	if (s->rx_sync != PTP_COUNT_UNKNOWN) {
+		double still = ptp_sync_still_s(port, c->nd->obs.taken_at);
+		fmt_count(s->rx_sync, a, sizeof a);
+		if (isfinite(still) && still > 0) {
+			fmt_seconds_unsigned(still, b, sizeof b, c->utf8);
+			snprintf(buf, sizeof buf, "%s (unchanged for %s)", a, b);
+		} else {
+			snprintf(buf, sizeof buf, "%s", a);
+		}
+		kv_role(c, "Syncs received", role, buf);
+	}
+	if (s->announce_timeouts != PTP_COUNT_UNKNOWN || s->sync_timeouts != PTP_COUNT_UNKNOWN) {
+		fmt_count(s->announce_timeouts, a, sizeof a);
+		fmt_count(s->sync_timeouts, b, sizeof b);
+		snprintf(buf, sizeof buf, "announce %s, sync %s (PORT_SERVICE_STATS_NP)", a, b);
+		kv(c, "Receipt timeouts", buf);
+	}
+}
+
 static void ptp_section(ctx *c)
 {
 	const ptp_obs *p = &c->nd->obs.ptp;
@@ -346,6 +416,7 @@ static void ptp_section(ctx *c)
 		}
 		kv(c, "Offset from master", buf);
 	}
+	ptp_sync_lines(c, p);
 
 	fmt_int(p->current_utc_offset, a, sizeof a);
 	fmt_bool(p->current_utc_offset_valid, b, sizeof b);
