@@ -61,6 +61,10 @@ ip netns add "$ns_m" && ip netns add "$ns_n" || skip_all "cannot create network 
 ip -n "$ns_m" link set lo up
 ip -n "$ns_n" link set lo up
 ip link add vptp netns "$ns_n" type veth peer name vptp netns "$ns_m" || skip_all "no veth"
+# ptp4l's UDPv4 transport needs an address on the link: without one the
+# slave never hears the master's Announce messages here
+ip -n "$ns_m" addr add "$subnet.1/30" dev vptp
+ip -n "$ns_n" addr add "$subnet.2/30" dev vptp
 ip -n "$ns_n" link set vptp up
 ip -n "$ns_m" link set vptp up
 # the client's way in
