@@ -318,6 +318,13 @@ static void rule_time_service(const observation *o, const role *r, bool conflict
 	/* ntpd / timesyncd keep time too; synctop just cannot look inside. */
 	unsigned others = o->daemons.state == OBS_OK ?
 		o->daemons.running & (DAEMON_NTPD | DAEMON_TIMESYNCD) : 0;
+	if (o->ntp.state == OBS_OK) {
+		/* ntpq answered: the ntp.* rules judge ntpd (collectors/ntpq_rules.c) */
+		others &= ~(unsigned)DAEMON_NTPD;
+		if (!others) {
+			return;
+		}
+	}
 	if (others) {
 		const char *name = (others & DAEMON_NTPD) ? "ntpd" : "systemd-timesyncd";
 		finding_start(&f, SEVERITY_WARN, "time.other_daemon");
