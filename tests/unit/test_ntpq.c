@@ -109,6 +109,21 @@ static void test_synced(void **state)
 	assert_int_equal(apart.n_peers, 1);
 }
 
+/* The sign, from a real ntpd: its server's clock (chronyd under faketime)
+ * stamped its transmit times 0.5 s ahead and ntpq printed offset +250 ms
+ * (the receive stamps come from the kernel, unfaked: half of it shows, and
+ * the other half as delay).  A server ahead is a node behind: negative. */
+static void test_sign(void **state)
+{
+	(void)state;
+	ntp_obs n;
+	parse_fixture("ntpq-n-rv-peers-server-ahead-faketime.txt", &n);
+	assert_int_equal(n.state, OBS_OK);
+	assert_near(n.peers[0].offset_s, -0.2500065, EPS);
+	assert_near(n.offset_s, -0.250000789, EPS);
+	assert_near(n.peers[0].delay_s, 0.4999357, EPS);
+}
+
 /* Started with its server down: leap 11, and the startup placeholders
  * (stratum 16, refid INIT, offset 0) become unknown. */
 static void test_unsync_start(void **state)
@@ -522,6 +537,7 @@ static void test_render_round_trip(void **state)
 		"ntpq-n-rv-peers-server-stopped-reach370.txt", "ntpq-n-rv-peers-server-stopped-reach0.txt",
 		"ntpq-n-rv-peers-unsync-start.txt", "ntpq-n-rv-peers-no-associations.txt",
 		"ntpq-n-rv-peers-no-daemon.txt", "ntpq-collector-no-ntpd.txt",
+		"ntpq-n-rv-peers-server-ahead-faketime.txt",
 	};
 	const collector *c = collector_find("ntpq");
 	observation *truth = calloc(2, sizeof *truth);
@@ -581,6 +597,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_synced),
+		cmocka_unit_test(test_sign),
 		cmocka_unit_test(test_unsync_start),
 		cmocka_unit_test(test_server_stopped),
 		cmocka_unit_test(test_classic_428),
