@@ -205,21 +205,21 @@ static const char *rv_item(text_span name, text_span value, ntp_obs *dst, rv_see
 			return "invalid clk_wander";
 		}
 	} else {
-		static const struct {
+		const struct {
 			const char *name;
-			size_t offset;
+			double *field;
 		} ms[] = {
-			{"sys_jitter", offsetof(ntp_obs, sys_jitter_s)},
-			{"clk_jitter", offsetof(ntp_obs, clk_jitter_s)},
-			{"rootdelay", offsetof(ntp_obs, root_delay_s)},
-			{"rootdisp", offsetof(ntp_obs, root_dispersion_s)},
+			{"sys_jitter", &dst->sys_jitter_s},
+			{"clk_jitter", &dst->clk_jitter_s},
+			{"rootdelay", &dst->root_delay_s},
+			{"rootdisp", &dst->root_dispersion_s},
 		};
 		for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
 			if (text_span_eq(name, ms[i].name)) {
 				if (!parse_real(value, -3, 0, SECONDS_MAX, &v)) {
 					return "invalid milliseconds";
 				}
-				*(double *)((char *)dst + ms[i].offset) = v;
+				*ms[i].field = v;
 			}
 		}
 	}

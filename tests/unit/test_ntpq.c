@@ -195,6 +195,13 @@ static void test_classic_428(void **state)
 	assert_string_equal(n.peers[8].remote, "198.110.48.12 (");
 	assert_near(n.peers[9].offset_s, 5.521e-3, EPS);
 	assert_int_equal(n.peers[7].tally, '*');
+	/* `ntpq -p -c rv` prints the peers first: the same answer */
+	ntp_obs swapped;
+	const char *p1_swapped[] = {"ntpq428p1-p-stratum1-gps.txt", "ntpq428p1-rv-stratum1-gps.txt", NULL};
+	parse_files(p1_swapped, 0, &swapped);
+	assert_int_equal(swapped.state, OBS_OK);
+	assert_int_equal(swapped.n_peers, 10);
+	assert_int_equal(swapped.status, 0x041d);
 
 	const char *p15[] = {"ntpq428p15-rv-client.txt", "ntpq428p15-p-pps.txt", NULL};
 	parse_files(p15, 0, &n);
