@@ -13,10 +13,12 @@ extern const collector pmc_collector;
 extern const collector daemons_collector;
 extern const collector ethtool_collector;
 extern const collector timesyncd_collector;
+extern const collector ntpq_collector;
 
 const collector *const collector_registry[] = {
 	&chrony_collector,
 	&chrony_select_collector,
+	&ntpq_collector,
 	&pmc_collector,
 	&daemons_collector,
 	&ethtool_collector,

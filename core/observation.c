@@ -164,6 +164,7 @@ void observation_init(observation *obs)
 	memset(&obs->daemons, 0, sizeof obs->daemons);
 	timesyncd_obs_init(&obs->timesyncd);
 	clock_check_obs_init(&obs->clock);
+	ntp_obs_init(&obs->ntp);
 }
 
 void timesyncd_obs_init(timesyncd_obs *t)
@@ -318,6 +319,58 @@ const char *chrony_select_state_reason(char state)
 	case 'T': return "not trusted while trusted sources exist";
 	case 'P': return "not preferred while a preferred source is selectable";
 	case 'U': return "waiting for an update of its sample";
+	}
+	return NULL;
+}
+
+void ntp_obs_init(ntp_obs *ntp)
+{
+	memset(ntp, 0, sizeof *ntp);
+	ntp->status = INT_UNKNOWN;
+	ntp->leap = INT_UNKNOWN;
+	ntp->stratum = INT_UNKNOWN;
+	ntp->offset_s = NAN;
+	ntp->sys_jitter_s = NAN;
+	ntp->clk_jitter_s = NAN;
+	ntp->clk_wander_ppm = NAN;
+	ntp->frequency_ppm = NAN;
+	ntp->root_delay_s = NAN;
+	ntp->root_dispersion_s = NAN;
+	ntp->tc = INT_UNKNOWN;
+}
+
+bool ntp_has_reference(const ntp_obs *n)
+{
+	return n->leap != NTP_LEAP_UNSYNC;
+}
+
+void ntp_obs_settle(ntp_obs *n)
+{
+	if (ntp_has_reference(n)) {
+		return;
+	}
+	n->offset_s = NAN;
+	n->stratum = INT_UNKNOWN;
+	n->refid[0] = '\0';
+	n->sys_jitter_s = NAN;
+	n->root_delay_s = NAN;
+	n->root_dispersion_s = NAN;
+}
+
+int ntp_peer_count(const ntp_obs *n)
+{
+	if (n->n_peers < 0) {
+		return 0;
+	}
+	return n->n_peers < NTP_MAX_PEERS ? n->n_peers : NTP_MAX_PEERS;
+}
+
+const ntp_peer *ntp_system_peer(const ntp_obs *n)
+{
+	for (int i = 0; i < ntp_peer_count(n); i++) {
+		if (n->peers[i].tally == '*' || n->peers[i].tally == 'o') {
+			return &n->peers[i];
+		}
 	}
 	return NULL;
 }

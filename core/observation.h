@@ -424,6 +424,78 @@ typedef struct {
 
 void clock_check_obs_init(clock_check_obs *cc);
 
+/* -------------------------------------------------------------------- ntpd */
+
+/* ntpd (ntpsec, or classic ntp 4.2.8) through `ntpq -n -c rv -c peers`
+ * (collectors/ntpq.c).  ntpq prints milliseconds and ppm; the model holds
+ * seconds and ppm.  Offsets follow synctop's sign (node minus reference):
+ * ntpq's own offsets are the server's offset relative to this host, so the
+ * parser negates them (ntpq_parse.h). */
+#define NTP_MAX_PEERS 16
+#define NTP_LEAP_UNSYNC 3 /* leap=11: "alarm", the clock is not synchronised */
+
+typedef struct {
+	char tally;        /* ntpq's tally code: ' ' rejected, 'x' falseticker, '.' excess,
+			    * '-' outlier, '+' candidate, '#' backup, '*' system peer, 'o' PPS peer */
+	char remote[64];   /* as ntpq prints it (numeric with -n; at most 15 characters) */
+	char refid[40];
+	int stratum;       /* INT_UNKNOWN if absent */
+	char type;         /* 'u' unicast, 'l' local refclock, 'p' pool, 'b', 's', ...; '?' unknown */
+	int when_s;        /* seconds since the last packet; INT_UNKNOWN for "-" (never) */
+	int poll_s;        /* poll interval, seconds */
+	unsigned reach;    /* the reach register, 0..0377 */
+	double delay_s;
+	double offset_s;   /* node - peer */
+	double jitter_s;
+} ntp_peer;
+
+typedef struct {
+	obs_state state;
+	char error[OBS_ERROR_LEN];
+	/* The section ran this poll (the part is periodic): a poll that did
+	 * not ask keeps the last answer, one that found no ntpd does not. */
+	bool ran;
+	char version[64];      /* "ntpd ntpsec-1.2.2", "ntpd 4.2.8p15@1.3728-o ...", "" */
+	int status;            /* the system status word (16 bits); INT_UNKNOWN */
+	int leap;              /* 0 none, 1 insert, 2 delete, NTP_LEAP_UNSYNC; INT_UNKNOWN */
+	int stratum;
+	char refid[40];        /* "" when unknown */
+	double offset_s;       /* node - reference (ntpq's offset negated) */
+	double sys_jitter_s;
+	double clk_jitter_s;
+	double clk_wander_ppm;
+	double frequency_ppm;  /* ntpd's frequency correction, as ntpq prints it */
+	double root_delay_s;
+	double root_dispersion_s;
+	int tc;                /* clock discipline time constant (log2 s); INT_UNKNOWN */
+	int n_peers;           /* entries stored below */
+	int n_peers_total;     /* rows ntpq printed (may exceed the array) */
+	ntp_peer peers[NTP_MAX_PEERS];
+} ntp_obs;
+
+void ntp_obs_init(ntp_obs *ntp);
+
+/* Which system values mean something now.  With leap 11 ntpd has no
+ * reference: ntpd (ntpsec 1.2.2, tests/fixtures/ntpq-n-rv-peers-unsync-start.txt)
+ * reports its startup
+ * placeholders: stratum 16, refid INIT, offset 0, sys_jitter 0, root delay 0.
+ * The values measured against the reference are then unknown: offset_s,
+ * stratum, refid, sys_jitter_s, root_delay_s, root_dispersion_s.
+ * frequency_ppm (the correction in use, from the drift file), clk_jitter_s,
+ * clk_wander_ppm, tc and the peers keep ntpq's values.  True when ntpd has
+ * a reference. */
+bool ntp_has_reference(const ntp_obs *n);
+
+/* Applies that rule to a parsed answer (the collector's decode does, so
+ * every output sees one answer). */
+void ntp_obs_settle(ntp_obs *n);
+
+/* The system peer ('*', or 'o' for a PPS peer), or NULL. */
+const ntp_peer *ntp_system_peer(const ntp_obs *n);
+
+/* n_peers clamped to 0..NTP_MAX_PEERS. */
+int ntp_peer_count(const ntp_obs *n);
+
 /* -------------------------------------------------------------- the whole */
 
 typedef struct {
@@ -437,6 +509,7 @@ typedef struct {
 	daemons_obs daemons;
 	timesyncd_obs timesyncd;
 	clock_check_obs clock;  /* kept across polls until the next check */
+	ntp_obs ntp;
 } observation;
 
 /* Reset every field to "unknown / not collected". */

@@ -386,7 +386,7 @@ static void want_real(json_t *obj, const char *key, double want)
 }
 
 static const char *const node_keys[] = {
-	"host", "status", "reachable", "error", "observed_at", "rtt_s", "chrony", "chrony_selection", "ptp", "nic", "timesyncd",
+	"host", "status", "reachable", "error", "observed_at", "rtt_s", "chrony", "chrony_selection", "ntp", "ptp", "nic", "timesyncd",
 	"clock_check", "findings", NULL,
 };
 static const char *const clock_keys[] = {
