@@ -70,6 +70,11 @@ typedef struct collector {
 	 * *ok).  NULL key: the collector has no object of its own. */
 	const char *json_key;
 	json_t *(*json)(const observation *obs, bool *ok);
+	/* A second object of its own, written right after the first (ethtool:
+	 * "nics", every interface checked, beside "nic", the primary one).
+	 * NULL key: none. */
+	const char *json_list_key;
+	json_t *(*json_list)(const observation *obs, bool *ok);
 	/* Its part for synctop_part_up{part=json_key}: the part's state, and
 	 * whether the part is absent (no series, no drill-down section).  NULL
 	 * part_absent: absent when the state says so (obs_state_absent: not

@@ -14,6 +14,7 @@
 #define SYNCTOP_OBSERVATION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define INT_UNKNOWN INT32_MIN
@@ -309,6 +310,10 @@ typedef struct {
 	char rx_filters[160];
 } nic_obs;
 
+/* Interfaces ethtool checks on one node: one per ptp4l port, as many as the
+ * ports kept (a boundary clock has several). */
+#define NIC_MAX PTP_MAX_PORTS
+
 /* ----------------------------------------------------------------- daemons */
 
 enum {
@@ -355,7 +360,12 @@ typedef struct {
 	chrony_obs chrony;
 	chrony_selection selection;
 	ptp_obs ptp;
+	/* The primary PTP interface's (ptp_primary_port's interface), else the
+	 * first checked; on its own when no interface could be checked
+	 * (observation_settle_nic keeps it so). */
 	nic_obs nic;
+	int n_nics;               /* interfaces ethtool checked, 0..NIC_MAX */
+	nic_obs nics[NIC_MAX];    /* each of them, in the order asked */
 	daemons_obs daemons;
 	clock_check_obs clock;  /* kept across polls until the next check */
 } observation;
@@ -370,5 +380,21 @@ const char *observation_timestamping(const observation *obs);
 void chrony_obs_init(chrony_obs *chrony);
 void ptp_obs_init(ptp_obs *ptp);
 void nic_obs_init(nic_obs *nic);
+
+/* The interfaces checked: nics[0..n_nics) as the ethtool collector fills
+ * them; an observation with no entry there but an answer in nic (no
+ * interface could be named, or one built by hand) has that one.  The count
+ * is 0..NIC_MAX; observation_nic_at(obs, i) for i below it. */
+int observation_nic_count(const observation *obs);
+const nic_obs *observation_nic_at(const observation *obs, int i);
+
+/* The checked interface called iface (at most len bytes), or NULL. */
+const nic_obs *observation_nic_for(const observation *obs, const char *iface, size_t len);
+
+/* Makes nic the primary PTP interface's entry of nics (the ethtool
+ * collector calls it after decoding and after carrying nics over, once the
+ * PTP part of the same observation is known); nic is left alone when no
+ * interface was checked. */
+void observation_settle_nic(observation *obs);
 
 #endif

@@ -304,6 +304,22 @@ static void test_request_format(void **state)
 	}
 	assert_true(probe_iface_valid("abcdefghijklmno")); /* 15 = IFNAMSIZ - 1 */
 	assert_false(probe_iface_valid("-"));
+
+	/* a boundary clock's interfaces: a list, each name as above */
+	probe_request_format(buf, sizeof buf, N, PROBE_FLAG_ETHTOOL, "swp1,swp2");
+	assert_string_equal(buf, N " E swp1,swp2\n");
+	assert_true(probe_iface_list_valid("a,b,c,abcdefghijklmno"));
+	assert_false(probe_iface_valid("swp1,swp2"));
+	static const char *bad_lists[] = {
+		"eth0,", ",eth0", "a,b,c,d,e", "eth0,,eth1", "eth0,-T", "eth0,eth1;reboot",
+		"eth0, eth1", "eth0,abcdefghijklmnop", "eth0,$(reboot)", ",",
+	};
+	for (size_t i = 0; i < sizeof bad_lists / sizeof bad_lists[0]; i++) {
+		if (probe_request_format(buf, sizeof buf, N, PROBE_FLAG_ETHTOOL, bad_lists[i]) != -1) {
+			fail_msg("accepted interface list \"%s\"", bad_lists[i]);
+		}
+		assert_false(probe_iface_list_valid(bad_lists[i]));
+	}
 	assert_int_equal(probe_request_format(buf, sizeof buf, "xyz", 0, "eth0"), -1);
 	assert_int_equal(probe_request_format(buf, sizeof buf, N, 1u << 5, "eth0"), -1);
 	probe_request_format(buf, sizeof buf, N, PROBE_FLAG_TIME_ONLY, NULL);
@@ -475,6 +491,23 @@ static void check_fixture_body(const probe_section *s, const char *name)
 	free(want);
 }
 
+/* The ethtool section for one interface: its frame (ethtool_parse.h)
+ * around the fixture's stdout. */
+static void check_framed_body(const probe_section *s, const char *iface, const char *name,
+			      const char *err, int rc)
+{
+	size_t len;
+	char *body = fixture_read(name, &len);
+	char head[64], tail[256];
+	int h = snprintf(head, sizeof head, "@@ethtool iface %s\n", iface);
+	int k = snprintf(tail, sizeof tail, "\n@@ethtool stderr\n%s\n@@ethtool rc %d\n", err, rc);
+	assert_int_equal(s->out_len, (size_t)h + len + (size_t)k);
+	assert_memory_equal(s->out, head, (size_t)h);
+	assert_memory_equal(s->out + h, body, len);
+	assert_memory_equal(s->out + h + len, tail, (size_t)k);
+	free(body);
+}
+
 /* time plus every collector that runs each poll, plus the periodic ones
  * the request asked for */
 static int expected_sections(unsigned flags)
@@ -608,7 +641,7 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 
 	growbuf b = {NULL, 0, 0};
 	probe_response r;
-	char req[64];
+	char req[96];
 	char n1[] = "00000000000000a1", n2[] = "00000000000000b2", n3[] = "00000000000000c3";
 
 	/* 1: ethtool on a named interface */
@@ -625,13 +658,56 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 	check_standard_sections(&r, false);
 	const probe_section *s = probe_section_find(&r, "ethtool");
 	assert_int_equal(s->rc, 0);
-	check_fixture_body(s, "nic-docs/igc-ethtool-T.txt");
-	nic_obs nic;
+	check_framed_body(s, "eth0", "nic-docs/igc-ethtool-T.txt", "", 0);
+	assert_int_equal(s->err_len, 0); /* each interface's stderr is in its frame */
+	nic_obs nic, nics[NIC_MAX];
 	tool_output t;
 	probe_section_tool_output(s, &t);
-	ethtool_parse(&t, &nic);
+	assert_int_equal(ethtool_parse_list(&t, nics, NIC_MAX), 1);
+	nic = nics[0];
 	assert_int_equal(nic.state, OBS_OK);
 	assert_int_equal(nic.phc_index, 0);
+	assert_string_equal(nic.interface, "eth0");
+
+	/* 1b: every interface of a list, each with its own stderr and status
+	 * (a boundary clock's ports); the shim knows eth0 only */
+	probe_request_format(req, sizeof req, n1, PROBE_FLAG_ETHTOOL, "eth0,eth9");
+	send_line(in[1], req);
+	read_response(out[0], n1, &b);
+	assert_int_equal(probe_split(b.data, b.len, n1, &r), PROBE_COMPLETE);
+	check_standard_sections(&r, false);
+	s = probe_section_find(&r, "ethtool");
+	assert_int_equal(s->rc, 0);
+	assert_int_equal(s->err_len, 0);
+	probe_section_tool_output(s, &t);
+	assert_int_equal(ethtool_parse_list(&t, nics, NIC_MAX), 2);
+	assert_string_equal(nics[0].interface, "eth0");
+	assert_int_equal(nics[0].state, OBS_OK);
+	assert_string_equal(nics[1].interface, "eth9");
+	assert_int_equal(nics[1].state, OBS_NO_DEVICE);
+	assert_true(strncmp(nics[1].error, "eth9: no such interface", 23) == 0);
+
+	/* 1c: a list the shell does not accept whole is "-" (never a part of
+	 * it): five names, or one hostile name among good ones */
+	static const char *const lists[] = {
+		"00000000000000a1 E a,b,c,d,e\n", "00000000000000a1 E eth0,$(touch${IFS}pwned)\n",
+		"00000000000000a1 E eth0,,eth1\n", "00000000000000a1 E eth0,\n",
+	};
+	for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+		send_line(in[1], lists[i]);
+		read_response(out[0], n1, &b);
+		assert_int_equal(probe_split(b.data, b.len, n1, &r), PROBE_COMPLETE);
+		s = probe_section_find(&r, "ethtool");
+		/* at most the default route's interface */
+		const char *frame = memmem(s->out, s->out_len, "@@ethtool iface ", 16);
+		if (frame) {
+			size_t after = (size_t)(frame - s->out) + 16;
+			assert_null(memmem(frame + 16, s->out_len - after, "@@ethtool iface ", 16));
+		}
+		assert_null(memmem(s->out, s->out_len, "@@ethtool iface a\n", 18));
+		assert_null(memmem(s->out, s->out_len, "iface eth1", 10));
+		assert_null(memmem(s->out, s->out_len, "pwned", 5));
+	}
 
 	/* lines the shell must ignore without answering */
 	send_line(in[1], "not-a-nonce E eth0\n");
@@ -657,10 +733,11 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 	} else {
 		/* the shim answers eth0 with the igc output, anything else with
 		 * the captured "no such device" error */
-		assert_true(s->rc == 0 || s->rc == 1);
+		assert_int_equal(s->rc, 0);
 		probe_section_tool_output(s, &t);
-		ethtool_parse(&t, &nic);
-		assert_int_equal(nic.state, s->rc == 0 ? OBS_OK : OBS_NO_DEVICE);
+		assert_int_equal(ethtool_parse_list(&t, nics, NIC_MAX), 1);
+		assert_true(nics[0].state == OBS_OK || nics[0].state == OBS_NO_DEVICE);
+		assert_true(probe_iface_valid(nics[0].interface));
 	}
 
 	/* 3: a hostile interface name is never expanded, and no E: no ethtool */
