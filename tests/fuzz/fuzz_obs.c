@@ -293,5 +293,9 @@ void fuzz_check_observation(const observation *obs)
 	fuzz_check_chrony(&obs->chrony, true);
 	fuzz_check_ptp(&obs->ptp);
 	fuzz_check_nic(&obs->nic);
+	FUZZ_CHECK(obs->n_nics >= 0 && obs->n_nics <= NIC_MAX);
+	for (int i = 0; i < obs->n_nics; i++) {
+		fuzz_check_nic(&obs->nics[i]);
+	}
 	fuzz_check_daemons(&obs->daemons);
 }
