@@ -35,6 +35,14 @@ void node_update_observation(node *n, observation *fresh, const thresholds *th)
 			}
 		}
 	}
+	/* a daemon found restarted (the daemons collector's carry): an event */
+	for (int k = 0; k < DAEMON_KINDS; k++) {
+		const daemon_proc *p = &fresh->daemons.procs[k];
+		if (p->restarted_now) {
+			node_log_event(n, fresh->taken_at, "%s restarted: PID %d (was %d), %lld s old",
+				       daemon_name(1u << k), p->pid, p->previous_pid, (long long)p->age_s);
+		}
+	}
 	n->obs = *fresh;
 	n->has_observation = true;
 	n->reachable = true;

@@ -168,6 +168,37 @@ void observation_settle_nic(observation *obs)
 	obs->nic = primary ? *primary : obs->nics[0];
 }
 
+int daemon_index(unsigned bit)
+{
+	int i = 0;
+	while (bit > 1u && i < DAEMON_KINDS - 1) {
+		bit >>= 1;
+		i++;
+	}
+	return i;
+}
+
+const char *daemon_name(unsigned bit)
+{
+	switch (bit) {
+	case DAEMON_CHRONYD: return "chronyd";
+	case DAEMON_NTPD: return "ntpd";
+	case DAEMON_TIMESYNCD: return "systemd-timesyncd";
+	case DAEMON_PTP4L: return "ptp4l";
+	case DAEMON_PHC2SYS: return "phc2sys";
+	}
+	return "?";
+}
+
+void daemons_obs_init(daemons_obs *d)
+{
+	memset(d, 0, sizeof *d);
+	for (int i = 0; i < DAEMON_KINDS; i++) {
+		d->procs[i].age_s = -1;
+		d->procs[i].restarted_at = NAN;
+	}
+}
+
 void clock_check_obs_init(clock_check_obs *cc)
 {
 	memset(cc, 0, sizeof *cc);
@@ -189,7 +220,7 @@ void observation_init(observation *obs)
 	for (int i = 0; i < NIC_MAX; i++) {
 		nic_obs_init(&obs->nics[i]);
 	}
-	memset(&obs->daemons, 0, sizeof obs->daemons);
+	daemons_obs_init(&obs->daemons);
 	clock_check_obs_init(&obs->clock);
 }
 

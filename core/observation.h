@@ -324,11 +324,37 @@ enum {
 	DAEMON_PHC2SYS = 1 << 4,
 };
 
+/* Each DAEMON_* bit's process, at procs[daemon_index(bit)]. */
+#define DAEMON_KINDS 5
+
+typedef struct {
+	int count;           /* processes of this daemon seen */
+	int pid;             /* the youngest one's; 0 when ps gave no pid */
+	int64_t age_s;       /* its age, ps etimes (the node's boot-time clock:
+			      * no clock step moves it); -1 unknown */
+	/* Set by the daemons collector from the previous poll (carry), kept in
+	 * the node from poll to poll: client time of the poll that found the
+	 * daemon restarted (younger than it was at the previous poll, or
+	 * another PID), NAN when never seen restarting since it has been
+	 * watched; restarted_now: that poll is this one. */
+	double restarted_at;
+	bool restarted_now;
+	int previous_pid;    /* restarted_now: the PID before */
+} daemon_proc;
+
 typedef struct {
 	obs_state state;
 	char error[OBS_ERROR_LEN];
 	unsigned running; /* DAEMON_* bits */
+	daemon_proc procs[DAEMON_KINDS];
 } daemons_obs;
+
+/* The index of a DAEMON_* bit in daemons_obs.procs (its position), and its
+ * process name ("chronyd", ..., "systemd-timesyncd"). */
+int daemon_index(unsigned bit);
+const char *daemon_name(unsigned bit);
+
+void daemons_obs_init(daemons_obs *d);
 
 /* ------------------------------------------------- independent clock check */
 

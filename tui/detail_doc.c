@@ -744,6 +744,28 @@ static void daemons_section(ctx *c)
 	doc_newline(c->d);
 	doc_pad(c->d, ROLE_DEFAULT, 2);
 	doc_add(c->d, c->value, buf[0] ? buf : "none of chronyd, ntpd, systemd-timesyncd, ptp4l, phc2sys");
+	/* each one's youngest process, and a restart found by its age */
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		const daemon_proc *p = &dm->procs[daemon_index(names[i].bit)];
+		if (!(dm->running & names[i].bit) || p->pid <= 0) {
+			continue;
+		}
+		char line[160];
+		int n = snprintf(line, sizeof line, "PID %d", p->pid);
+		if (p->age_s >= 0 && n > 0 && (size_t)n < sizeof line) {
+			n += snprintf(line + n, sizeof line - (size_t)n, ", running %lld s",
+				      (long long)p->age_s);
+		}
+		if (p->count > 1 && n > 0 && (size_t)n < sizeof line) {
+			n += snprintf(line + n, sizeof line - (size_t)n, " (the youngest of %d)", p->count);
+		}
+		double ago = c->now - p->restarted_at;
+		bool recent = isfinite(ago) && ago < 3600;
+		if (recent && n > 0 && (size_t)n < sizeof line) {
+			snprintf(line + n, sizeof line - (size_t)n, "; restart found %.0f s ago", ago > 0 ? ago : 0);
+		}
+		kv_role(c, names[i].name, recent ? ROLE_STATUS_WARN : c->value, line);
+	}
 }
 
 /* What the connection went through: the newest events last, like a log. */

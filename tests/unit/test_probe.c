@@ -420,8 +420,8 @@ static void make_shims(const char *dir, bool with_mktemp)
 	write_file(dir, "pmc", text, 0755);
 	write_file(dir, "ps",
 		   "#!/bin/sh\n"
-		   "[ \"$*\" = \"-e -o comm=\" ] || exit 64\n"
-		   "printf \"chronyd\\nptp4l\\n@@synctop " OTHER " end\\nphc2sys\"\n"
+		   "[ \"$*\" = \"-e -o pid=,etimes=,comm=\" ] || exit 64\n"
+		   "printf \"  812   86400 chronyd\\n 9123      42 ptp4l\\n@@synctop " OTHER " end\\n 9130 41 phc2sys\"\n"
 		   "printf \"ps: partial\" >&2\n", 0755);
 	snprintf(text, sizeof text,
 		 "#!/bin/sh\n"
@@ -555,7 +555,8 @@ static void check_standard_sections(const probe_response *r, bool sudo)
 
 	s = probe_section_find(r, "daemons");
 	assert_int_equal(s->rc, 0);
-	assert_body(s->out, s->out_len, "chronyd\nptp4l\n@@synctop " OTHER " end\nphc2sys");
+	assert_body(s->out, s->out_len,
+		    "  812   86400 chronyd\n 9123      42 ptp4l\n@@synctop " OTHER " end\n 9130 41 phc2sys");
 	assert_body(s->err, s->err_len, "ps: partial");
 
 	s = probe_section_find(r, "selectdata");

@@ -386,8 +386,8 @@ static void want_real(json_t *obj, const char *key, double want)
 }
 
 static const char *const node_keys[] = {
-	"host", "status", "reachable", "error", "observed_at", "rtt_s", "chrony", "chrony_selection", "ptp", "nic",
-	"nics", "clock_check", "findings", NULL,
+	"host", "status", "reachable", "error", "observed_at", "rtt_s", "chrony", "chrony_selection", "ptp",
+	"daemons", "nic", "nics", "clock_check", "findings", NULL,
 };
 static const char *const clock_keys[] = {
 	"error", "offset_s", "uncertainty_s", "exchanges", "measured_at", NULL,
@@ -416,6 +416,10 @@ static const char *const nic_keys[] = {
 	"error", "interface", "hw_transmit", "hw_receive", "hw_raw_clock", "phc_index", NULL,
 };
 static const char *const finding_keys[] = {"severity", "code", "message", "hint", NULL};
+static const char *const daemons_keys[] = {
+	"error", "running", "chronyd", "ntpd", "systemd-timesyncd", "ptp4l", "phc2sys", NULL,
+};
+static const char *const daemon_keys[] = {"processes", "pid", "age_s", "restarted_at", NULL};
 
 static void test_json_healthy_node(void **state)
 {
@@ -426,6 +430,12 @@ static void test_json_healthy_node(void **state)
 	set_ptp(nd, PTP_PORT_SLAVE, -6600, "96bec0.fffe.dfca68");
 	nd->obs.daemons.state = OBS_OK;
 	nd->obs.daemons.running = DAEMON_CHRONYD | DAEMON_PTP4L;
+	daemon_proc *ptp4l = &nd->obs.daemons.procs[daemon_index(DAEMON_PTP4L)];
+	ptp4l->count = 1;
+	ptp4l->pid = 9123;
+	ptp4l->age_s = 42;
+	ptp4l->restarted_at = 1796207937.0;
+	nd->obs.daemons.procs[daemon_index(DAEMON_CHRONYD)].count = 1; /* ps without pid/etimes */
 	nic_obs *nic = &nd->obs.nic;
 	nic->state = OBS_OK;
 	snprintf(nic->interface, sizeof nic->interface, "eth0");
@@ -520,6 +530,25 @@ static void test_json_healthy_node(void **state)
 	assert_true(json_is_true(get(jnic, "hw_receive")));
 	assert_true(json_is_false(get(jnic, "hw_raw_clock")));
 	want_int(jnic, "phc_index", 0);
+	/* daemons: pid and age where ps gave them, the restart found */
+	json_t *jd = get(jn, "daemons");
+	want_keys(jd, daemons_keys);
+	want_null(jd, "error");
+	assert_int_equal(json_array_size(get(jd, "running")), 2);
+	assert_string_equal(json_string_value(json_array_get(get(jd, "running"), 0)), "chronyd");
+	assert_string_equal(json_string_value(json_array_get(get(jd, "running"), 1)), "ptp4l");
+	json_t *jp = get(jd, "ptp4l");
+	want_keys(jp, daemon_keys);
+	want_int(jp, "pid", 9123);
+	want_int(jp, "age_s", 42);
+	want_int(jp, "processes", 1);
+	want_str(jp, "restarted_at", "2026-12-02T10:38:57.000Z");
+	want_keys(get(jd, "chronyd"), daemon_keys);
+	want_null(get(jd, "chronyd"), "pid");
+	want_null(get(jd, "chronyd"), "age_s");
+	want_null(get(jd, "chronyd"), "restarted_at");
+	want_null(jd, "phc2sys");
+	want_null(jd, "ntpd");
 	/* one interface checked: nics holds it alone, in nic's shape */
 	json_t *jnics = get(jn, "nics");
 	assert_int_equal(json_array_size(jnics), 1);
