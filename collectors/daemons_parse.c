@@ -33,9 +33,14 @@ static unsigned daemon_bit(text_span comm)
 }
 
 /* A PID (1..2^22, the kernel's PID_MAX_LIMIT) or an age in seconds (up to
- * ~3000 years). */
+ * ~3000 years): digits only, as ps prints them. */
 static bool number(text_span w, double max, double *v)
 {
+	for (size_t i = 0; i < w.n; i++) {
+		if (w.p[i] < '0' || w.p[i] > '9') {
+			return false;
+		}
+	}
 	return text_span_decimal(w, false, 0, max, v);
 }
 
@@ -48,7 +53,7 @@ static bool split_columns(text_span line, int *pid, int64_t *age, text_span *com
 	    !text_span_word(&rest, &w2) || !number(w2, 1e11, &a)) {
 		return false;
 	}
-	*comm = text_span_trim(rest);
+	*comm = text_span_trim_space(rest);
 	if (comm->n == 0) {
 		return false;
 	}
@@ -78,7 +83,8 @@ void daemons_parse(const tool_output *out, daemons_obs *dst)
 	text_span rest = {out->out, out->out_len}, raw;
 	bool terminated;
 	while (text_span_next_line(&rest, &raw, &terminated)) {
-		text_span line = text_span_trim(raw), comm = line;
+		/* blanks and a CR (a pty, a copy) around the line are not the name */
+		text_span line = text_span_trim_space(raw), comm = line;
 		int pid = 0;
 		int64_t age = -1;
 		if (!split_columns(line, &pid, &age, &comm)) {

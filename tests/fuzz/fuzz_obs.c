@@ -284,6 +284,13 @@ void fuzz_check_daemons(const daemons_obs *d)
 	FUZZ_CHECK(d->state == OBS_OK || d->state == OBS_NOT_COLLECTED || d->error[0] != '\0');
 	FUZZ_CHECK((d->running & ~all) == 0);
 	FUZZ_CHECK(d->state == OBS_OK || d->running == 0);
+	for (int i = 0; i < DAEMON_KINDS; i++) {
+		const daemon_proc *p = &d->procs[i];
+		bool runs = (d->running & (1u << i)) != 0;
+		FUZZ_CHECK(p->count >= 0 && (p->count > 0) == runs);
+		FUZZ_CHECK(p->pid >= 0 && p->pid <= 4194304 && (p->pid == 0 || runs));
+		FUZZ_CHECK(p->pid > 0 ? p->age_s >= 0 && p->age_s <= (int64_t)1e11 : p->age_s == -1);
+	}
 }
 
 void fuzz_check_observation(const observation *obs)
