@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "collector.h"
+#include "daemons_parse.h"
 #include "ethtool_parse.h"
 #include "fixture.h"
 #include "probe.h"
@@ -791,6 +792,40 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The daemons collector's shell function on a ps without etimes (busybox
+ * answers "bad -o argument"): the names alone, the refusal in stderr. */
+static void test_ps_without_etimes(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/synctop-ps-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	write_file(dir, "ps",
+		   "#!/bin/sh\n"
+		   "if [ \"$*\" = \"-e -o comm=\" ]; then printf \"init\\nptp4l\\n\"; exit 0; fi\n"
+		   "echo \"ps: bad -o argument etimes\" >&2\n"
+		   "exit 1\n", 0755);
+	const collector *c = collector_find("daemons");
+	assert_non_null(c);
+	char script[4096], cmd[PATH_MAX + 64];
+	snprintf(script, sizeof script, "%s%s 2>%s/err\n", c->shell_functions, c->command, dir);
+	write_file(dir, "run.sh", script, 0644);
+	snprintf(cmd, sizeof cmd, "PATH=%s:/usr/bin:/bin sh %s/run.sh", dir, dir);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	char out[256] = "";
+	size_t n = fread(out, 1, sizeof out - 1, p);
+	out[n] = '\0';
+	assert_int_equal(pclose(p), 0);
+	assert_string_equal(out, "init\nptp4l\n");
+	tool_output t = {out, n, "", 0, 0};
+	daemons_obs d;
+	daemons_parse(&t, &d);
+	assert_int_equal(d.running, DAEMON_PTP4L);
+	assert_int_equal(d.procs[daemon_index(DAEMON_PTP4L)].pid, 0);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_script_end_to_end(void **state)
 {
 	(void)state;
@@ -884,6 +919,7 @@ int main(void)
 		cmocka_unit_test(test_nonce_generate),
 		cmocka_unit_test(test_script_quoting),
 		cmocka_unit_test_teardown(test_script_end_to_end, kill_child),
+		cmocka_unit_test(test_ps_without_etimes),
 	};
 	return cmocka_run_group_tests_name("probe", tests, NULL, NULL);
 }
