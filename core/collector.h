@@ -60,7 +60,9 @@ typedef struct collector {
 	 * is observation_init'ed).  Applies the part's validity rule. */
 	void (*decode)(const tool_output *out, observation *obs);
 	/* A periodic collector that did not run this poll keeps its last
-	 * result: copy it from before into now.  NULL: nothing to carry. */
+	 * result: copy it from before into now; any collector may also compare
+	 * now with the previous poll here (daemons: restarts).  Called from the
+	 * second poll of a node on, after decode.  NULL: nothing to carry. */
 	void (*carry)(observation *now, const observation *before);
 	/* The history series it owns, from the observation (values that are
 	 * not meaningful now stay NAN).  NULL: none. */
