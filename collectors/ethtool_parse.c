@@ -452,7 +452,7 @@ int ethtool_parse_list(const tool_output *out, nic_obs *dst, int max)
 		text_span body = frame_body(p, after, at);
 		one.out = body.p;
 		one.out_len = body.n;
-		size_t next;
+		size_t next = len;
 		text_span kind = at < len ? frame_line(p, len, at, &next) : (text_span){"", 0};
 		if (text_span_word(&kind, &w) && text_span_eq(w, "stderr")) {
 			size_t end = next_frame(p, len, next);

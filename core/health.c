@@ -478,9 +478,13 @@ static void nic_judge_port(const observation *o, const ptp_port *port, bool foll
 		return;
 	}
 	/* a port whose interface ptp4l does not name: the interface checked */
-	const nic_obs *nic = port->interface[0] ?
-		observation_nic_for(o, port->interface, sizeof port->interface) :
-		observation_nic_count(o) > 0 ? &o->nic : NULL;
+	const nic_obs *checked = &o->nic;
+	const nic_obs *nic = NULL;
+	if (port->interface[0]) {
+		nic = observation_nic_for(o, port->interface, sizeof port->interface);
+	} else if (observation_nic_count(o) > 0) {
+		nic = checked;
+	}
 	if (nic && nic->state == OBS_OK) {
 		nic_lacks_hardware(nic, out);
 		return;
@@ -488,7 +492,7 @@ static void nic_judge_port(const observation *o, const ptp_port *port, bool foll
 	if (!is_software(port)) {
 		return;
 	}
-	health_port_iface(port, &o->nic, iface, sizeof iface);
+	health_port_iface(port, checked, iface, sizeof iface);
 	finding f;
 	finding_start(&f, SEVERITY_WARN, "nic.no_hw_timestamping");
 	finding_message(&f, "%s lacks hardware timestamping: ptp4l runs on software timestamping only "
