@@ -816,6 +816,23 @@ static void test_detail_doc_every_nic(void **state)
 	assert_true(title >= 0 && first > title && second > first);
 	assert_true(line_of(&d, "swp9") > first); /* the failed one's name */
 	doc_free(&d);
+
+	/* the daemons section: each one's PID and age, a restart found */
+	daemons_obs *dm = &o->daemons;
+	dm->state = OBS_OK;
+	dm->running = DAEMON_PTP4L | DAEMON_PHC2SYS;
+	daemon_proc *p = &dm->procs[daemon_index(DAEMON_PTP4L)];
+	p->count = 1;
+	p->pid = 9123;
+	p->age_s = 42;
+	p->restarted_at = NOW - 30;
+	dm->procs[daemon_index(DAEMON_PHC2SYS)].count = 1; /* no PID: no line */
+	doc_init(&d);
+	detail_doc_build(&d, nd, NOW, 100, true);
+	long running = line_of(&d, "Time daemons running");
+	assert_true(running >= 0);
+	assert_true(line_of(&d, "PID 9123, running 42 s; restart found 30 s ago") > running);
+	doc_free(&d);
 	free(nd);
 }
 
