@@ -1,19 +1,190 @@
-/* daemons.c - the daemons collector: which time daemons run, from
- * `ps -e -o comm=`, parsed by daemons_parse.c. */
+/* daemons.c - the daemons collector: which time daemons run, each one's
+ * youngest process (PID and age), and ptp4l and phc2sys restarts, from
+ * `ps -e -o pid=,etimes=,comm=` (`ps -e -o comm=` where ps has no etimes:
+ * busybox), parsed by daemons_parse.c.
+ *
+ * A restart is judged by the process's age (etimes, the node's boot-time
+ * clock), never by a wall-clock start time: a clock step would look like a
+ * restart.  The previous poll's answer is the carry hook's before
+ * (daemons_track); the time a restart was found stays in the node's
+ * observation from poll to poll, so ptp.daemon_restarted lasts
+ * daemon_restart_warn_s.  chronyd's restarts are recorded (JSON, the
+ * drill-down) but not judged. */
 #include <config.h>
+
+#include <math.h>
+#include <stdio.h>
 
 #include "collector.h"
 #include "daemons_parse.h"
+#include "json_value.h"
+
+static const unsigned daemon_bits[DAEMON_KINDS] = {
+	DAEMON_CHRONYD, DAEMON_NTPD, DAEMON_TIMESYNCD, DAEMON_PTP4L, DAEMON_PHC2SYS,
+};
 
 static void daemons_decode(const tool_output *out, observation *obs)
 {
 	daemons_parse(out, &obs->daemons);
 }
 
+static void daemons_carry(observation *now, const observation *before)
+{
+	daemons_track(&now->daemons, &before->daemons, now->taken_at);
+}
+
+/* POSIX sh; etimes is procps-ng's (3.3.0, 2011); a ps that refuses it
+ * (busybox) lists names alone, its complaint left in the section's stderr
+ * (the raw view) as any other ps warning is. */
+static const char daemons_functions[] =
+	"synctop_ps() {\n"
+	"	ps -e -o pid=,etimes=,comm= || ps -e -o comm=\n"
+	"}\n";
+
+static obs_state daemons_part_state(const observation *obs)
+{
+	return obs->daemons.state;
+}
+
+static json_t *proc_json(const daemons_obs *d, unsigned bit, bool *ok)
+{
+	const daemon_proc *p = &d->procs[daemon_index(bit)];
+	if (!(d->running & bit)) {
+		return json_null();
+	}
+	json_t *o = json_object();
+	json_value_put(o, "processes", json_integer(p->count), ok);
+	json_value_put(o, "pid", p->pid > 0 ? json_integer(p->pid) : json_null(), ok);
+	json_value_put(o, "age_s", p->pid > 0 && p->age_s >= 0 ? json_integer(p->age_s) : json_null(), ok);
+	json_value_put(o, "restarted_at", isfinite(p->restarted_at) ? json_value_time(p->restarted_at) : json_null(), ok);
+	return o;
+}
+
+/* "daemons": which run, and each one's youngest process */
+static json_t *daemons_json(const observation *obs, bool *ok)
+{
+	const daemons_obs *d = &obs->daemons;
+	if (obs_state_absent(d->state)) {
+		return json_null();
+	}
+	bool good = d->state == OBS_OK;
+	json_t *o = json_object();
+	json_value_put(o, "error", json_value_part_error(d->state, d->error, sizeof d->error), ok);
+	json_t *running = good ? json_array() : json_null();
+	for (int i = 0; i < DAEMON_KINDS && good; i++) {
+		if (d->running & daemon_bits[i]) {
+			json_value_append(running, json_string(daemon_name(daemon_bits[i])), ok);
+		}
+	}
+	json_value_put(o, "running", running, ok);
+	for (int i = 0; i < DAEMON_KINDS; i++) {
+		json_value_put(o, daemon_name(daemon_bits[i]),
+			       good ? proc_json(d, daemon_bits[i], ok) : json_null(), ok);
+	}
+	return o;
+}
+
+static void emit_daemon_age(prom_writer *w, const observation *obs)
+{
+	const daemons_obs *d = &obs->daemons;
+	if (d->state != OBS_OK) {
+		return;
+	}
+	for (int i = 0; i < DAEMON_KINDS; i++) {
+		const daemon_proc *p = &d->procs[i];
+		if ((d->running & daemon_bits[i]) && p->pid > 0 && p->age_s >= 0) {
+			prom_label l[] = {{"node", prom_node(w)}, {"daemon", daemon_name(daemon_bits[i])}};
+			prom_sample(w, l, 2, (double)p->age_s);
+		}
+	}
+}
+
+static const prom_family daemons_prometheus[] = {
+	{"synctop_daemon_age_seconds", "gauge",
+	 "Age of the youngest process of each time daemon running (ps etimes); it falls back when the daemon restarts.",
+	 NULL, emit_daemon_age},
+};
+
+/* "42 s", "12 min", "3 h", "2 d" */
+static void age_text(double s, char *buf, size_t len)
+{
+	if (!(s >= 0)) {
+		snprintf(buf, len, "an unknown time");
+	} else if (s < 120) {
+		snprintf(buf, len, "%.0f s", s);
+	} else if (s < 7200) {
+		snprintf(buf, len, "%.0f min", s / 60);
+	} else if (s < 172800) {
+		snprintf(buf, len, "%.0f h", s / 3600);
+	} else {
+		snprintf(buf, len, "%.0f d", s / 86400);
+	}
+}
+
+/* ptp.daemon_restarted: ptp4l or phc2sys restarted within the window. */
+static void daemons_rules(const health_context *ctx, finding_list *out)
+{
+	static const struct {
+		unsigned bit;
+		const char *hint;
+	} judged[] = {
+		{DAEMON_PTP4L, "`journalctl -u ptp4l` says why it stopped (a crash, an OOM kill, a restart by "
+			       "a deployment or a watchdog); until its port is SLAVE again and the servo has "
+			       "locked, its offsets do not say how well the node keeps time."},
+		{DAEMON_PHC2SYS, "`journalctl -u phc2sys` says why it stopped (a crash, an OOM kill, a restart "
+				 "by a deployment); while it was gone nothing steered the system clock from "
+				 "the PHC."},
+	};
+	const observation *o = ctx->obs;
+	const daemons_obs *d = &o->daemons;
+	for (size_t k = 0; k < sizeof judged / sizeof judged[0]; k++) {
+		const daemon_proc *p = &d->procs[daemon_index(judged[k].bit)];
+		double ago = o->taken_at - p->restarted_at;
+		if (!(d->running & judged[k].bit) || !isfinite(ago) || ago < 0 ||
+		    ago >= ctx->th->daemon_restart_warn_s) {
+			continue;
+		}
+		char when[32], age[32];
+		age_text(ago, when, sizeof when);
+		age_text(p->age_s >= 0 ? (double)p->age_s : NAN, age, sizeof age);
+		finding f;
+		finding_start(&f, SEVERITY_WARN, "ptp.daemon_restarted");
+		if (p->restarted_now && p->previous_pid > 0 && p->previous_pid != p->pid) {
+			finding_message(&f, "%s restarted since the last poll (PID %d, was %d; running %s)",
+					daemon_name(judged[k].bit), p->pid, p->previous_pid, age);
+		} else {
+			finding_message(&f, "%s restarted %s ago (found by its process age; PID %d, running %s)",
+					daemon_name(judged[k].bit), when, p->pid, age);
+		}
+		finding_hint(&f, "%s", judged[k].hint);
+		health_add_finding(out, &f);
+	}
+}
+
+static expectation daemons_expectation(const thresholds *th)
+{
+	return th->expect_ptp;
+}
+
+static const threshold_key daemons_keys[] = {
+	THRESHOLD_KEY(daemon_restart_warn_s, THRESHOLD_DOUBLE, NULL),
+};
+
 const collector daemons_collector = {
 	.name = "daemons",
-	.title = "time daemons running (ps)",
-	.command = "ps -e -o comm=",
+	.title = "time daemons running, their PIDs and ages (ps)",
+	.shell_functions = daemons_functions,
+	.command = "synctop_ps",
 	.cadence = COLLECT_EVERY_POLL,
 	.decode = daemons_decode,
+	.carry = daemons_carry,
+	.json_key = "daemons",
+	.json = daemons_json,
+	.part_state = daemons_part_state,
+	.prometheus = daemons_prometheus,
+	.n_prometheus = sizeof daemons_prometheus / sizeof daemons_prometheus[0],
+	.rules = daemons_rules,
+	.expectation = daemons_expectation,
+	.threshold_keys = daemons_keys,
+	.n_threshold_keys = sizeof daemons_keys / sizeof daemons_keys[0],
 };

@@ -1,10 +1,14 @@
-/* daemons_parse.c - time daemons running on a node, from ps output. */
+/* daemons_parse.c - time daemons running on a node, from ps output, and
+ * their restarts from one poll to the next. */
 #include <config.h>
 
 #include "daemons_parse.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "text_span.h"
 
 static const struct {
 	const char *comm;
@@ -18,19 +22,49 @@ static const struct {
 	{"phc2sys", DAEMON_PHC2SYS},
 };
 
-static unsigned daemon_bit(const char *word, size_t len)
+static unsigned daemon_bit(text_span comm)
 {
 	for (size_t i = 0; i < sizeof known_daemons / sizeof known_daemons[0]; i++) {
-		if (strlen(known_daemons[i].comm) == len && memcmp(known_daemons[i].comm, word, len) == 0) {
+		if (text_span_eq(comm, known_daemons[i].comm)) {
 			return known_daemons[i].bit;
 		}
 	}
 	return 0;
 }
 
+/* A PID (1..2^22, the kernel's PID_MAX_LIMIT) or an age in seconds (up to
+ * ~3000 years): digits only, as ps prints them. */
+static bool number(text_span w, double max, double *v)
+{
+	for (size_t i = 0; i < w.n; i++) {
+		if (w.p[i] < '0' || w.p[i] > '9') {
+			return false;
+		}
+	}
+	return text_span_decimal(w, false, 0, max, v);
+}
+
+/* "PID ETIMES COMM": true with the three parts; COMM may hold blanks. */
+static bool split_columns(text_span line, int *pid, int64_t *age, text_span *comm)
+{
+	text_span rest = line, w1, w2;
+	double p, a;
+	if (!text_span_word(&rest, &w1) || !number(w1, 4194304.0, &p) || p < 1 ||
+	    !text_span_word(&rest, &w2) || !number(w2, 1e11, &a)) {
+		return false;
+	}
+	*comm = text_span_trim_space(rest);
+	if (comm->n == 0) {
+		return false;
+	}
+	*pid = (int)p;
+	*age = (int64_t)a;
+	return true;
+}
+
 void daemons_parse(const tool_output *out, daemons_obs *dst)
 {
-	memset(dst, 0, sizeof *dst);
+	daemons_obs_init(dst);
 	if (out->rc == TOOL_RC_NOT_FOUND) {
 		dst->state = OBS_TOOL_MISSING;
 		snprintf(dst->error, sizeof dst->error, "ps is not installed: running daemons unknown");
@@ -46,22 +80,63 @@ void daemons_parse(const tool_output *out, daemons_obs *dst)
 		snprintf(dst->error, sizeof dst->error, "ps printed nothing");
 		return;
 	}
-	size_t i = 0;
-	while (i < out->out_len) {
-		/* one command name per line, possibly indented */
-		while (i < out->out_len && (out->out[i] == ' ' || out->out[i] == '\t')) {
-			i++;
+	text_span rest = {out->out, out->out_len}, raw;
+	bool terminated;
+	while (text_span_next_line(&rest, &raw, &terminated)) {
+		/* blanks and a CR (a pty, a copy) around the line are not the name */
+		text_span line = text_span_trim_space(raw), comm = line;
+		int pid = 0;
+		int64_t age = -1;
+		if (!split_columns(line, &pid, &age, &comm)) {
+			comm = line; /* the command name alone */
+			pid = 0;
+			age = -1;
 		}
-		size_t start = i;
-		while (i < out->out_len && out->out[i] != '\n') {
-			i++;
+		unsigned bit = daemon_bit(comm);
+		if (bit == 0) {
+			continue;
 		}
-		size_t end = i;
-		while (end > start && (out->out[end - 1] == ' ' || out->out[end - 1] == '\r')) {
-			end--;
+		dst->running |= bit;
+		daemon_proc *p = &dst->procs[daemon_index(bit)];
+		p->count++;
+		/* the youngest process speaks for the daemon: a new one is a start */
+		if (pid > 0 && (p->pid == 0 || age < p->age_s)) {
+			p->pid = pid;
+			p->age_s = age;
 		}
-		dst->running |= daemon_bit(out->out + start, end - start);
-		i++;
 	}
 	dst->state = OBS_OK;
+}
+
+static bool restarted(const daemon_proc *now, const daemon_proc *before)
+{
+	if (now->count == 0 || before->count == 0 || now->pid == 0 || before->pid == 0) {
+		return false; /* not running at one of the polls, or no PID to compare */
+	}
+	if (now->age_s >= 0 && before->age_s >= 0 && now->age_s < before->age_s) {
+		return true;
+	}
+	return now->count == 1 && before->count == 1 && now->pid != before->pid;
+}
+
+void daemons_track(daemons_obs *now, const daemons_obs *before, double at)
+{
+	if (now->state != OBS_OK) {
+		memcpy(now->procs, before->procs, sizeof now->procs);
+		for (int i = 0; i < DAEMON_KINDS; i++) {
+			now->procs[i].restarted_now = false;
+		}
+		return;
+	}
+	for (int i = 0; i < DAEMON_KINDS; i++) {
+		daemon_proc *p = &now->procs[i];
+		const daemon_proc *was = &before->procs[i];
+		p->restarted_now = restarted(p, was);
+		if (p->restarted_now) {
+			p->restarted_at = at;
+			p->previous_pid = was->pid;
+		} else if (p->count > 0) {
+			p->restarted_at = was->restarted_at;
+		}
+	}
 }

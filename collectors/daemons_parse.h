@@ -1,4 +1,6 @@
-/* daemons_parse.h - which time daemons run, from `ps -e -o comm=`. */
+/* daemons_parse.h - which time daemons run, their PIDs and ages, from
+ * `ps -e -o pid=,etimes=,comm=` (or `ps -e -o comm=` where ps has no
+ * etimes). */
 #ifndef SYNCTOP_DAEMONS_PARSE_H
 #define SYNCTOP_DAEMONS_PARSE_H
 
@@ -7,7 +9,23 @@
 
 /* Sets DAEMON_* bits for chronyd, ntpd, systemd-timesyncd, ptp4l and phc2sys
  * (exact command names; ps truncates comm to 15 characters, which is why
- * systemd-timesyncd appears as "systemd-timesyn").  Always fills dst. */
+ * systemd-timesyncd appears as "systemd-timesyn") and, from lines of the
+ * form "PID ETIMES COMM", each daemon's process count and its youngest
+ * process's PID and age.  A line that does not start with two numbers is a
+ * command name alone (the fallback listing).  Always fills dst. */
 void daemons_parse(const tool_output *out, daemons_obs *dst);
+
+/* The restart rule, from the previous poll's answer: a daemon that ran then
+ * and runs now restarted when its youngest process is younger now than it
+ * was then (a process's age only grows), or when it had one process then
+ * and has one now under another PID.  Ages are ps etimes, counted on the
+ * node's boot-time clock, and the time between the polls is not needed:
+ * no clock step, on the node or here, can look like a restart.  Sets
+ * restarted_now, previous_pid and restarted_at = at for a restart found
+ * now; keeps before's restarted_at for a daemon still running; where now's
+ * ps failed, keeps before's processes so the next answer is compared with
+ * the last one known (before is then such a copy, its state not OK).  The
+ * first poll has no before: never a restart.  Pure. */
+void daemons_track(daemons_obs *now, const daemons_obs *before, double at);
 
 #endif

@@ -347,3 +347,135 @@ void ethtool_parse(const tool_output *out, nic_obs *dst)
 	}
 	dst->state = OBS_OK;
 }
+
+
+/* ------------------------------------------- one section, several NICs */
+
+#define FRAME_TAG "@@ethtool "
+
+/* Offset of the next line at or after pos that starts with FRAME_TAG (pos
+ * itself must be a line start), or len. */
+static size_t next_frame(const char *p, size_t len, size_t pos)
+{
+	size_t tag = sizeof FRAME_TAG - 1;
+	while (pos < len) {
+		if (len - pos >= tag && memcmp(p + pos, FRAME_TAG, tag) == 0) {
+			return pos;
+		}
+		const char *nl = memchr(p + pos, '\n', len - pos);
+		if (nl == NULL) {
+			return len;
+		}
+		pos = (size_t)(nl - p) + 1;
+	}
+	return len;
+}
+
+/* The frame line at pos: its words after the tag, and the offset of the
+ * next line. */
+static text_span frame_line(const char *p, size_t len, size_t pos, size_t *next)
+{
+	text_span rest = {p + pos, len - pos}, line;
+	bool terminated;
+	text_span_next_line(&rest, &line, &terminated);
+	*next = (size_t)(rest.p - p);
+	size_t tag = sizeof FRAME_TAG - 1;
+	return (text_span){line.p + tag, line.n - tag};
+}
+
+/* A body between two frames, without the one "\n" the shell added. */
+static text_span frame_body(const char *p, size_t from, size_t to)
+{
+	text_span body = {p + from, to > from ? to - from : 0};
+	if (body.n > 0 && p[to - 1] == '\n') {
+		body.n--;
+	}
+	return body;
+}
+
+static int frame_rc(text_span words)
+{
+	double v;
+	text_span w;
+	if (text_span_word(&words, &w) && text_span_decimal(w, false, 0, 255, &v)) {
+		return (int)v;
+	}
+	return -1;
+}
+
+/* The asked name leads a failure's message: with several interfaces the
+ * message must say which one failed. */
+static void name_failure(nic_obs *nic)
+{
+	if (nic->state == OBS_OK || nic->interface[0] == '\0') {
+		return;
+	}
+	char was[OBS_ERROR_LEN];
+	memcpy(was, nic->error, sizeof was);
+	was[sizeof was - 1] = '\0';
+	size_t name = strnlen(nic->interface, sizeof nic->interface);
+	size_t room = sizeof nic->error - 1;
+	size_t used = name + 2 < room ? name + 2 : room;
+	memcpy(nic->error, nic->interface, used < name ? used : name);
+	if (used == name + 2) {
+		memcpy(nic->error + name, ": ", 2);
+	}
+	size_t rest = strnlen(was, sizeof was);
+	if (rest > room - used) {
+		rest = room - used;
+	}
+	memcpy(nic->error + used, was, rest);
+	nic->error[used + rest] = '\0';
+}
+
+int ethtool_parse_list(const tool_output *out, nic_obs *dst, int max)
+{
+	if (max <= 0) {
+		return 0;
+	}
+	const char *p = out->out ? out->out : "";
+	size_t len = out->out ? out->out_len : 0;
+	size_t pos = next_frame(p, len, 0);
+	int n = 0;
+
+	while (pos < len && n < max) {
+		size_t after;
+		text_span words = frame_line(p, len, pos, &after), w;
+		if (!text_span_word(&words, &w) || !text_span_eq(w, "iface") ||
+		    !text_span_word(&words, &w)) {
+			pos = next_frame(p, len, after); /* a stray frame line: skip it */
+			continue;
+		}
+		text_span name = w;
+		size_t at = next_frame(p, len, after);
+		tool_output one = {NULL, 0, NULL, 0, -1};
+		text_span body = frame_body(p, after, at);
+		one.out = body.p;
+		one.out_len = body.n;
+		size_t next = len;
+		text_span kind = at < len ? frame_line(p, len, at, &next) : (text_span){"", 0};
+		if (text_span_word(&kind, &w) && text_span_eq(w, "stderr")) {
+			size_t end = next_frame(p, len, next);
+			text_span err = frame_body(p, next, end);
+			one.err = err.p;
+			one.err_len = err.n;
+			at = end;
+			kind = at < len ? frame_line(p, len, at, &next) : (text_span){"", 0};
+			if (text_span_word(&kind, &w) && text_span_eq(w, "rc")) {
+				one.rc = frame_rc(kind);
+				at = next_frame(p, len, next);
+			}
+		}
+		ethtool_parse(&one, &dst[n]);
+		text_span_copy_printable(dst[n].interface, sizeof dst[n].interface, name);
+		name_failure(&dst[n]);
+		n++;
+		pos = at;
+	}
+	if (n == 0) {
+		/* no frame: one interface's plain `ethtool -T` output */
+		ethtool_parse(out, &dst[0]);
+		n = 1;
+	}
+	return n;
+}

@@ -52,6 +52,15 @@ static const char script_prologue[] =
 	"synctop_iface_ok() {\n"
 	"	case $1 in \"\"|-*|*[!A-Za-z0-9_.:-]*) return 1 ;; esac\n"
 	"	[ ${#1} -le 15 ]\n"
+	"}\n"
+	/* 1 to 4 names (PROBE_IFACE_LIST_MAX) separated by single commas */
+	"synctop_ifaces_ok() {\n"
+	"	s=$1; k=0\n"
+	"	while :; do\n"
+	"		synctop_iface_ok \"${s%%,*}\" || return 1\n"
+	"		k=$((k + 1)); [ $k -le 4 ] || return 1\n"
+	"		case $s in *,*) s=${s#*,} ;; *) return 0 ;; esac\n"
+	"	done\n"
 	"}\n";
 
 /* After the collectors' functions: the request loop up to the first
@@ -61,7 +70,7 @@ static const char script_loop_head[] =
 	"while read -r nonce flags iface; do\n"
 	"	case $nonce in *[!0-9a-f]*) continue ;; esac\n"
 	"	[ ${#nonce} -eq 16 ] || continue\n"
-	"	synctop_iface_ok \"$iface\" || iface=-\n"
+	"	synctop_ifaces_ok \"$iface\" || iface=-\n"
 	"	case $flags in *S*) sudo=\"sudo -n\" ;; *) sudo= ;; esac\n"
 	"	printf \"@@synctop %s begin\\n\" \"$nonce\"\n"
 	"	synctop_run time date +%s.%N\n"
@@ -172,6 +181,31 @@ bool probe_iface_valid(const char *iface)
 	return true;
 }
 
+bool probe_iface_list_valid(const char *list)
+{
+	if (list == NULL) {
+		return false;
+	}
+	char name[PROBE_IFACE_MAX + 2];
+	int count = 0;
+	const char *p = list;
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		if (n > PROBE_IFACE_MAX || ++count > PROBE_IFACE_LIST_MAX) {
+			return false;
+		}
+		memcpy(name, p, n);
+		name[n] = '\0';
+		if (!probe_iface_valid(name)) {
+			return false;
+		}
+		if (p[n] == '\0') {
+			return true;
+		}
+		p += n + 1;
+	}
+}
+
 int probe_request_format(char *buf, size_t len, const char *nonce, unsigned flags,
 			 const char *iface)
 {
@@ -186,7 +220,7 @@ int probe_request_format(char *buf, size_t len, const char *nonce, unsigned flag
 	}
 	if (iface == NULL || iface[0] == '\0' || strcmp(iface, "-") == 0) {
 		iface = "-";
-	} else if (!probe_iface_valid(iface)) {
+	} else if (!probe_iface_list_valid(iface)) {
 		return -1;
 	}
 	char letters[PROBE_MAX_SECTIONS + 4];

@@ -10,17 +10,20 @@
  * Once set up the shell prints "@@synctop ready\n".  It exits when its stdin
  * reaches EOF, removing its private stderr temp file (EXIT trap).
  *
- * Request (probe_request_format):  "NONCE FLAGS IFACE\n"
+ * Request (probe_request_format):  "NONCE FLAGS IFACES\n"
  *   NONCE  16 lowercase hex digits, new for every poll; other lines are ignored
  *   FLAGS  letters: one per periodic collector to run this poll (its
  *          request_flag, collector.h: E = ethtool, L = chronyc selectdata),
  *          S = run the tools that honour $sudo through `sudo -n`,
  *          T = a clock exchange: answer the time section alone (the other
  *          letters are then ignored); "-" for none
- *   IFACE  [A-Za-z0-9_.:-]{1,15} not starting with '-', or "-" = unknown: with
- *          E the shell then uses the default-route interface of
- *          /proc/net/route, and if there is none it answers the ethtool
- *          section with rc PROBE_RC_NO_IFACE and a message on stderr.
+ *   IFACES 1 to PROBE_IFACE_LIST_MAX interface names separated by ','
+ *          (E runs ethtool on each), each [A-Za-z0-9_.:-]{1,15} not
+ *          starting with '-'; or "-" = unknown: with E the shell then uses
+ *          the default-route interface of /proc/net/route, and if there is
+ *          none it answers the ethtool section with rc PROBE_RC_NO_IFACE and
+ *          a message on stderr.  A list the shell does not accept whole is
+ *          "-".
  *
  * Response, every marker alone on its own line:
  *   @@synctop NONCE begin
@@ -49,6 +52,9 @@
 
 #define PROBE_NONCE_LEN 16
 #define PROBE_IFACE_MAX 15
+/* Interfaces one request names: one per ptp4l port kept (NIC_MAX). */
+#define PROBE_IFACE_LIST_MAX 4
+#define PROBE_IFACE_LIST_LEN (PROBE_IFACE_LIST_MAX * (PROBE_IFACE_MAX + 1))
 #define PROBE_MAX_SECTIONS 8
 #define PROBE_SECTION_NAME_MAX 31
 
@@ -102,9 +108,14 @@ bool probe_nonce_valid(const char *nonce);
  * a name). */
 bool probe_iface_valid(const char *iface);
 
-/* Writes the request line (with its "\n" and a NUL).  iface NULL, "" or "-"
- * means unknown.  Returns the length, or -1 for an invalid nonce, flag or
- * interface name, or a buffer that is too small. */
+/* True for 1 to PROBE_IFACE_LIST_MAX names that probe_iface_valid accepts,
+ * separated by single commas. */
+bool probe_iface_list_valid(const char *list);
+
+/* Writes the request line (with its "\n" and a NUL).  iface is one name or a
+ * list (probe_iface_list_valid); NULL, "" or "-" means unknown.  Returns
+ * the length, or -1 for an invalid nonce, flag or interface list, or a
+ * buffer that is too small. */
 int probe_request_format(char *buf, size_t len, const char *nonce, unsigned flags,
 			 const char *iface);
 

@@ -537,9 +537,18 @@ static void send_poll(sched_node *sn)
 	if (pmc_sudo) {
 		flags |= PROBE_FLAG_SUDO_PMC;
 	}
+	char reported[PROBE_IFACE_LIST_LEN] = "";
 	if (!iface[0]) {
-		const char *reported = node_update_probe_iface(sn->model);
-		iface = reported ? reported : "";
+		/* every interface ptp4l reports that the probe can pass */
+		const char *names[NIC_MAX];
+		int count = node_update_probe_ifaces(sn->model, names);
+		for (int i = 0; i < count; i++) {
+			if (probe_iface_valid(names[i])) {
+				size_t used = strlen(reported);
+				snprintf(reported + used, sizeof reported - used, "%s%s", used ? "," : "", names[i]);
+			}
+		}
+		iface = reported;
 	}
 	probe_nonce_generate(sn->nonce);
 	if (probe_request_format(line, sizeof line, sn->nonce, flags, iface) < 0 &&

@@ -63,7 +63,9 @@ typedef struct collector {
 	 * is observation_init'ed).  Applies the part's validity rule. */
 	void (*decode)(const tool_output *out, observation *obs);
 	/* A periodic collector that did not run this poll keeps its last
-	 * result: copy it from before into now.  NULL: nothing to carry. */
+	 * result: copy it from before into now; any collector may also compare
+	 * now with the previous poll here (daemons: restarts).  Called from the
+	 * second poll of a node on, after decode.  NULL: nothing to carry. */
 	void (*carry)(observation *now, const observation *before);
 	/* Values that only a comparison with the node's previous observation
 	 * gives (a counter that did not move, how long it stood still): derive
@@ -78,6 +80,11 @@ typedef struct collector {
 	 * *ok).  NULL key: the collector has no object of its own. */
 	const char *json_key;
 	json_t *(*json)(const observation *obs, bool *ok);
+	/* A second object of its own, written right after the first (ethtool:
+	 * "nics", every interface checked, beside "nic", the primary one).
+	 * NULL key: none. */
+	const char *json_list_key;
+	json_t *(*json_list)(const observation *obs, bool *ok);
 	/* Its part for synctop_part_up{part=json_key}: the part's state, and
 	 * whether the part is absent (no series, no drill-down section).  NULL
 	 * part_absent: absent when the state says so (obs_state_absent: not

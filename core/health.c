@@ -459,39 +459,48 @@ static void rule_collection(const part_info *part, obs_state state, const char *
 
 /* ----------------------------------------------------------------- NIC */
 
-/* ethtool may have looked at another interface than the PTP ports use. */
-static bool nic_is_ptp_interface(const observation *o)
+static bool is_software(const ptp_port *port)
 {
-	if (!o->nic.interface[0] || o->ptp.state != OBS_OK) {
-		return true;
-	}
-	bool any_known = false;
-	for (int i = 0; i < ptp_port_count(&o->ptp); i++) {
-		const ptp_port *port = &o->ptp.ports[i];
-		if (!port->interface[0]) {
-			continue;
-		}
-		any_known = true;
-		if (strncmp(port->interface, o->nic.interface, sizeof port->interface) == 0) {
-			return true;
-		}
-	}
-	return !any_known;
+	return strncmp(port->timestamping, "SOFTWARE", sizeof port->timestamping) == 0;
 }
 
-static void rule_nic(const observation *o, const role *r, const thresholds *th, finding_list *out)
+/* ethtool's capabilities of one interface: warn when it lacks hardware
+ * transmit or receive timestamping. */
+static void nic_lacks_hardware(const nic_obs *nic, finding_list *out)
 {
-	if (r->ptp4l != TRI_YES || th->expect_ptp == EXPECT_NO) {
+	bool tx = nic->caps & NIC_CAP_HW_TX, rx = nic->caps & NIC_CAP_HW_RX;
+	if (tx && rx) {
 		return;
 	}
-	const char *missing = NULL;
 	char iface[NAME_LEN];
-	/* ptp4l's own PORT_PROPERTIES_NP is evidence on its own: the port it
-	 * follows its master on timestamps in software, whatever ethtool said
-	 * about this or another interface. */
-	const ptp_port *follow = ptp_following_port(&o->ptp);
-	if (follow && strncmp(follow->timestamping, "SOFTWARE", sizeof follow->timestamping) == 0) {
-		health_port_iface(follow, &o->nic, iface, sizeof iface);
+	HEALTH_CLEAN(iface, nic->interface);
+	if (!iface[0]) {
+		health_clean(iface, sizeof iface, "IFACE", sizeof "IFACE");
+	}
+	const char *missing = !tx && !rx ? "hardware transmit and receive" :
+			      !tx ? "hardware transmit" : "hardware receive";
+	finding f;
+	finding_start(&f, SEVERITY_WARN, "nic.no_hw_timestamping");
+	finding_message(&f, "%s lacks %s timestamping: ptp4l runs on software timestamping only "
+			"(tens of µs at best)", iface, missing);
+	finding_hint(&f, "Not fixable on the node without a NIC that supports it (`ethtool -T %s` "
+		     "must list hardware-transmit and hardware-receive); if software accuracy is "
+		     "enough, set `time_stamping software` in ptp4l.conf knowingly.", iface);
+	health_add_finding(out, &f);
+}
+
+/* One interface ptp4l uses, judged by its port (the first one on it; the
+ * following one when it is there).  ptp4l's own PORT_PROPERTIES_NP is
+ * evidence on its own: the port it follows its master on timestamps in
+ * software, whatever ethtool said about this or another interface.  For
+ * another port, ethtool's answer for that interface decides, and without
+ * one PORT_PROPERTIES_NP does. */
+static void nic_judge_port(const observation *o, const ptp_port *port, bool following,
+			   finding_list *out)
+{
+	char iface[NAME_LEN];
+	if (following && is_software(port)) {
+		health_port_iface(port, &o->nic, iface, sizeof iface);
 		finding f;
 		finding_start(&f, SEVERITY_WARN, "nic.no_hw_timestamping");
 		finding_message(&f, "ptp4l follows its master on %s with software timestamping "
@@ -503,46 +512,70 @@ static void rule_nic(const observation *o, const role *r, const thresholds *th, 
 		health_add_finding(out, &f);
 		return;
 	}
-	if (o->nic.state == OBS_OK) {
-		if (!nic_is_ptp_interface(o)) {
-			return;
-		}
-		bool tx = o->nic.caps & NIC_CAP_HW_TX, rx = o->nic.caps & NIC_CAP_HW_RX;
-		if (tx && rx) {
-			return;
-		}
-		missing = !tx && !rx ? "hardware transmit and receive" :
-			  !tx ? "hardware transmit" : "hardware receive";
-		HEALTH_CLEAN(iface, o->nic.interface);
-		if (!iface[0]) {
-			health_clean(iface, sizeof iface, "IFACE", sizeof "IFACE");
-		}
-	} else if (o->ptp.state == OBS_OK) {
-		/* No ethtool answer this poll: ptp4l's own PORT_PROPERTIES_NP says it. */
-		const ptp_port *soft = NULL;
-		for (int i = 0; i < ptp_port_count(&o->ptp); i++) {
-			if (strncmp(o->ptp.ports[i].timestamping, "SOFTWARE",
-				    sizeof o->ptp.ports[i].timestamping) == 0) {
-				soft = &o->ptp.ports[i];
-				break;
-			}
-		}
-		if (!soft) {
-			return;
-		}
-		missing = "hardware";
-		health_port_iface(soft, &o->nic, iface, sizeof iface);
-	} else {
+	/* a port whose interface ptp4l does not name: the interface checked */
+	const nic_obs *checked = &o->nic;
+	const nic_obs *nic = NULL;
+	if (port->interface[0]) {
+		nic = observation_nic_for(o, port->interface, sizeof port->interface);
+	} else if (observation_nic_count(o) > 0) {
+		nic = checked;
+	}
+	if (nic && nic->state == OBS_OK) {
+		nic_lacks_hardware(nic, out);
 		return;
 	}
+	if (!is_software(port)) {
+		return;
+	}
+	health_port_iface(port, checked, iface, sizeof iface);
 	finding f;
 	finding_start(&f, SEVERITY_WARN, "nic.no_hw_timestamping");
-	finding_message(&f, "%s lacks %s timestamping: ptp4l runs on software timestamping only "
-			"(tens of µs at best)", iface, missing);
+	finding_message(&f, "%s lacks hardware timestamping: ptp4l runs on software timestamping only "
+			"(tens of µs at best)", iface);
 	finding_hint(&f, "Not fixable on the node without a NIC that supports it (`ethtool -T %s` "
 		     "must list hardware-transmit and hardware-receive); if software accuracy is "
 		     "enough, set `time_stamping software` in ptp4l.conf knowingly.", iface);
 	health_add_finding(out, &f);
+}
+
+/* Every interface ptp4l uses (PORT_PROPERTIES_NP: all ports, a boundary
+ * clock has several), each once; when pmc reported no port, the interfaces
+ * ethtool checked (--iface, the config's iface, the default route's). */
+static void rule_nic(const observation *o, const role *r, const thresholds *th, finding_list *out)
+{
+	if (r->ptp4l != TRI_YES || th->expect_ptp == EXPECT_NO) {
+		return;
+	}
+	const ptp_obs *ptp = &o->ptp;
+	const ptp_port *follow = ptp_following_port(ptp);
+	if (ptp->state == OBS_OK) {
+		for (int i = 0; i < ptp_port_count(ptp); i++) {
+			const ptp_port *port = &ptp->ports[i];
+			bool judged = false;
+			for (int k = 0; k < i && !judged; k++) {
+				judged = strncmp(ptp->ports[k].interface, port->interface,
+						 sizeof port->interface) == 0;
+			}
+			if (judged) {
+				continue;
+			}
+			/* the following port speaks for its interface */
+			const ptp_port *speaker = port;
+			if (follow && strncmp(follow->interface, port->interface, sizeof port->interface) == 0) {
+				speaker = follow;
+			}
+			nic_judge_port(o, speaker, speaker == follow, out);
+		}
+	}
+	if (ptp->state == OBS_OK && ptp_port_count(ptp) > 0) {
+		return; /* the ports above said it */
+	}
+	for (int i = 0; i < observation_nic_count(o); i++) {
+		const nic_obs *nic = observation_nic_at(o, i);
+		if (nic->state == OBS_OK) {
+			nic_lacks_hardware(nic, out);
+		}
+	}
 }
 
 /* ------------------------------------------------ independent clock */
@@ -615,8 +648,18 @@ void health_evaluate(const node *n, const thresholds *th, finding_list *out)
 			r.chronyd, r.chrony_expected, out);
 	rule_collection(&ptp_part, o->ptp.state, o->ptp.error, sizeof o->ptp.error,
 			r.ptp4l, r.ptp_expected, out);
-	rule_collection(&nic_part, o->nic.state, o->nic.error, sizeof o->nic.error,
-			TRI_UNKNOWN, r.ptp_expected, out);
+	/* each interface checked; a missing ethtool is said once */
+	for (int i = 0; i < observation_nic_count(o); i++) {
+		const nic_obs *nic = observation_nic_at(o, i);
+		bool said = false;
+		for (int k = 0; k < i && !said; k++) {
+			said = nic->state == OBS_TOOL_MISSING && observation_nic_at(o, k)->state == OBS_TOOL_MISSING;
+		}
+		if (!said) {
+			rule_collection(&nic_part, nic->state, nic->error, sizeof nic->error,
+					TRI_UNKNOWN, r.ptp_expected, out);
+		}
+	}
 	/* each collector's own rules, for a part that answered and is not
 	 * excluded by the group's expectations (thresholds.h) */
 	health_context ctx = {o, &n->history, th};

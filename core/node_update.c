@@ -40,6 +40,14 @@ void node_update_observation(node *n, observation *fresh, const thresholds *th)
 			}
 		}
 	}
+	/* a daemon found restarted (the daemons collector's carry): an event */
+	for (int k = 0; k < DAEMON_KINDS; k++) {
+		const daemon_proc *p = &fresh->daemons.procs[k];
+		if (p->restarted_now) {
+			node_log_event(n, fresh->taken_at, "%s restarted: PID %d (was %d), %lld s old",
+				       daemon_name(1u << k), p->pid, p->previous_pid, (long long)p->age_s);
+		}
+	}
 	n->obs = *fresh;
 	n->has_observation = true;
 	n->reachable = true;
@@ -62,23 +70,37 @@ void node_update_clock_check(node *n, const clock_check_obs *check, const thresh
 	health_apply(n, th);
 }
 
-const char *node_update_probe_iface(const node *n)
+int node_update_probe_ifaces(const node *n, const char *names[NIC_MAX])
 {
 	if (!n->has_observation) {
-		return NULL;
+		return 0;
 	}
 	const ptp_obs *ptp = &n->obs.ptp;
-	for (int i = 0; i < ptp_port_count(ptp); i++) {
-		if (ptp->ports[i].interface[0]) {
-			return ptp->ports[i].interface;
+	int count = 0;
+	for (int i = 0; i < ptp_port_count(ptp) && count < NIC_MAX; i++) {
+		const char *name = ptp->ports[i].interface;
+		bool seen = name[0] == '\0';
+		for (int k = 0; k < count && !seen; k++) {
+			seen = strncmp(names[k], name, sizeof ptp->ports[i].interface) == 0;
+		}
+		if (!seen) {
+			names[count++] = name;
 		}
 	}
-	return NULL;
+	return count;
 }
 
 bool node_update_nic_elsewhere(const node *n)
 {
-	const char *ptp_iface = node_update_probe_iface(n);
-	return ptp_iface && n->obs.nic.state != OBS_NOT_COLLECTED &&
-	       strncmp(ptp_iface, n->obs.nic.interface, sizeof n->obs.nic.interface) != 0;
+	const char *names[NIC_MAX];
+	int count = node_update_probe_ifaces(n, names);
+	if (count == 0 || n->obs.nic.state == OBS_NOT_COLLECTED) {
+		return false;
+	}
+	for (int i = 0; i < count; i++) {
+		if (!observation_nic_for(&n->obs, names[i], sizeof n->obs.ptp.ports[0].interface)) {
+			return true;
+		}
+	}
+	return false;
 }

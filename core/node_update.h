@@ -21,15 +21,17 @@ void node_update_unreachable(node *n, const char *error, const thresholds *th);
 /* The independent clock check finished. */
 void node_update_clock_check(node *n, const clock_check_obs *check, const thresholds *th);
 
-/* The interface to ask ethtool about when no --iface or config iface is
- * set: the first one ptp4l reports, or NULL (the probe then uses the
- * default route's). */
-const char *node_update_probe_iface(const node *n);
+/* The interfaces to ask ethtool about when no --iface or config iface is
+ * set: each interface ptp4l reports (PORT_PROPERTIES_NP, every port), once,
+ * in port order, at most NIC_MAX.  Returns how many were put in names
+ * (pointing into n); 0: the probe uses the default route's. */
+int node_update_probe_ifaces(const node *n, const char *names[NIC_MAX]);
 
-/* The NIC facts describe another interface than the one ptp4l reports (the
- * first poll asks before ptp4l's interface is known, so ethtool looked at
- * the default route's): the periodic collectors should run again now, on
- * ptp4l's interface, rather than in minutes (or, in --once, never). */
+/* An interface ptp4l reports has not been checked by ethtool (the first
+ * poll asks before ptp4l's interfaces are known, so ethtool looked at the
+ * default route's; a port appeared): the periodic collectors should run
+ * again now, on ptp4l's interfaces, rather than in minutes (or, in --once,
+ * never). */
 bool node_update_nic_elsewhere(const node *n);
 
 #endif

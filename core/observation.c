@@ -144,6 +144,75 @@ void nic_obs_init(nic_obs *nic)
 	nic->phc_index = NIC_PHC_UNKNOWN;
 }
 
+int observation_nic_count(const observation *obs)
+{
+	if (obs->n_nics <= 0) {
+		return obs->nic.state != OBS_NOT_COLLECTED ? 1 : 0;
+	}
+	return obs->n_nics < NIC_MAX ? obs->n_nics : NIC_MAX;
+}
+
+const nic_obs *observation_nic_at(const observation *obs, int i)
+{
+	return obs->n_nics <= 0 ? &obs->nic : &obs->nics[i];
+}
+
+const nic_obs *observation_nic_for(const observation *obs, const char *iface, size_t len)
+{
+	if (iface == NULL || iface[0] == '\0') {
+		return NULL;
+	}
+	for (int i = 0; i < observation_nic_count(obs); i++) {
+		const nic_obs *nic = observation_nic_at(obs, i);
+		size_t n = len < sizeof nic->interface ? len : sizeof nic->interface;
+		if (strncmp(nic->interface, iface, n) == 0) {
+			return nic;
+		}
+	}
+	return NULL;
+}
+
+void observation_settle_nic(observation *obs)
+{
+	if (obs->n_nics <= 0) {
+		return;
+	}
+	const ptp_port *port = ptp_primary_port(&obs->ptp);
+	const nic_obs *primary = port ? observation_nic_for(obs, port->interface, sizeof port->interface) : NULL;
+	obs->nic = primary ? *primary : obs->nics[0];
+}
+
+int daemon_index(unsigned bit)
+{
+	int i = 0;
+	while (bit > 1u && i < DAEMON_KINDS - 1) {
+		bit >>= 1;
+		i++;
+	}
+	return i;
+}
+
+const char *daemon_name(unsigned bit)
+{
+	switch (bit) {
+	case DAEMON_CHRONYD: return "chronyd";
+	case DAEMON_NTPD: return "ntpd";
+	case DAEMON_TIMESYNCD: return "systemd-timesyncd";
+	case DAEMON_PTP4L: return "ptp4l";
+	case DAEMON_PHC2SYS: return "phc2sys";
+	}
+	return "?";
+}
+
+void daemons_obs_init(daemons_obs *d)
+{
+	memset(d, 0, sizeof *d);
+	for (int i = 0; i < DAEMON_KINDS; i++) {
+		d->procs[i].age_s = -1;
+		d->procs[i].restarted_at = NAN;
+	}
+}
+
 void clock_check_obs_init(clock_check_obs *cc)
 {
 	memset(cc, 0, sizeof *cc);
@@ -161,7 +230,11 @@ void observation_init(observation *obs)
 	chrony_selection_init(&obs->selection);
 	ptp_obs_init(&obs->ptp);
 	nic_obs_init(&obs->nic);
-	memset(&obs->daemons, 0, sizeof obs->daemons);
+	obs->n_nics = 0;
+	for (int i = 0; i < NIC_MAX; i++) {
+		nic_obs_init(&obs->nics[i]);
+	}
+	daemons_obs_init(&obs->daemons);
 	timesyncd_obs_init(&obs->timesyncd);
 	clock_check_obs_init(&obs->clock);
 	ntp_obs_init(&obs->ntp);

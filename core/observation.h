@@ -14,6 +14,7 @@
 #define SYNCTOP_OBSERVATION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define INT_UNKNOWN INT32_MIN
@@ -343,6 +344,10 @@ typedef struct {
 	char rx_filters[160];
 } nic_obs;
 
+/* Interfaces ethtool checks on one node: one per ptp4l port, as many as the
+ * ports kept (a boundary clock has several). */
+#define NIC_MAX PTP_MAX_PORTS
+
 /* ----------------------------------------------------------------- daemons */
 
 enum {
@@ -353,11 +358,37 @@ enum {
 	DAEMON_PHC2SYS = 1 << 4,
 };
 
+/* Each DAEMON_* bit's process, at procs[daemon_index(bit)]. */
+#define DAEMON_KINDS 5
+
+typedef struct {
+	int count;           /* processes of this daemon seen */
+	int pid;             /* the youngest one's; 0 when ps gave no pid */
+	int64_t age_s;       /* its age, ps etimes (the node's boot-time clock:
+			      * no clock step moves it); -1 unknown */
+	/* Set by the daemons collector from the previous poll (carry), kept in
+	 * the node from poll to poll: client time of the poll that found the
+	 * daemon restarted (younger than it was at the previous poll, or
+	 * another PID), NAN when never seen restarting since it has been
+	 * watched; restarted_now: that poll is this one. */
+	double restarted_at;
+	bool restarted_now;
+	int previous_pid;    /* restarted_now: the PID before */
+} daemon_proc;
+
 typedef struct {
 	obs_state state;
 	char error[OBS_ERROR_LEN];
 	unsigned running; /* DAEMON_* bits */
+	daemon_proc procs[DAEMON_KINDS];
 } daemons_obs;
+
+/* The index of a DAEMON_* bit in daemons_obs.procs (its position), and its
+ * process name ("chronyd", ..., "systemd-timesyncd"). */
+int daemon_index(unsigned bit);
+const char *daemon_name(unsigned bit);
+
+void daemons_obs_init(daemons_obs *d);
 
 /* ------------------------------------------------------ systemd-timesyncd */
 
@@ -505,7 +536,12 @@ typedef struct {
 	chrony_obs chrony;
 	chrony_selection selection;
 	ptp_obs ptp;
+	/* The primary PTP interface's (ptp_primary_port's interface), else the
+	 * first checked; on its own when no interface could be checked
+	 * (observation_settle_nic keeps it so). */
 	nic_obs nic;
+	int n_nics;               /* interfaces ethtool checked, 0..NIC_MAX */
+	nic_obs nics[NIC_MAX];    /* each of them, in the order asked */
 	daemons_obs daemons;
 	timesyncd_obs timesyncd;
 	clock_check_obs clock;  /* kept across polls until the next check */
@@ -522,5 +558,21 @@ const char *observation_timestamping(const observation *obs);
 void chrony_obs_init(chrony_obs *chrony);
 void ptp_obs_init(ptp_obs *ptp);
 void nic_obs_init(nic_obs *nic);
+
+/* The interfaces checked: nics[0..n_nics) as the ethtool collector fills
+ * them; an observation with no entry there but an answer in nic (no
+ * interface could be named, or one built by hand) has that one.  The count
+ * is 0..NIC_MAX; observation_nic_at(obs, i) for i below it. */
+int observation_nic_count(const observation *obs);
+const nic_obs *observation_nic_at(const observation *obs, int i);
+
+/* The checked interface called iface (at most len bytes), or NULL. */
+const nic_obs *observation_nic_for(const observation *obs, const char *iface, size_t len);
+
+/* Makes nic the primary PTP interface's entry of nics (the ethtool
+ * collector calls it after decoding and after carrying nics over, once the
+ * PTP part of the same observation is known); nic is left alone when no
+ * interface was checked. */
+void observation_settle_nic(observation *obs);
 
 #endif

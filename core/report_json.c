@@ -71,6 +71,9 @@ static json_t *node_json(const node *nd, bool *ok)
 		if (c->json_key) {
 			json_value_put(o, c->json_key, has ? c->json(obs, ok) : json_null(), ok);
 		}
+		if (c->json_list_key) {
+			json_value_put(o, c->json_list_key, has ? c->json_list(obs, ok) : json_null(), ok);
+		}
 	}
 	json_value_put(o, "clock_check", has ? clock_json(&obs->clock, ok) : json_null(), ok);
 	json_value_put(o, "findings", findings_json(&nd->findings, ok), ok);

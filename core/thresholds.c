@@ -43,6 +43,8 @@ void thresholds_init_defaults(thresholds *th)
 	th->cluster_chrony_spread_crit_s = 20e-3;  /* 2 x chrony_offset_crit_s */
 	th->cluster_ptp_spread_warn_ns = 2000;     /* 2 x ptp_offset_warn_ns */
 	th->cluster_ptp_spread_crit_ns = 200000;   /* 2 x ptp_offset_crit_ns */
+
+	th->daemon_restart_warn_s = 600.0; /* 10 min: issue #15 (synctop choice: a relock and a look) */
 }
 
 /* The independent clock check (core) and the cluster-wide rules. */

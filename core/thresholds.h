@@ -66,6 +66,10 @@ typedef struct {
 	double cluster_chrony_spread_crit_s;
 	int64_t cluster_ptp_spread_warn_ns;
 	int64_t cluster_ptp_spread_crit_ns;
+
+	/* ptp4l or phc2sys found restarted (daemons collector): warn for this
+	 * long after the poll that found it. */
+	double daemon_restart_warn_s;
 } thresholds;
 
 void thresholds_init_defaults(thresholds *th);

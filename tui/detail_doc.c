@@ -491,9 +491,10 @@ static void ptp_section(ctx *c)
 	table_free(&t);
 }
 
-static void nic_section(ctx *c)
+/* One interface ethtool checked; toned: the grid's timestamping column
+ * speaks for it (the primary PTP interface's). */
+static void nic_entry(ctx *c, const nic_obs *nic, bool toned)
 {
-	const nic_obs *nic = &c->nd->obs.nic;
 	static const struct {
 		unsigned bit;
 		const char *name;
@@ -504,7 +505,6 @@ static void nic_section(ctx *c)
 	};
 	char buf[256];
 
-	section(c, "NIC timestamping (ethtool -T)");
 	if (nic->state != OBS_OK) {
 		part_state(c, nic->state, nic->error, sizeof nic->error);
 		return;
@@ -519,8 +519,10 @@ static void nic_section(ctx *c)
 			strncat(buf, caps[i].name, sizeof buf - strlen(buf) - 1);
 		}
 	}
-	kv_role(c, "Capabilities", tone_role(columns_finding_tone(c->nd, COL_HWTS), c->value),
-		buf[0] ? buf : "none");
+	bool hw = (nic->caps & NIC_CAP_HW_TX) && (nic->caps & NIC_CAP_HW_RX);
+	theme_role role = toned ? tone_role(columns_finding_tone(c->nd, COL_HWTS), c->value) :
+			  hw ? c->value : ROLE_STATUS_WARN;
+	kv_role(c, "Capabilities", role, buf[0] ? buf : "none");
 	if (nic->phc_index >= 0) {
 		snprintf(buf, sizeof buf, "/dev/ptp%d", nic->phc_index);
 	} else {
@@ -529,6 +531,31 @@ static void nic_section(ctx *c)
 	kv(c, "PTP hardware clock", buf);
 	kv_remote(c, "Transmit modes", nic->tx_modes, sizeof nic->tx_modes);
 	kv_remote(c, "Receive filters", nic->rx_filters, sizeof nic->rx_filters);
+}
+
+/* Every interface checked (a boundary clock's ports each), the primary
+ * PTP interface's first. */
+static void nic_section(ctx *c)
+{
+	const observation *o = &c->nd->obs;
+	section(c, "NIC timestamping (ethtool -T)");
+	int count = observation_nic_count(o);
+	if (count <= 1) {
+		nic_entry(c, &o->nic, true);
+		return;
+	}
+	nic_entry(c, &o->nic, true);
+	for (int i = 0; i < count; i++) {
+		const nic_obs *nic = observation_nic_at(o, i);
+		if (strncmp(nic->interface, o->nic.interface, sizeof nic->interface) == 0) {
+			continue;
+		}
+		blank(c);
+		if (nic->state != OBS_OK) {
+			kv_remote(c, "Interface", nic->interface, sizeof nic->interface);
+		}
+		nic_entry(c, nic, false);
+	}
 }
 
 static void daemons_section(ctx *c)
@@ -562,6 +589,28 @@ static void daemons_section(ctx *c)
 	doc_newline(c->d);
 	doc_pad(c->d, ROLE_DEFAULT, 2);
 	doc_add(c->d, c->value, buf[0] ? buf : "none of chronyd, ntpd, systemd-timesyncd, ptp4l, phc2sys");
+	/* each one's youngest process, and a restart found by its age */
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		const daemon_proc *p = &dm->procs[daemon_index(names[i].bit)];
+		if (!(dm->running & names[i].bit) || p->pid <= 0) {
+			continue;
+		}
+		char line[160];
+		int n = snprintf(line, sizeof line, "PID %d", p->pid);
+		if (p->age_s >= 0 && n > 0 && (size_t)n < sizeof line) {
+			n += snprintf(line + n, sizeof line - (size_t)n, ", running %lld s",
+				      (long long)p->age_s);
+		}
+		if (p->count > 1 && n > 0 && (size_t)n < sizeof line) {
+			n += snprintf(line + n, sizeof line - (size_t)n, " (the youngest of %d)", p->count);
+		}
+		double ago = c->now - p->restarted_at;
+		bool recent = isfinite(ago) && ago < 3600;
+		if (recent && n > 0 && (size_t)n < sizeof line) {
+			snprintf(line + n, sizeof line - (size_t)n, "; restart found %.0f s ago", ago > 0 ? ago : 0);
+		}
+		kv_role(c, names[i].name, recent ? ROLE_STATUS_WARN : c->value, line);
+	}
 }
 
 /* What the connection went through: the newest events last, like a log. */

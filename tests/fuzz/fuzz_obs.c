@@ -298,6 +298,13 @@ void fuzz_check_daemons(const daemons_obs *d)
 	FUZZ_CHECK(d->state == OBS_OK || d->state == OBS_NOT_COLLECTED || d->error[0] != '\0');
 	FUZZ_CHECK((d->running & ~all) == 0);
 	FUZZ_CHECK(d->state == OBS_OK || d->running == 0);
+	for (int i = 0; i < DAEMON_KINDS; i++) {
+		const daemon_proc *p = &d->procs[i];
+		bool runs = (d->running & (1u << i)) != 0;
+		FUZZ_CHECK(p->count >= 0 && (p->count > 0) == runs);
+		FUZZ_CHECK(p->pid >= 0 && p->pid <= 4194304 && (p->pid == 0 || runs));
+		FUZZ_CHECK(p->pid > 0 ? p->age_s >= 0 && p->age_s <= (int64_t)1e11 : p->age_s == -1);
+	}
 }
 
 void fuzz_check_observation(const observation *obs)
@@ -307,5 +314,9 @@ void fuzz_check_observation(const observation *obs)
 	fuzz_check_chrony(&obs->chrony, true);
 	fuzz_check_ptp(&obs->ptp);
 	fuzz_check_nic(&obs->nic);
+	FUZZ_CHECK(obs->n_nics >= 0 && obs->n_nics <= NIC_MAX);
+	for (int i = 0; i < obs->n_nics; i++) {
+		fuzz_check_nic(&obs->nics[i]);
+	}
 	fuzz_check_daemons(&obs->daemons);
 }

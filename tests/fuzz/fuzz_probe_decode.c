@@ -137,8 +137,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (t.rc == PROBE_RC_NO_IFACE) {
 			FUZZ_CHECK(obs->nic.state == OBS_NO_DEVICE);
 		} else {
-			ethtool_parse(&t, &fresh->nic);
-			FUZZ_CHECK(memcmp(&fresh->nic, &obs->nic, sizeof obs->nic) == 0);
+			/* every interface as parsed, nic one of them */
+			int n = ethtool_parse_list(&t, fresh->nics, NIC_MAX);
+			FUZZ_CHECK(n == obs->n_nics);
+			bool primary = false;
+			for (int i = 0; i < n; i++) {
+				FUZZ_CHECK(memcmp(&fresh->nics[i], &obs->nics[i], sizeof obs->nics[i]) == 0);
+				primary = primary || memcmp(&obs->nic, &obs->nics[i], sizeof obs->nic) == 0;
+			}
+			FUZZ_CHECK(primary);
 		}
 	}
 out:

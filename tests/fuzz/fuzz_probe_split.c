@@ -9,8 +9,9 @@
  *   2. its FUZZ_SEP parts are section bodies (stdout, stderr, stdout, ...):
  *      framed the way the probe script frames them, they must split back
  *      into exactly those bytes, whatever fake markers they hold;
- *   3. its first line is an interface name: probe_request_format must
- *      accept it exactly when probe_iface_valid does, and write one line. */
+ *   3. its first line is an interface name or a comma list of them:
+ *      probe_request_format must accept it exactly when
+ *      probe_iface_list_valid does, and write one line. */
 #include <config.h>
 
 #include <stdio.h>
@@ -208,6 +209,28 @@ static bool iface_expected(const char *s)
 	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-") == n;
 }
 
+/* 1 to PROBE_IFACE_LIST_MAX names as above, separated by single commas */
+static bool list_expected(const char *s)
+{
+	char name[80];
+	int count = 0;
+	for (;;) {
+		size_t n = strcspn(s, ",");
+		if (n >= sizeof name || ++count > PROBE_IFACE_LIST_MAX) {
+			return false;
+		}
+		memcpy(name, s, n);
+		name[n] = '\0';
+		if (!iface_expected(name)) {
+			return false;
+		}
+		if (s[n] == '\0') {
+			return true;
+		}
+		s += n + 1;
+	}
+}
+
 /* Way 3. */
 static void request_line(const uint8_t *data, size_t size)
 {
@@ -216,10 +239,10 @@ static void request_line(const uint8_t *data, size_t size)
 	char *iface = fuzz_strndup((const char *)data, n < 64 ? n : 64);
 	unsigned flags = size > 0 ? data[size - 1] & 3u : 0;
 	char buf[128];
-	bool valid = iface_expected(iface);
+	FUZZ_CHECK(probe_iface_valid(iface) == iface_expected(iface));
+	bool valid = list_expected(iface);
 	bool unknown = iface[0] == '\0' || strcmp(iface, "-") == 0;
-
-	FUZZ_CHECK(probe_iface_valid(iface) == valid);
+	FUZZ_CHECK(probe_iface_list_valid(iface) == valid);
 	int len = probe_request_format(buf, sizeof buf, N, flags, iface);
 	if (!valid && !unknown) {
 		FUZZ_CHECK(len == -1);

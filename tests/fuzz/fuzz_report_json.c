@@ -59,6 +59,9 @@ static void poll_node(node *n, const fuzz_part *resp, double at, int reps, doubl
 	obs->rtt_s = 0.002;
 	if (obs->nic.state == OBS_NOT_COLLECTED && n->has_observation) {
 		obs->nic = n->obs.nic; /* ethtool runs every few minutes */
+		obs->n_nics = n->obs.n_nics;
+		memcpy(obs->nics, n->obs.nics, sizeof obs->nics);
+		observation_settle_nic(obs);
 	}
 	n->obs = *obs;
 	free(obs);

@@ -131,6 +131,8 @@ node=".nodes[0]"
 iface=$(jq -r "$node.nic.interface" "$tmp/out.json")
 [ "$iface" = vptp ]
 ok $? "nic describes the interface ptp4l uses, not the default route's (got $iface)"
+[ "$(jq -c "[$node.nics[].interface]" "$tmp/out.json")" = '["vptp"]' ]
+ok $? "nics lists the one interface ptp4l uses: $(jq -c "$node.nics" "$tmp/out.json" | head -c 300)"
 [ "$(jq -r "$node.ptp.port_state" "$tmp/out.json")" = SLAVE ]
 ok $? "the JSON shows the port SLAVE"
 [ "$(jq -r "$node.status" "$tmp/out.json")" = warn ]

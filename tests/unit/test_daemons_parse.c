@@ -1,15 +1,24 @@
-/* test_daemons_parse.c - which daemons a ps listing shows. */
+/* test_daemons_parse.c - which daemons a ps listing shows, their PIDs and
+ * ages (captures: tests/fixtures/ps-*.txt, ps-daemons.source.md), and
+ * restarts from one poll to the next, through the model (node_update) and
+ * the rule ptp.daemon_restarted. */
 #include <config.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "daemons_parse.h"
+#include "fixture.h"
+#include "health.h"
+#include "node_update.h"
 
 static daemons_obs parse(const char *text, int rc)
 {
@@ -54,6 +63,197 @@ static void test_failures(void **state)
 	assert_int_equal(d.running, 0);
 }
 
+static daemons_obs parse_fixture(const char *name)
+{
+	size_t len;
+	char *text = fixture_read(name, &len);
+	tool_output out = {.out = text, .out_len = len, .err = "", .err_len = 0, .rc = 0};
+	daemons_obs d;
+	daemons_parse(&out, &d);
+	free(text);
+	return d;
+}
+
+static const daemon_proc *proc(const daemons_obs *d, unsigned bit)
+{
+	return &d->procs[daemon_index(bit)];
+}
+
+static void test_pid_and_age(void **state)
+{
+	(void)state;
+	daemons_obs d = parse_fixture("ps-pid-etimes-comm-daemons.txt");
+	assert_int_equal(d.state, OBS_OK);
+	assert_int_equal(d.running, DAEMON_CHRONYD | DAEMON_PTP4L | DAEMON_PHC2SYS);
+	assert_int_equal(proc(&d, DAEMON_PTP4L)->pid, 19503);
+	assert_int_equal(proc(&d, DAEMON_PTP4L)->age_s, 6);
+	assert_int_equal(proc(&d, DAEMON_PTP4L)->count, 1);
+	assert_int_equal(proc(&d, DAEMON_CHRONYD)->pid, 19502);
+	assert_int_equal(proc(&d, DAEMON_PHC2SYS)->pid, 19504);
+	assert_true(isnan(proc(&d, DAEMON_PTP4L)->restarted_at));
+	assert_int_equal(proc(&d, DAEMON_NTPD)->count, 0);
+	assert_int_equal(proc(&d, DAEMON_NTPD)->age_s, -1);
+
+	/* the fallback listing: names alone, no PID or age */
+	d = parse_fixture("ps-comm-daemons.txt");
+	assert_int_equal(d.running, DAEMON_CHRONYD | DAEMON_PTP4L | DAEMON_PHC2SYS);
+	assert_int_equal(proc(&d, DAEMON_PTP4L)->pid, 0);
+	assert_int_equal(proc(&d, DAEMON_PTP4L)->age_s, -1);
+	assert_int_equal(proc(&d, DAEMON_PTP4L)->count, 1);
+
+	/* several instances (one ptp4l per NIC): the youngest speaks; a name
+	 * with a blank; numbers that are not a PID and an age */
+	d = parse("  700  5000 ptp4l\n  950    30 ptp4l\n  800  4000 ptp4l\n"
+		  "  12 34 Web Content\n0 5 phc2sys\n 77 -3 chronyd\n 99 12 ntpd  \n", 0);
+	assert_int_equal(proc(&d, DAEMON_PTP4L)->count, 3);
+	assert_int_equal(proc(&d, DAEMON_PTP4L)->pid, 950);
+	assert_int_equal(proc(&d, DAEMON_PTP4L)->age_s, 30);
+	assert_int_equal(d.running & (DAEMON_PHC2SYS | DAEMON_CHRONYD), 0);
+	assert_int_equal(proc(&d, DAEMON_NTPD)->pid, 99);
+}
+
+/* Two real captures 3 s apart: ptp4l killed and started again between. */
+static void test_restart_by_younger_age(void **state)
+{
+	(void)state;
+	daemons_obs before = parse_fixture("ps-pid-etimes-comm-daemons.txt");
+	daemons_obs now = parse_fixture("ps-pid-etimes-comm-ptp4l-restarted.txt");
+	daemons_track(&now, &before, 1000.0);
+	assert_true(proc(&now, DAEMON_PTP4L)->restarted_now);
+	assert_int_equal(proc(&now, DAEMON_PTP4L)->previous_pid, 19503);
+	assert_int_equal(proc(&now, DAEMON_PTP4L)->pid, 19811);
+	assert_true(proc(&now, DAEMON_PTP4L)->restarted_at == 1000.0);
+	assert_false(proc(&now, DAEMON_PHC2SYS)->restarted_now);
+	assert_true(isnan(proc(&now, DAEMON_PHC2SYS)->restarted_at));
+	assert_false(proc(&now, DAEMON_CHRONYD)->restarted_now);
+
+	/* the same PID, younger: the PID was reused by the new process */
+	before = parse("100 5000 ptp4l\n", 0);
+	now = parse("100 2 ptp4l\n", 0);
+	daemons_track(&now, &before, 1.0);
+	assert_true(proc(&now, DAEMON_PTP4L)->restarted_now);
+
+	/* another PID, older than the last one was (it had restarted just
+	 * before the last poll): the PID says it */
+	before = parse("100 1 phc2sys\n", 0);
+	now = parse("230 3 phc2sys\n", 0);
+	daemons_track(&now, &before, 1.0);
+	assert_true(proc(&now, DAEMON_PHC2SYS)->restarted_now);
+
+	/* the same process, older: no restart; a second instance going away
+	 * is not one either, a new instance appearing is (a start) */
+	before = parse("100 50 ptp4l\n", 0);
+	now = parse("100 52 ptp4l\n", 0);
+	daemons_track(&now, &before, 1.0);
+	assert_false(proc(&now, DAEMON_PTP4L)->restarted_now);
+	before = parse("100 50 ptp4l\n300 10 ptp4l\n", 0);
+	now = parse("100 52 ptp4l\n", 0);
+	daemons_track(&now, &before, 1.0);
+	assert_false(proc(&now, DAEMON_PTP4L)->restarted_now);
+	before = parse("100 50 ptp4l\n", 0);
+	now = parse("100 52 ptp4l\n400 1 ptp4l\n", 0);
+	daemons_track(&now, &before, 1.0);
+	assert_true(proc(&now, DAEMON_PTP4L)->restarted_now);
+
+	/* not running at the last poll, or no PIDs (fallback ps): nothing to
+	 * compare */
+	before = parse("100 50 chronyd\n", 0);
+	now = parse("100 52 chronyd\n500 1 ptp4l\n", 0);
+	daemons_track(&now, &before, 1.0);
+	assert_false(proc(&now, DAEMON_PTP4L)->restarted_now);
+	before = parse("ptp4l\n", 0);
+	now = parse("500 1 ptp4l\n", 0);
+	daemons_track(&now, &before, 1.0);
+	assert_false(proc(&now, DAEMON_PTP4L)->restarted_now);
+}
+
+/* One poll of a node: ps output and the node's own clock. */
+static void poll(node *n, const char *ps, double at, double node_time, const thresholds *th)
+{
+	observation *obs = malloc(sizeof *obs);
+	assert_non_null(obs);
+	observation_init(obs);
+	obs->taken_at = at;
+	obs->node_time = node_time;
+	tool_output out = {.out = ps, .out_len = strlen(ps), .err = "", .err_len = 0, .rc = ps[0] ? 0 : 1};
+	daemons_parse(&out, &obs->daemons);
+	node_update_observation(n, obs, th);
+	free(obs);
+}
+
+static const finding *restart_finding(const node *n)
+{
+	for (int i = 0; i < n->findings.count; i++) {
+		if (strcmp(n->findings.items[i].code, "ptp.daemon_restarted") == 0) {
+			return &n->findings.items[i];
+		}
+	}
+	return NULL;
+}
+
+/* Through the model: the first poll is never a restart, a clock step is
+ * not one, a restart warns for daemon_restart_warn_s, chronyd's is recorded
+ * but not judged, a failed ps in between loses nothing. */
+static void test_restart_in_the_node(void **state)
+{
+	(void)state;
+	thresholds th;
+	thresholds_init_defaults(&th);
+	assert_true(th.daemon_restart_warn_s == 600.0);
+	node *n = malloc(sizeof *n);
+	assert_non_null(n);
+	node_init(n, "node1");
+	double t = 1796208000.0;
+
+	/* first poll: ptp4l only 2 s old, never a restart */
+	poll(n, "100 2 ptp4l\n200 2 phc2sys\n300 5000 chronyd\n", t, t, &th);
+	assert_null(restart_finding(n));
+	assert_true(isnan(proc(&n->obs.daemons, DAEMON_PTP4L)->restarted_at));
+
+	/* the node's clock steps an hour forward and the client's too: the
+	 * processes only grew older, no restart */
+	poll(n, "100 4 ptp4l\n200 4 phc2sys\n300 5002 chronyd\n", t + 3602, t + 3602, &th);
+	assert_null(restart_finding(n));
+	/* and back */
+	poll(n, "100 6 ptp4l\n200 6 phc2sys\n300 5004 chronyd\n", t + 4, t - 3600, &th);
+	assert_null(restart_finding(n));
+
+	/* phc2sys restarted (younger, another PID); chronyd too: recorded, not
+	 * judged */
+	poll(n, "100 8 ptp4l\n210 1 phc2sys\n310 1 chronyd\n", t + 6, t + 6, &th);
+	const finding *f = restart_finding(n);
+	assert_non_null(f);
+	assert_int_equal(f->sev, SEVERITY_WARN);
+	assert_non_null(strstr(f->message, "phc2sys restarted since the last poll (PID 210, was 200"));
+	assert_true(proc(&n->obs.daemons, DAEMON_CHRONYD)->restarted_at == t + 6);
+	int restarts = 0;
+	for (int i = 0; i < n->findings.count; i++) {
+		restarts += strcmp(n->findings.items[i].code, "ptp.daemon_restarted") == 0;
+	}
+	assert_int_equal(restarts, 1); /* chronyd's is not judged */
+	assert_true(n->events.count >= 1);
+	assert_non_null(strstr(node_event_at(n, n->events.count - 1)->text, "restarted"));
+
+	/* a failed ps: still known, and compared with the last answer after */
+	poll(n, "", t + 8, t + 8, &th);
+	poll(n, "100 300 ptp4l\n210 293 phc2sys\n310 293 chronyd\n", t + 300, t + 300, &th);
+	f = restart_finding(n);
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "phc2sys restarted 5 min ago"));
+	poll(n, "100 600 ptp4l\n210 599 phc2sys\n310 599 chronyd\n", t + 605, t + 605, &th);
+	assert_non_null(restart_finding(n));
+	poll(n, "100 602 ptp4l\n210 601 phc2sys\n310 601 chronyd\n", t + 606, t + 606, &th);
+	assert_null(restart_finding(n)); /* 600 s after the poll that found it */
+
+	/* a group that expects no PTP is not told */
+	poll(n, "101 1 ptp4l\n210 602 phc2sys\n310 602 chronyd\n", t + 608, t + 608, &th);
+	assert_non_null(restart_finding(n));
+	th.expect_ptp = EXPECT_NO;
+	health_apply(n, &th);
+	assert_null(restart_finding(n));
+	free(n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -61,6 +261,9 @@ int main(void)
 		cmocka_unit_test(test_exact_names_only),
 		cmocka_unit_test(test_last_line_without_newline),
 		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_pid_and_age),
+		cmocka_unit_test(test_restart_by_younger_age),
+		cmocka_unit_test(test_restart_in_the_node),
 	};
 	return cmocka_run_group_tests_name("daemons_parse", tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* test_ethtool_parse.c - ethtool -T parser on captured lab output (ethtool 6.1
  * and 6.14), on outputs of hardware-timestamping NICs transcribed from public
  * documentation (tests/fixtures/nic-docs/, each with a .source.md), and on
- * hostile input. */
+ * hostile input; the framed section for several interfaces (a boundary
+ * clock's ports), through the decoder and the health rules. */
 #include <config.h>
 
 #include <setjmp.h>
@@ -16,6 +17,9 @@
 
 #include "ethtool_parse.h"
 #include "fixture.h"
+#include "health.h"
+#include "node_update.h"
+#include "probe_decode.h"
 
 #define SW_ALL (NIC_CAP_SW_TX | NIC_CAP_SW_RX | NIC_CAP_SW_SYSTEM_CLOCK)
 #define HW_ALL (NIC_CAP_HW_TX | NIC_CAP_HW_RX | NIC_CAP_HW_RAW_CLOCK)
@@ -377,6 +381,240 @@ static void test_hostile_bytes(void **state)
 	assert_int_equal(strlen(nic.interface), sizeof nic.interface - 1);
 }
 
+/* ------------------------------------------------- several interfaces */
+
+typedef struct {
+	char *p;
+	size_t len;
+} text_buf;
+
+static void buf_add(text_buf *b, const char *s, size_t n)
+{
+	b->p = realloc(b->p, b->len + n + 1);
+	assert_non_null(b->p);
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+/* One frame as synctop_ethtool_one prints it (ethtool.c): stdout from a
+ * fixture (or NULL: nothing), stderr from a fixture or text. */
+static void add_frame(text_buf *b, const char *iface, const char *out_fixture, const char *err_fixture,
+		      const char *err_text, int rc)
+{
+	char line[128];
+	int n = snprintf(line, sizeof line, "@@ethtool iface %s\n", iface);
+	buf_add(b, line, (size_t)n);
+	if (out_fixture) {
+		size_t len;
+		char *body = fixture_read(out_fixture, &len);
+		buf_add(b, body, len);
+		free(body);
+	}
+	buf_add(b, "\n@@ethtool stderr\n", 18);
+	if (err_fixture) {
+		size_t len;
+		char *body = fixture_read(err_fixture, &len);
+		buf_add(b, body, len);
+		free(body);
+	} else if (err_text) {
+		buf_add(b, err_text, strlen(err_text));
+	}
+	n = snprintf(line, sizeof line, "\n@@ethtool rc %d\n", rc);
+	buf_add(b, line, (size_t)n);
+}
+
+/* A boundary clock's two ports: an igc on swp1, a software-only veth on
+ * swp2; the names are the asked ones, not ethtool's header's. */
+static void test_list_two_interfaces(void **state)
+{
+	(void)state;
+	text_buf b = {NULL, 0};
+	add_frame(&b, "swp1", "nic-docs/igc-ethtool-T.txt", NULL, NULL, 0);
+	add_frame(&b, "swp2", "ethtool-T-veth-in-netns.txt", NULL, NULL, 0);
+	tool_output t = {b.p, b.len, NULL, 0, 0};
+	nic_obs nics[NIC_MAX];
+	assert_int_equal(ethtool_parse_list(&t, nics, NIC_MAX), 2);
+	assert_int_equal(nics[0].state, OBS_OK);
+	assert_string_equal(nics[0].interface, "swp1");
+	assert_int_equal(nics[0].caps & (NIC_CAP_HW_TX | NIC_CAP_HW_RX), NIC_CAP_HW_TX | NIC_CAP_HW_RX);
+	assert_int_equal(nics[0].phc_index, 0);
+	assert_int_equal(nics[1].state, OBS_OK);
+	assert_string_equal(nics[1].interface, "swp2");
+	assert_int_equal(nics[1].caps, SW_ALL);
+	assert_int_equal(nics[1].phc_index, NIC_PHC_NONE);
+
+	/* each frame parses exactly as the same output alone */
+	nic_obs alone;
+	parse_fixture("ethtool-T-veth-in-netns.txt", 0, &alone);
+	snprintf(alone.interface, sizeof alone.interface, "swp2");
+	assert_memory_equal(&alone, &nics[1], sizeof alone);
+	free(b.p);
+}
+
+/* Each interface keeps its own stderr and exit status: one missing
+ * interface does not spoil the others, and the message says which. */
+static void test_list_failures_are_each_their_own(void **state)
+{
+	(void)state;
+	text_buf b = {NULL, 0};
+	add_frame(&b, "eth9", "ethtool-T-no-such-dev.txt", "ethtool-T-no-such-dev.stderr.txt", NULL, 1);
+	add_frame(&b, "eth0", "ethtool-T-eth0-virtio.txt", NULL, NULL, 0);
+	add_frame(&b, "eth1", NULL, NULL, "sh: 1: ethtool: not found", 127);
+	tool_output t = {b.p, b.len, NULL, 0, 0};
+	nic_obs nics[NIC_MAX];
+	assert_int_equal(ethtool_parse_list(&t, nics, NIC_MAX), 3);
+	assert_int_equal(nics[0].state, OBS_NO_DEVICE);
+	assert_string_equal(nics[0].interface, "eth9");
+	assert_true(strncmp(nics[0].error, "eth9: no such interface", 23) == 0);
+	assert_int_equal(nics[1].state, OBS_OK);
+	assert_int_equal(nics[1].caps, SW_ALL);
+	assert_int_equal(nics[2].state, OBS_TOOL_MISSING);
+	assert_true(strncmp(nics[2].error, "eth1: ethtool not found", 23) == 0);
+	free(b.p);
+}
+
+/* Cut anywhere: never more entries than frames begun, each entry in a
+ * known state, the asked name kept; a frame without its rc is never OK
+ * unless its whole stdout arrived. */
+static void test_list_cut_short(void **state)
+{
+	(void)state;
+	text_buf b = {NULL, 0};
+	add_frame(&b, "swp1", "nic-docs/igc-ethtool-T.txt", NULL, NULL, 0);
+	add_frame(&b, "swp2", "ethtool-T-veth-in-netns.txt", NULL, NULL, 0);
+	size_t second = (size_t)(strstr(b.p, "@@ethtool iface swp2") - b.p);
+	for (size_t cut = 0; cut <= b.len; cut++) {
+		char *copy = malloc(cut + 1);
+		assert_non_null(copy);
+		memcpy(copy, b.p, cut);
+		tool_output t = {copy, cut, NULL, 0, -1};
+		nic_obs nics[NIC_MAX];
+		int n = ethtool_parse_list(&t, nics, NIC_MAX);
+		assert_true(n >= 1 && n <= (cut > second ? 2 : 1));
+		for (int i = 0; i < n; i++) {
+			assert_true(nics[i].state != OBS_NOT_COLLECTED);
+		}
+		if (cut >= second && cut > 0) {
+			assert_string_equal(nics[0].interface, "swp1");
+			assert_int_equal(nics[0].state, OBS_OK);
+		}
+		free(copy);
+	}
+	free(b.p);
+}
+
+/* Without frames the section is one interface's plain answer (as before
+ * lists, and as the demo renders it). */
+static void test_list_without_frames(void **state)
+{
+	(void)state;
+	size_t len;
+	char *out = fixture_read("ethtool-T-eth0-virtio.txt", &len);
+	tool_output t = {out, len, NULL, 0, 0};
+	nic_obs nics[NIC_MAX], alone;
+	assert_int_equal(ethtool_parse_list(&t, nics, NIC_MAX), 1);
+	ethtool_parse(&t, &alone);
+	assert_memory_equal(&alone, &nics[0], sizeof alone);
+	free(out);
+
+	/* stray frame lines, and more frames than room */
+	const char stray[] = "@@ethtool rc 0\n@@ethtool\n@@ethtool iface\n";
+	tool_output s = {stray, sizeof stray - 1, NULL, 0, 0};
+	assert_int_equal(ethtool_parse_list(&s, nics, NIC_MAX), 1);
+	assert_int_equal(nics[0].state, OBS_GARBAGE);
+	text_buf b = {NULL, 0};
+	for (int i = 0; i < NIC_MAX + 2; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "eth%d", i);
+		add_frame(&b, name, "ethtool-T-eth0-virtio.txt", NULL, NULL, 0);
+	}
+	tool_output m = {b.p, b.len, NULL, 0, 0};
+	assert_int_equal(ethtool_parse_list(&m, nics, NIC_MAX), NIC_MAX);
+	assert_string_equal(nics[NIC_MAX - 1].interface, "eth3");
+	assert_int_equal(ethtool_parse_list(&m, nics, 0), 0);
+	free(b.p);
+}
+
+/* A whole probe answer from a boundary clock (pmc: swp1 SLAVE, swp2
+ * MASTER, remote clocks answering too; ethtool on both ports): nic is the
+ * SLAVE port's interface, nics both in the order asked, and the MASTER
+ * port's software-only NIC is judged too. */
+static void test_boundary_clock_through_the_model(void **state)
+{
+	(void)state;
+	static const char N[] = "00000000000000e5";
+	text_buf b = {NULL, 0};
+	char line[256];
+	size_t len;
+	int k = snprintf(line, sizeof line, "@@synctop %s begin\n@@synctop %s section pmc\n", N, N);
+	buf_add(&b, line, (size_t)k);
+	char *pmc = fixture_read("pmc-batch-boundary-clock-two-remotes.txt", &len);
+	buf_add(&b, pmc, len);
+	free(pmc);
+	k = snprintf(line, sizeof line,
+		     "\n@@synctop %s stderr\n\n@@synctop %s rc 0\n"
+		     "@@synctop %s section daemons\nptp4l\nphc2sys\n\n@@synctop %s stderr\n\n@@synctop %s rc 0\n"
+		     "@@synctop %s section ethtool\n", N, N, N, N, N, N);
+	buf_add(&b, line, (size_t)k);
+	add_frame(&b, "swp2", "ethtool-T-veth-in-netns.txt", NULL, NULL, 0);
+	add_frame(&b, "swp1", "nic-docs/igc-ethtool-T.txt", NULL, NULL, 0);
+	k = snprintf(line, sizeof line, "\n@@synctop %s stderr\n\n@@synctop %s rc 0\n@@synctop %s end\n", N, N, N);
+	buf_add(&b, line, (size_t)k);
+
+	observation *obs = malloc(sizeof *obs);
+	node *n = malloc(sizeof *n);
+	assert_non_null(obs);
+	assert_non_null(n);
+	observation_init(obs);
+	char err[256] = "";
+	assert_int_equal(probe_decode(b.p, b.len, N, obs, err, sizeof err), 0);
+	assert_int_equal(obs->ptp.state, OBS_OK);
+	assert_int_equal(obs->n_nics, 2);
+	assert_string_equal(obs->nics[0].interface, "swp2");
+	assert_string_equal(obs->nics[1].interface, "swp1");
+	assert_string_equal(obs->nic.interface, "swp1"); /* the SLAVE port's */
+	assert_int_equal(obs->nic.phc_index, 0);
+
+	thresholds th;
+	thresholds_init_defaults(&th);
+	node_init(n, "bc1");
+	node_update_observation(n, obs, &th);
+	const finding *soft = NULL;
+	int count = 0;
+	for (int i = 0; i < n->findings.count; i++) {
+		if (strcmp(n->findings.items[i].code, "nic.no_hw_timestamping") == 0) {
+			soft = &n->findings.items[i];
+			count++;
+		}
+	}
+	assert_int_equal(count, 1);
+	assert_non_null(strstr(soft->message, "swp2 lacks hardware transmit and receive"));
+	assert_false(node_update_nic_elsewhere(n));
+
+	/* the next poll without ethtool keeps both; the SLAVE port moving to
+	 * swp2 makes swp2 the primary */
+	observation_init(obs);
+	assert_int_equal(probe_decode(b.p, b.len, N, obs, err, sizeof err), 0);
+	nic_obs_init(&obs->nic);
+	obs->n_nics = 0;
+	obs->ptp.ports[0].state = PTP_PORT_MASTER;
+	obs->ptp.ports[1].state = PTP_PORT_SLAVE;
+	node_update_observation(n, obs, &th);
+	assert_int_equal(n->obs.n_nics, 2);
+	assert_string_equal(n->obs.nic.interface, "swp2");
+
+	/* a port ethtool has not looked at: ask again */
+	snprintf(n->obs.ptp.ports[1].interface, sizeof n->obs.ptp.ports[1].interface, "swp3");
+	assert_true(node_update_nic_elsewhere(n));
+	const char *names[NIC_MAX];
+	assert_int_equal(node_update_probe_ifaces(n, names), 2);
+	assert_string_equal(names[1], "swp3");
+	free(obs);
+	free(n);
+	free(b.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +633,11 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_lists_are_bounded_whole_words),
 		cmocka_unit_test(test_hostile_bytes),
+		cmocka_unit_test(test_list_two_interfaces),
+		cmocka_unit_test(test_list_failures_are_each_their_own),
+		cmocka_unit_test(test_list_cut_short),
+		cmocka_unit_test(test_list_without_frames),
+		cmocka_unit_test(test_boundary_clock_through_the_model),
 	};
 	return cmocka_run_group_tests_name("ethtool_parse", tests, NULL, NULL);
 }

@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "collector.h"
+#include "daemons_parse.h"
 #include "ethtool_parse.h"
 #include "fixture.h"
 #include "probe.h"
@@ -304,6 +305,22 @@ static void test_request_format(void **state)
 	}
 	assert_true(probe_iface_valid("abcdefghijklmno")); /* 15 = IFNAMSIZ - 1 */
 	assert_false(probe_iface_valid("-"));
+
+	/* a boundary clock's interfaces: a list, each name as above */
+	probe_request_format(buf, sizeof buf, N, PROBE_FLAG_ETHTOOL, "swp1,swp2");
+	assert_string_equal(buf, N " E swp1,swp2\n");
+	assert_true(probe_iface_list_valid("a,b,c,abcdefghijklmno"));
+	assert_false(probe_iface_valid("swp1,swp2"));
+	static const char *bad_lists[] = {
+		"eth0,", ",eth0", "a,b,c,d,e", "eth0,,eth1", "eth0,-T", "eth0,eth1;reboot",
+		"eth0, eth1", "eth0,abcdefghijklmnop", "eth0,$(reboot)", ",",
+	};
+	for (size_t i = 0; i < sizeof bad_lists / sizeof bad_lists[0]; i++) {
+		if (probe_request_format(buf, sizeof buf, N, PROBE_FLAG_ETHTOOL, bad_lists[i]) != -1) {
+			fail_msg("accepted interface list \"%s\"", bad_lists[i]);
+		}
+		assert_false(probe_iface_list_valid(bad_lists[i]));
+	}
 	assert_int_equal(probe_request_format(buf, sizeof buf, "xyz", 0, "eth0"), -1);
 	assert_int_equal(probe_request_format(buf, sizeof buf, N, 1u << 5, "eth0"), -1);
 	probe_request_format(buf, sizeof buf, N, PROBE_FLAG_TIME_ONLY, NULL);
@@ -405,8 +422,8 @@ static void make_shims(const char *dir, bool with_mktemp)
 	write_file(dir, "pmc", text, 0755);
 	write_file(dir, "ps",
 		   "#!/bin/sh\n"
-		   "[ \"$*\" = \"-e -o comm=\" ] || exit 64\n"
-		   "printf \"chronyd\\nptp4l\\n@@synctop " OTHER " end\\nphc2sys\"\n"
+		   "[ \"$*\" = \"-e -o pid=,etimes=,comm=\" ] || exit 64\n"
+		   "printf \"  812   86400 chronyd\\n 9123      42 ptp4l\\n@@synctop " OTHER " end\\n 9130 41 phc2sys\"\n"
 		   "printf \"ps: partial\" >&2\n", 0755);
 	snprintf(text, sizeof text,
 		 "#!/bin/sh\n"
@@ -506,6 +523,23 @@ static void check_pmc_body(const probe_section *s, const char *name)
 	}
 }
 
+/* The ethtool section for one interface: its frame (ethtool_parse.h)
+ * around the fixture's stdout. */
+static void check_framed_body(const probe_section *s, const char *iface, const char *name,
+			      const char *err, int rc)
+{
+	size_t len;
+	char *body = fixture_read(name, &len);
+	char head[64], tail[256];
+	int h = snprintf(head, sizeof head, "@@ethtool iface %s\n", iface);
+	int k = snprintf(tail, sizeof tail, "\n@@ethtool stderr\n%s\n@@ethtool rc %d\n", err, rc);
+	assert_int_equal(s->out_len, (size_t)h + len + (size_t)k);
+	assert_memory_equal(s->out, head, (size_t)h);
+	assert_memory_equal(s->out + h, body, len);
+	assert_memory_equal(s->out + h + len, tail, (size_t)k);
+	free(body);
+}
+
 /* time plus every collector that runs each poll, plus the periodic ones
  * the request asked for */
 static int expected_sections(unsigned flags)
@@ -553,7 +587,8 @@ static void check_standard_sections(const probe_response *r, bool sudo)
 
 	s = probe_section_find(r, "daemons");
 	assert_int_equal(s->rc, 0);
-	assert_body(s->out, s->out_len, "chronyd\nptp4l\n@@synctop " OTHER " end\nphc2sys");
+	assert_body(s->out, s->out_len,
+		    "  812   86400 chronyd\n 9123      42 ptp4l\n@@synctop " OTHER " end\n 9130 41 phc2sys");
 	assert_body(s->err, s->err_len, "ps: partial");
 
 	s = probe_section_find(r, "selectdata");
@@ -639,7 +674,7 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 
 	growbuf b = {NULL, 0, 0};
 	probe_response r;
-	char req[64];
+	char req[96];
 	char n1[] = "00000000000000a1", n2[] = "00000000000000b2", n3[] = "00000000000000c3";
 
 	/* 1: ethtool on a named interface */
@@ -656,13 +691,56 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 	check_standard_sections(&r, false);
 	const probe_section *s = probe_section_find(&r, "ethtool");
 	assert_int_equal(s->rc, 0);
-	check_fixture_body(s, "nic-docs/igc-ethtool-T.txt");
-	nic_obs nic;
+	check_framed_body(s, "eth0", "nic-docs/igc-ethtool-T.txt", "", 0);
+	assert_int_equal(s->err_len, 0); /* each interface's stderr is in its frame */
+	nic_obs nic, nics[NIC_MAX];
 	tool_output t;
 	probe_section_tool_output(s, &t);
-	ethtool_parse(&t, &nic);
+	assert_int_equal(ethtool_parse_list(&t, nics, NIC_MAX), 1);
+	nic = nics[0];
 	assert_int_equal(nic.state, OBS_OK);
 	assert_int_equal(nic.phc_index, 0);
+	assert_string_equal(nic.interface, "eth0");
+
+	/* 1b: every interface of a list, each with its own stderr and status
+	 * (a boundary clock's ports); the shim knows eth0 only */
+	probe_request_format(req, sizeof req, n1, PROBE_FLAG_ETHTOOL, "eth0,eth9");
+	send_line(in[1], req);
+	read_response(out[0], n1, &b);
+	assert_int_equal(probe_split(b.data, b.len, n1, &r), PROBE_COMPLETE);
+	check_standard_sections(&r, false);
+	s = probe_section_find(&r, "ethtool");
+	assert_int_equal(s->rc, 0);
+	assert_int_equal(s->err_len, 0);
+	probe_section_tool_output(s, &t);
+	assert_int_equal(ethtool_parse_list(&t, nics, NIC_MAX), 2);
+	assert_string_equal(nics[0].interface, "eth0");
+	assert_int_equal(nics[0].state, OBS_OK);
+	assert_string_equal(nics[1].interface, "eth9");
+	assert_int_equal(nics[1].state, OBS_NO_DEVICE);
+	assert_true(strncmp(nics[1].error, "eth9: no such interface", 23) == 0);
+
+	/* 1c: a list the shell does not accept whole is "-" (never a part of
+	 * it): five names, or one hostile name among good ones */
+	static const char *const lists[] = {
+		"00000000000000a1 E a,b,c,d,e\n", "00000000000000a1 E eth0,$(touch${IFS}pwned)\n",
+		"00000000000000a1 E eth0,,eth1\n", "00000000000000a1 E eth0,\n",
+	};
+	for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+		send_line(in[1], lists[i]);
+		read_response(out[0], n1, &b);
+		assert_int_equal(probe_split(b.data, b.len, n1, &r), PROBE_COMPLETE);
+		s = probe_section_find(&r, "ethtool");
+		/* at most the default route's interface */
+		const char *frame = memmem(s->out, s->out_len, "@@ethtool iface ", 16);
+		if (frame) {
+			size_t after = (size_t)(frame - s->out) + 16;
+			assert_null(memmem(frame + 16, s->out_len - after, "@@ethtool iface ", 16));
+		}
+		assert_null(memmem(s->out, s->out_len, "@@ethtool iface a\n", 18));
+		assert_null(memmem(s->out, s->out_len, "iface eth1", 10));
+		assert_null(memmem(s->out, s->out_len, "pwned", 5));
+	}
 
 	/* lines the shell must ignore without answering */
 	send_line(in[1], "not-a-nonce E eth0\n");
@@ -688,10 +766,11 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 	} else {
 		/* the shim answers eth0 with the igc output, anything else with
 		 * the captured "no such device" error */
-		assert_true(s->rc == 0 || s->rc == 1);
+		assert_int_equal(s->rc, 0);
 		probe_section_tool_output(s, &t);
-		ethtool_parse(&t, &nic);
-		assert_int_equal(nic.state, s->rc == 0 ? OBS_OK : OBS_NO_DEVICE);
+		assert_int_equal(ethtool_parse_list(&t, nics, NIC_MAX), 1);
+		assert_true(nics[0].state == OBS_OK || nics[0].state == OBS_NO_DEVICE);
+		assert_true(probe_iface_valid(nics[0].interface));
 	}
 
 	/* 3: a hostile interface name is never expanded, and no E: no ethtool */
@@ -741,6 +820,40 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 	free(b.data);
 	char cmd[PATH_MAX + 16];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* The daemons collector's shell function on a ps without etimes (busybox
+ * answers "bad -o argument"): the names alone, the refusal in stderr. */
+static void test_ps_without_etimes(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/synctop-ps-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	write_file(dir, "ps",
+		   "#!/bin/sh\n"
+		   "if [ \"$*\" = \"-e -o comm=\" ]; then printf \"init\\nptp4l\\n\"; exit 0; fi\n"
+		   "echo \"ps: bad -o argument etimes\" >&2\n"
+		   "exit 1\n", 0755);
+	const collector *c = collector_find("daemons");
+	assert_non_null(c);
+	char script[4096], cmd[PATH_MAX + 64];
+	snprintf(script, sizeof script, "%s%s 2>%s/err\n", c->shell_functions, c->command, dir);
+	write_file(dir, "run.sh", script, 0644);
+	snprintf(cmd, sizeof cmd, "PATH=%s:/usr/bin:/bin sh %s/run.sh", dir, dir);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	char out[256] = "";
+	size_t n = fread(out, 1, sizeof out - 1, p);
+	out[n] = '\0';
+	assert_int_equal(pclose(p), 0);
+	assert_string_equal(out, "init\nptp4l\n");
+	tool_output t = {out, n, "", 0, 0};
+	daemons_obs d;
+	daemons_parse(&t, &d);
+	assert_int_equal(d.running, DAEMON_PTP4L);
+	assert_int_equal(d.procs[daemon_index(DAEMON_PTP4L)].pid, 0);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
 }
 
@@ -837,6 +950,7 @@ int main(void)
 		cmocka_unit_test(test_nonce_generate),
 		cmocka_unit_test(test_script_quoting),
 		cmocka_unit_test_teardown(test_script_end_to_end, kill_child),
+		cmocka_unit_test(test_ps_without_etimes),
 	};
 	return cmocka_run_group_tests_name("probe", tests, NULL, NULL);
 }

@@ -386,8 +386,8 @@ static void want_real(json_t *obj, const char *key, double want)
 }
 
 static const char *const node_keys[] = {
-	"host", "status", "reachable", "error", "observed_at", "rtt_s", "chrony", "chrony_selection", "ntp", "ptp", "nic", "timesyncd",
-	"clock_check", "findings", NULL,
+	"host", "status", "reachable", "error", "observed_at", "rtt_s", "chrony", "chrony_selection", "ntp", "ptp",
+	"daemons", "nic", "nics", "timesyncd", "clock_check", "findings", NULL,
 };
 static const char *const clock_keys[] = {
 	"error", "offset_s", "uncertainty_s", "exchanges", "measured_at", NULL,
@@ -419,6 +419,10 @@ static const char *const nic_keys[] = {
 	"error", "interface", "hw_transmit", "hw_receive", "hw_raw_clock", "phc_index", NULL,
 };
 static const char *const finding_keys[] = {"severity", "code", "message", "hint", NULL};
+static const char *const daemons_keys[] = {
+	"error", "running", "chronyd", "ntpd", "systemd-timesyncd", "ptp4l", "phc2sys", NULL,
+};
+static const char *const daemon_keys[] = {"processes", "pid", "age_s", "restarted_at", NULL};
 
 static void test_json_healthy_node(void **state)
 {
@@ -429,6 +433,12 @@ static void test_json_healthy_node(void **state)
 	set_ptp(nd, PTP_PORT_SLAVE, -6600, "96bec0.fffe.dfca68");
 	nd->obs.daemons.state = OBS_OK;
 	nd->obs.daemons.running = DAEMON_CHRONYD | DAEMON_PTP4L;
+	daemon_proc *ptp4l = &nd->obs.daemons.procs[daemon_index(DAEMON_PTP4L)];
+	ptp4l->count = 1;
+	ptp4l->pid = 9123;
+	ptp4l->age_s = 42;
+	ptp4l->restarted_at = 1796207937.0;
+	nd->obs.daemons.procs[daemon_index(DAEMON_CHRONYD)].count = 1; /* ps without pid/etimes */
 	nic_obs *nic = &nd->obs.nic;
 	nic->state = OBS_OK;
 	snprintf(nic->interface, sizeof nic->interface, "eth0");
@@ -523,6 +533,30 @@ static void test_json_healthy_node(void **state)
 	assert_true(json_is_true(get(jnic, "hw_receive")));
 	assert_true(json_is_false(get(jnic, "hw_raw_clock")));
 	want_int(jnic, "phc_index", 0);
+	/* daemons: pid and age where ps gave them, the restart found */
+	json_t *jd = get(jn, "daemons");
+	want_keys(jd, daemons_keys);
+	want_null(jd, "error");
+	assert_int_equal(json_array_size(get(jd, "running")), 2);
+	assert_string_equal(json_string_value(json_array_get(get(jd, "running"), 0)), "chronyd");
+	assert_string_equal(json_string_value(json_array_get(get(jd, "running"), 1)), "ptp4l");
+	json_t *jp = get(jd, "ptp4l");
+	want_keys(jp, daemon_keys);
+	want_int(jp, "pid", 9123);
+	want_int(jp, "age_s", 42);
+	want_int(jp, "processes", 1);
+	want_str(jp, "restarted_at", "2026-12-02T10:38:57.000Z");
+	want_keys(get(jd, "chronyd"), daemon_keys);
+	want_null(get(jd, "chronyd"), "pid");
+	want_null(get(jd, "chronyd"), "age_s");
+	want_null(get(jd, "chronyd"), "restarted_at");
+	want_null(jd, "phc2sys");
+	want_null(jd, "ntpd");
+	/* one interface checked: nics holds it alone, in nic's shape */
+	json_t *jnics = get(jn, "nics");
+	assert_int_equal(json_array_size(jnics), 1);
+	want_keys(json_array_get(jnics, 0), nic_keys);
+	want_str(json_array_get(jnics, 0), "interface", "eth0");
 
 	/* not measured (yet): null, not zeros */
 	assert_true(json_is_null(get(jn, "clock_check")));
@@ -562,6 +596,55 @@ static void test_json_clock_check(void **state)
 	want_null(jc, "offset_s");
 	want_null(jc, "uncertainty_s");
 	want_null(jc, "measured_at");
+	json_decref(root);
+	free(nodes);
+}
+
+/* A boundary clock: nic is the SLAVE port's interface (whatever the order
+ * asked), nics every interface checked, failed ones with their error. */
+static void test_json_nics_boundary_clock(void **state)
+{
+	(void)state;
+	node *nodes = make_nodes(1, NULL);
+	node *nd = &nodes[0];
+	set_ptp(nd, PTP_PORT_MASTER, -6600, "96bec0.fffe.dfca68");
+	ptp_obs *p = &nd->obs.ptp;
+	p->n_ports = 3;
+	p->ports[1] = p->ports[0];
+	p->ports[2] = p->ports[0];
+	p->ports[1].state = PTP_PORT_SLAVE;
+	snprintf(p->ports[0].interface, sizeof p->ports[0].interface, "swp2");
+	snprintf(p->ports[1].interface, sizeof p->ports[1].interface, "swp1");
+	snprintf(p->ports[2].interface, sizeof p->ports[2].interface, "swp3");
+	observation *o = &nd->obs;
+	static const char *const names[] = {"swp2", "swp1", "swp3"};
+	for (int i = 0; i < 3; i++) {
+		nic_obs_init(&o->nics[i]);
+		snprintf(o->nics[i].interface, sizeof o->nics[i].interface, "%s", names[i]);
+		o->nics[i].state = OBS_OK;
+		o->nics[i].phc_index = i;
+		o->nics[i].caps = NIC_CAP_HW_TX | NIC_CAP_HW_RX;
+	}
+	o->nics[2].state = OBS_NO_DEVICE;
+	snprintf(o->nics[2].error, sizeof o->nics[2].error, "swp3: no such interface");
+	o->n_nics = 3;
+	observation_settle_nic(o);
+
+	json_t *root = round_trip(nodes, 1, 1796207937.0);
+	json_t *jn = json_array_get(get(root, "nodes"), 0);
+	json_t *nic = get(jn, "nic");
+	want_keys(nic, nic_keys);
+	want_str(nic, "interface", "swp1");
+	want_int(nic, "phc_index", 1);
+	json_t *nics = get(jn, "nics");
+	assert_int_equal(json_array_size(nics), 3);
+	for (size_t i = 0; i < 3; i++) {
+		want_keys(json_array_get(nics, i), nic_keys);
+		want_str(json_array_get(nics, i), "interface", names[i]);
+	}
+	want_null(json_array_get(nics, 0), "error");
+	want_str(json_array_get(nics, 2), "error", "swp3: no such interface");
+	want_null(json_array_get(nics, 2), "hw_transmit");
 	json_decref(root);
 	free(nodes);
 }
@@ -624,6 +707,7 @@ static void test_json_unknowns_are_null(void **state)
 	want_null(n0, "chrony");
 	want_null(n0, "ptp");
 	want_null(n0, "nic");
+	want_null(n0, "nics");
 
 	json_t *n1 = json_array_get(arr, 1);
 	want_null(n1, "rtt_s");
@@ -1087,6 +1171,7 @@ int main(void)
 		cmocka_unit_test(test_cluster_grandmasters),
 		cmocka_unit_test(test_json_healthy_node),
 		cmocka_unit_test(test_json_unknowns_are_null),
+		cmocka_unit_test(test_json_nics_boundary_clock),
 		cmocka_unit_test(test_stale_ptp_values_not_reported),
 		cmocka_unit_test(test_json_clock_check),
 		cmocka_unit_test(test_json_failed_parts),

@@ -31,8 +31,8 @@ typedef struct {
 	int starts, restarts, stops, sends;
 	char last_request[128];
 	bool running;
-	enum { ANSWER, SILENT, FLOOD, FAIL_CONNECT, FAIL_HOSTKEY, STALL_CONNECT, PTP_ON_VETH } mode;
-	char requests[4][128];  /* the first requests, for PTP_ON_VETH */
+	enum { ANSWER, SILENT, FLOOD, FAIL_CONNECT, FAIL_HOSTKEY, STALL_CONNECT, PTP_ON_VETH, PTP_BOUNDARY } mode;
+	char requests[4][128];  /* the first requests, for PTP_ON_VETH and PTP_BOUNDARY */
 	double start_times[16];
 	double clock_offset_s;  /* added to the client's clock in clock exchanges */
 	int date_rc;            /* exit status of `date` in clock exchanges */
@@ -80,23 +80,40 @@ static void fake_answer(fake_transport *f)
 
 /* ptp4l follows its master on veth1 (PORT_PROPERTIES_NP as pmc prints it,
  * fixture pmc-port-properties-np-slave.txt); the default route is eth0, so
- * ethtool on "-" answers for eth0 (the real ethtool's first line). */
-static void fake_answer_ptp_on_veth(fake_transport *f)
+ * ethtool on "-" answers for eth0 (the real ethtool's first line).  As a
+ * boundary clock it has a second port, MASTER on veth2, and ethtool answers
+ * each interface of the list in its frame (ethtool_parse.h). */
+static void fake_answer_ptp_on_veth(fake_transport *f, bool boundary)
 {
-	char nonce[PROBE_NONCE_LEN + 1], flags[8] = "", iface[32] = "";
-	char resp[2048], eth[256] = "";
+	char nonce[PROBE_NONCE_LEN + 1], flags[8] = "", iface[64] = "";
+	char resp[4096], eth[1536] = "", port2[512] = "";
 	memcpy(nonce, f->last_request, PROBE_NONCE_LEN);
 	nonce[PROBE_NONCE_LEN] = '\0';
 	if (f->sends <= 4) {
 		snprintf(f->requests[f->sends - 1], sizeof f->requests[0], "%s", f->last_request);
 	}
-	sscanf(f->last_request + PROBE_NONCE_LEN, " %7s %31s", flags, iface);
+	sscanf(f->last_request + PROBE_NONCE_LEN, " %7s %63s", flags, iface);
 	if (strchr(flags, 'E')) {
-		snprintf(eth, sizeof eth,
-			 "@@synctop %s section ethtool\nTime stamping parameters for %s:\nCapabilities:\n"
-			 "\tsoftware-transmit\n\tsoftware-receive\n\tsoftware-system-clock\n"
-			 "PTP Hardware Clock: none\n\n@@synctop %s stderr\n\n@@synctop %s rc 0\n",
-			 nonce, strcmp(iface, "-") == 0 ? "eth0" : iface, nonce, nonce);
+		size_t used = (size_t)snprintf(eth, sizeof eth, "@@synctop %s section ethtool\n", nonce);
+		char *save = NULL;
+		for (char *name = strtok_r(iface, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+			const char *asked = strcmp(name, "-") == 0 ? "eth0" : name;
+			used += (size_t)snprintf(eth + used, sizeof eth - used,
+						 "@@ethtool iface %s\nTime stamping parameters for %s:\nCapabilities:\n"
+						 "\tsoftware-transmit\n\tsoftware-receive\n\tsoftware-system-clock\n"
+						 "PTP Hardware Clock: none\nHardware Transmit Timestamp Modes: none\n"
+						 "Hardware Receive Filter Modes: none\n\n@@ethtool stderr\n\n@@ethtool rc 0\n",
+						 asked, asked);
+		}
+		snprintf(eth + used, sizeof eth - used, "\n@@synctop %s stderr\n\n@@synctop %s rc 0\n", nonce, nonce);
+	}
+	if (boundary) {
+		snprintf(port2, sizeof port2,
+			 "\t1aed80.fffe.1a0b51-2 seq 0 RESPONSE MANAGEMENT PORT_PROPERTIES_NP \n"
+			 "\t\tportIdentity            1aed80.fffe.1a0b51-2\n"
+			 "\t\tportState               MASTER\n"
+			 "\t\ttimestamping            SOFTWARE\n"
+			 "\t\tinterface               veth2\n");
 	}
 	int n = snprintf(resp, sizeof resp,
 			 "@@synctop %s begin\n"
@@ -105,9 +122,9 @@ static void fake_answer_ptp_on_veth(fake_transport *f)
 			 "\t\tportIdentity            1aed80.fffe.1a0b51-1\n"
 			 "\t\tportState               SLAVE\n"
 			 "\t\ttimestamping            SOFTWARE\n"
-			 "\t\tinterface               veth1\n\n@@synctop %s stderr\n\n@@synctop %s rc 0\n"
+			 "\t\tinterface               veth1\n%s\n@@synctop %s stderr\n\n@@synctop %s rc 0\n"
 			 "%s@@synctop %s end\n",
-			 nonce, nonce, nonce, nonce, eth, nonce);
+			 nonce, nonce, port2, nonce, nonce, eth, nonce);
 	f->base.events->data(f->base.owner, resp, (size_t)n);
 }
 
@@ -140,8 +157,8 @@ static int fake_send(transport *t, const char *buf, size_t len)
 	snprintf(f->last_request, sizeof f->last_request, "%.*s", (int)len, buf);
 	if (f->mode == ANSWER) {
 		fake_answer(f);
-	} else if (f->mode == PTP_ON_VETH) {
-		fake_answer_ptp_on_veth(f);
+	} else if (f->mode == PTP_ON_VETH || f->mode == PTP_BOUNDARY) {
+		fake_answer_ptp_on_veth(f, f->mode == PTP_BOUNDARY);
 	} else if (f->mode == FLOOD) {
 		static char junk[64 * 1024];
 		memset(junk, 'x', sizeof junk);
@@ -540,6 +557,25 @@ static void test_ethtool_follows_ptp_interface(void **state)
 	teardown_fx(fx);
 }
 
+/* A boundary clock: the follow-up asks about every port's interface in one
+ * request, and --once reports each (nic is the SLAVE port's). */
+static void test_ethtool_follows_every_ptp_interface(void **state)
+{
+	(void)state;
+	fixture *fx = setup(true, PTP_BOUNDARY, 1.0);
+	scheduler_start(fx->s);
+	run_for(fx, 1.0);
+	assert_int_equal(fx->all_done, 1);
+	assert_int_equal(fx->f->sends, 2);
+	assert_non_null(strstr(fx->f->requests[0], "E -"));
+	assert_non_null(strstr(fx->f->requests[1], "E veth1,veth2\n"));
+	assert_int_equal(fx->n->obs.n_nics, 2);
+	assert_string_equal(fx->n->obs.nics[0].interface, "veth1");
+	assert_string_equal(fx->n->obs.nics[1].interface, "veth2");
+	assert_string_equal(fx->n->obs.nic.interface, "veth1");
+	teardown_fx(fx);
+}
+
 static void test_refused_host_key_is_not_retried(void **state)
 {
 	(void)state;
@@ -633,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_failures_back_off),
 		cmocka_unit_test(test_state_transitions_logged),
 		cmocka_unit_test(test_ethtool_follows_ptp_interface),
+		cmocka_unit_test(test_ethtool_follows_every_ptp_interface),
 		cmocka_unit_test(test_refused_host_key_is_not_retried),
 		cmocka_unit_test(test_auth_refused_after_success_is_retried),
 		cmocka_unit_test(test_event_log_keeps_the_newest),

@@ -834,6 +834,51 @@ static long line_of(const doc *d, const char *needle)
 	return -1;
 }
 
+/* A boundary clock's drill-down lists every interface ethtool checked,
+ * the primary PTP interface's first, a failed one with its error. */
+static void test_detail_doc_every_nic(void **state)
+{
+	(void)state;
+	node *nd = fixture_node();
+	observation *o = &nd->obs;
+	nic_obs *sw = &o->nics[0], *gone = &o->nics[1];
+	*sw = o->nic;
+	snprintf(sw->interface, sizeof sw->interface, "eth0");
+	nic_obs_init(gone);
+	gone->state = OBS_NO_DEVICE;
+	snprintf(gone->interface, sizeof gone->interface, "swp9");
+	snprintf(gone->error, sizeof gone->error, "swp9: no such interface");
+	o->n_nics = 2;
+	observation_settle_nic(o);
+	doc d;
+	doc_init(&d);
+	detail_doc_build(&d, nd, NOW, 100, true);
+	long title = line_of(&d, "NIC timestamping");
+	long first = line_of(&d, "software-transmit");
+	long second = line_of(&d, "swp9: no such interface");
+	assert_true(title >= 0 && first > title && second > first);
+	assert_true(line_of(&d, "swp9") > first); /* the failed one's name */
+	doc_free(&d);
+
+	/* the daemons section: each one's PID and age, a restart found */
+	daemons_obs *dm = &o->daemons;
+	dm->state = OBS_OK;
+	dm->running = DAEMON_PTP4L | DAEMON_PHC2SYS;
+	daemon_proc *p = &dm->procs[daemon_index(DAEMON_PTP4L)];
+	p->count = 1;
+	p->pid = 9123;
+	p->age_s = 42;
+	p->restarted_at = NOW - 30;
+	dm->procs[daemon_index(DAEMON_PHC2SYS)].count = 1; /* no PID: no line */
+	doc_init(&d);
+	detail_doc_build(&d, nd, NOW, 100, true);
+	long running = line_of(&d, "Time daemons running");
+	assert_true(running >= 0);
+	assert_true(line_of(&d, "PID 9123, running 42 s; restart found 30 s ago") > running);
+	doc_free(&d);
+	free(nd);
+}
+
 static void test_detail_doc(void **state)
 {
 	(void)state;
@@ -1005,6 +1050,7 @@ int main(void)
 		cmocka_unit_test(test_textwidth),
 		cmocka_unit_test(test_help_lists_every_key),
 		cmocka_unit_test(test_detail_doc),
+		cmocka_unit_test(test_detail_doc_every_nic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
