@@ -148,7 +148,15 @@ void observation_init(observation *obs)
 	ptp_obs_init(&obs->ptp);
 	nic_obs_init(&obs->nic);
 	memset(&obs->daemons, 0, sizeof obs->daemons);
+	phc_obs_init(&obs->phc);
 	clock_check_obs_init(&obs->clock);
+}
+
+void phc_obs_init(phc_obs *phc)
+{
+	memset(phc, 0, sizeof *phc);
+	phc->realtime_minus_phc_ns = PTP_NS_UNKNOWN;
+	phc->phc_time_ns = PTP_NS_UNKNOWN;
 }
 
 int ptp_port_count(const ptp_obs *p)

@@ -319,11 +319,52 @@ enum {
 	DAEMON_PHC2SYS = 1 << 4,
 };
 
+/* How a phc2sys command line says it runs (phc2sys(8); linuxptp 3.1 and 4.x
+ * share these options): -s SOURCE -c SINK (default CLOCK_REALTIME), -a
+ * (follow ptp4l's ports) with -r (also steer CLOCK_REALTIME), -E ntpshm
+ * (feed chronyd/ntpd an SHM segment instead of steering). */
+#define DAEMONS_MAX_PHC2SYS 2
+
+typedef struct {
+	char source[32];   /* -s (or -i, 3.1's old name): "" when not given */
+	char sink[32];     /* -c: "" when not given (phc2sys then steers CLOCK_REALTIME) */
+	bool automatic;    /* -a */
+	int realtime;      /* how many -r (1: steer CLOCK_REALTIME, 2: also a source) */
+	bool ntpshm;       /* -E ntpshm */
+	bool config_file;  /* -f: settings may come from a file we do not read */
+} phc2sys_args;
+
 typedef struct {
 	obs_state state;
 	char error[OBS_ERROR_LEN];
 	unsigned running; /* DAEMON_* bits */
+	/* phc2sys command lines (`ps -C phc2sys -o comm=,args=`, asked only
+	 * when phc2sys runs): n_phc2sys stored, more are not kept. */
+	int n_phc2sys;
+	phc2sys_args phc2sys[DAEMONS_MAX_PHC2SYS];
+	char phc2sys_cmdline[DAEMONS_MAX_PHC2SYS][96]; /* printable, cut to fit */
 } daemons_obs;
+
+/* ------------------------------------------------------- PHC vs system */
+
+/* `phc_ctl -q IFACE get cmp` (collectors/phc_ctl.c) on the PHC of the
+ * interface ptp4l uses: the PHC's own time and CLOCK_REALTIME - PHC.
+ * Where the system clock is meant to follow that PHC (system_clock.h),
+ * phc_sys_offset_ns() turns it into the system clock's offset. */
+typedef struct {
+	obs_state state;
+	char error[OBS_ERROR_LEN];
+	char interface[32];             /* what phc_ctl was asked about; "" if unknown */
+	/* CLOCK_REALTIME - PHC, as the PTP_SYS_OFFSET ioctls measure it (the
+	 * parser has turned linuxptp < 4.0's inverted fallback around);
+	 * PTP_NS_UNKNOWN when unknown. */
+	int64_t realtime_minus_phc_ns;
+	bool approximate;               /* phc_ctl's "approximately" fallback (no PTP_SYS_OFFSET ioctl) */
+	int64_t phc_time_ns;            /* the PHC's own time (get), ns since its epoch; PTP_NS_UNKNOWN */
+	char version[16];               /* phc_ctl -v, asked only for the fallback; "" otherwise */
+} phc_obs;
+
+void phc_obs_init(phc_obs *phc);
 
 /* ------------------------------------------------- independent clock check */
 
@@ -357,6 +398,7 @@ typedef struct {
 	ptp_obs ptp;
 	nic_obs nic;
 	daemons_obs daemons;
+	phc_obs phc;
 	clock_check_obs clock;  /* kept across polls until the next check */
 } observation;
 

@@ -28,6 +28,12 @@ void thresholds_init_defaults(thresholds *th)
 	th->ptp_offset_crit_ns = 100000; /* 100 µs: worse than software timestamping (lab veth: -6..-13 µs, lab-notes) */
 	th->ptp_path_delay_jump_warn_ratio = 0.5; /* synctop choice: a route/switch change, not jitter */
 	th->ptp_path_delay_min_samples = 10;      /* synctop choice: enough for a stable median */
+	/* phc2sys on a hardware PHC holds CLOCK_REALTIME within tens of ns
+	 * (its "CLOCK_REALTIME phc offset" log); StarlingX raises its minor
+	 * out-of-tolerance alarm at 1000 ns (monitoring, collectd-extensions
+	 * ptp.py OOT_MINOR_THRESHOLD) */
+	th->phc_sys_offset_warn_ns = 1000;   /* 1 µs: StarlingX minor alarm; ITU-T G.8271 ±1.1 µs budget */
+	th->phc_sys_offset_crit_ns = 100000; /* 100 µs: as ptp_offset_crit_ns, worse than software timestamping (StarlingX major: 1 ms) */
 
 	/* The reference is the client's own clock, itself only NTP-grade. */
 	th->clock_offset_warn_s = 10e-3;  /* 10 ms: Internet-grade NTP (chrony README), as chrony_offset_crit_s */

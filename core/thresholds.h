@@ -46,6 +46,10 @@ typedef struct {
 	 * history */
 	double ptp_path_delay_jump_warn_ratio;
 	int ptp_path_delay_min_samples;
+	/* |system clock - PHC| where the system clock follows the PHC
+	 * (system_clock.h phc_sys_offset_judged) */
+	int64_t phc_sys_offset_warn_ns;
+	int64_t phc_sys_offset_crit_ns;
 
 	/* Independent clock check (observation.clock): |offset| beyond the
 	 * limit by more than its uncertainty. */
