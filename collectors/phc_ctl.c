@@ -7,7 +7,9 @@
  * known ($iface: the request's, from the last pmc answer or --iface), and
  * only where a PHC can be in use: a /dev/ptp* device exists, or phc2sys runs
  * (the daemons collector's function leaves its ps output in $synctop_ps;
- * it runs earlier in the same request, see registry.c).  Elsewhere it
+ * it runs earlier in the same request, see registry.c; ethtool's function
+ * runs later because it sets $iface to the default route's interface when
+ * none is known, and phc_ctl must not read that one's PHC).  Elsewhere it
  * prints "synctop: phc_ctl not run: WHY" and costs no process.  Where it
  * runs, it costs one process per poll (phc_ctl opens the PHC and reads it
  * with PTP_SYS_OFFSET* 9 times: a few ms of CPU, bench/run) and a second

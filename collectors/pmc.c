@@ -11,6 +11,7 @@
 #include "json_value.h"
 #include "pmc_parse.h"
 #include "pmc_rules.h"
+#include "system_clock.h"
 
 static void pmc_decode(const tool_output *out, observation *obs)
 {
@@ -119,6 +120,8 @@ static json_t *ptp_json(const observation *obs, bool *ok)
 	json_value_put(o, "domain_number", json_value_int(p->domain_number), ok);
 	json_value_put(o, "current_utc_offset", json_value_int(p->current_utc_offset), ok);
 	json_value_put(o, "ports", good ? ptp_ports_json(p, ok) : json_null(), ok);
+	/* system clock - PHC (system_clock.h); details in the "phc" object */
+	json_value_put(o, "phc_sys_offset_ns", json_value_ns(phc_sys_offset_ns(obs)), ok);
 	return o;
 }
 

@@ -19,8 +19,10 @@ const collector *const collector_registry[] = {
 	&chrony_select_collector,
 	&pmc_collector,
 	&daemons_collector,
+	/* after daemons, whose $synctop_ps it reads; before ethtool, which
+	 * replaces an unknown $iface by the default route's */
+	&phc_ctl_collector,
 	&ethtool_collector,
-	&phc_ctl_collector, /* after daemons: it reads $synctop_ps */
 };
 const size_t collector_registry_count = sizeof collector_registry / sizeof collector_registry[0];
 

@@ -28,6 +28,7 @@
 #include "collector.h"
 #include "ethtool_parse.h"
 #include "fixture.h"
+#include "phc_ctl_parse.h"
 #include "probe.h"
 #include "probe_decode.h"
 
@@ -404,9 +405,18 @@ static void make_shims(const char *dir, bool with_mktemp)
 	write_file(dir, "pmc", text, 0755);
 	write_file(dir, "ps",
 		   "#!/bin/sh\n"
+		   "if [ \"$*\" = \"-C phc2sys -o comm=,args=\" ]; then\n"
+		   "	printf \"phc2sys         /usr/sbin/phc2sys -a -r\\n\"; exit 0\n"
+		   "fi\n"
 		   "[ \"$*\" = \"-e -o comm=\" ] || exit 64\n"
 		   "printf \"chronyd\\nptp4l\\n@@synctop " OTHER " end\\nphc2sys\"\n"
 		   "printf \"ps: partial\" >&2\n", 0755);
+	/* phc_ctl 3.1.1's output shape (tests/fixtures/phc_ctl.source.md) */
+	write_file(dir, "phc_ctl",
+		   "#!/bin/sh\n"
+		   "[ \"$*\" = \"-q eth0 get cmp\" ] || exit 64\n"
+		   "printf \"phc_ctl[1.5]: clock time is 1796301923.000000120 or Thu Dec  3 12:45:23 2026\\n\\n\"\n"
+		   "printf \"phc_ctl[1.5]: offset from CLOCK_REALTIME is -36999999880ns\\n\\n\"\n", 0755);
 	snprintf(text, sizeof text,
 		 "#!/bin/sh\n"
 		 "if [ \"$1\" = -T ] && [ \"$2\" = eth0 ] && [ $# -eq 2 ]; then exec /bin/cat \"%s\"; fi\n"
@@ -522,7 +532,9 @@ static void check_standard_sections(const probe_response *r, bool sudo)
 
 	s = probe_section_find(r, "daemons");
 	assert_int_equal(s->rc, 0);
-	assert_body(s->out, s->out_len, "chronyd\nptp4l\n@@synctop " OTHER " end\nphc2sys");
+	/* the process list, then phc2sys's command line because it runs */
+	assert_body(s->out, s->out_len, "chronyd\nptp4l\n@@synctop " OTHER " end\nphc2sys\n"
+		    "phc2sys         /usr/sbin/phc2sys -a -r\n");
 	assert_body(s->err, s->err_len, "ps: partial");
 
 	s = probe_section_find(r, "selectdata");
@@ -632,6 +644,19 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 	ethtool_parse(&t, &nic);
 	assert_int_equal(nic.state, OBS_OK);
 	assert_int_equal(nic.phc_index, 0);
+	/* phc_ctl runs on the named interface because phc2sys runs
+	 * ($synctop_ps from the daemons section; no /dev/ptp* needed) */
+	s = probe_section_find(&r, "phc_ctl");
+	assert_non_null(s);
+	assert_int_equal(s->rc, 0);
+	assert_body(s->out, s->out_len, "synctop: phc_ctl eth0\n"
+		    "phc_ctl[1.5]: clock time is 1796301923.000000120 or Thu Dec  3 12:45:23 2026\n\n"
+		    "phc_ctl[1.5]: offset from CLOCK_REALTIME is -36999999880ns\n");
+	phc_obs phc;
+	probe_section_tool_output(s, &t);
+	phc_ctl_parse(&t, &phc);
+	assert_int_equal(phc.state, OBS_OK);
+	assert_true(phc.realtime_minus_phc_ns == -36999999880LL);
 
 	/* lines the shell must ignore without answering */
 	send_line(in[1], "not-a-nonce E eth0\n");
@@ -649,6 +674,10 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 	assert_memory_equal(b.data, "@@synctop 00000000000000b2 begin\n", 33);
 	assert_int_equal(r.n_sections, expected_sections(PROBE_FLAG_ETHTOOL));
 	check_standard_sections(&r, true);
+	/* no interface known yet: phc_ctl is not run */
+	s = probe_section_find(&r, "phc_ctl");
+	assert_int_equal(s->rc, 0);
+	assert_body(s->out, s->out_len, "synctop: phc_ctl not run: the PTP interface is not known yet\n");
 	s = probe_section_find(&r, "ethtool");
 	if (s->rc == PROBE_RC_NO_IFACE) {
 		assert_int_equal(s->out_len, 0);
