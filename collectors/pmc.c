@@ -1,7 +1,7 @@
 /* pmc.c - the PTP collector: linuxptp's `pmc` asking the local ptp4l for
  * its data sets over its Unix socket (-u, boundary hops 0), parsed by
- * pmc_parse.c.  `--pmc-sudo` runs it through `sudo -n` where the socket is
- * root-only. */
+ * pmc_parse.c.  `--sudo` (old name `--pmc-sudo`) runs it through `sudo -n`
+ * where the socket is root-only. */
 #include <config.h>
 
 #include <math.h>
