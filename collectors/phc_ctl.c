@@ -24,8 +24,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "collector.h"
+#include "grid_column.h"
 #include "json_value.h"
 #include "phc_ctl_parse.h"
 #include "system_clock.h"
@@ -134,6 +137,116 @@ static void phc_rules(const health_context *ctx, finding_list *out)
 	health_add_finding(out, &f);
 }
 
+/* ------------------------------------------------------------ grid column */
+
+static bool has_offset(const observation *obs)
+{
+	return phc_sys_offset_ns(obs) != PTP_NS_UNKNOWN;
+}
+
+/* Shown wherever measured, judged (coloured) only where the system clock
+ * follows the PHC: the finding decides the colour. */
+static grid_cell sys_phc_cell(const observation *obs, char *out, size_t len)
+{
+	if (obs->phc.state != OBS_OK) {
+		return GRID_CELL_NA;
+	}
+	int64_t v = phc_sys_offset_ns(obs);
+	if (v == PTP_NS_UNKNOWN) {
+		return GRID_CELL_UNKNOWN;
+	}
+	units_format_ns(v, out, len);
+	return GRID_CELL_VALUE;
+}
+
+static void sys_phc_sort(const observation *obs, grid_sort_key *key)
+{
+	int64_t v = phc_sys_offset_ns(obs);
+	if (v != PTP_NS_UNKNOWN) {
+		key->num = fabs((double)v);
+	}
+}
+
+static const char *const sys_phc_codes[] = {"ptp.phc_sys_offset", "ptp.system_clock_unsteered", NULL};
+
+static const grid_column phc_columns[] = {
+	{.title = "SYS-PHC", .key = "sys-phc",
+	 .help = "system clock minus the PHC (phc_ctl, UTC timescale): how well phc2sys/chronyd follow PTP",
+	 .min_width = 10, .max_width = 10, .right = true, .sortable = true, .descending = true,
+	 .place = 125, .rank = 12, .cell = sys_phc_cell, .sort = sys_phc_sort, .has_data = has_offset,
+	 .finding_codes = sys_phc_codes},
+};
+
+/* ------------------------------------------------------------- demo renderer */
+
+/* What the probe's function prints for the part in truth (phc_ctl 3.1.1's
+ * formats, phc_ctl_parse.c); iface is the request's. */
+static int phc_demo_render(const observation *truth, const char *iface, text_sink *out, text_sink *err)
+{
+	const phc_obs *phc = &truth->phc;
+	const char *name = phc->interface[0] ? phc->interface : strcmp(iface, "-") != 0 ? iface : "eth0";
+	if (phc->state == OBS_NOT_COLLECTED) {
+		const char *why = strncmp(phc->error, "phc_ctl not run: ", 17) == 0 ? phc->error + 17
+				  : strcmp(iface, "-") == 0 ? "the PTP interface is not known yet"
+							     : "no /dev/ptp* device and no phc2sys";
+		text_sink_printf(out, "synctop: phc_ctl not run: %s\n", why);
+		return 0;
+	}
+	if (phc->state == OBS_TOOL_MISSING) {
+		text_sink_printf(out, "synctop: phc_ctl %s\n", name);
+		text_sink_puts(err, "sh: 1: phc_ctl: not found\n");
+		return TOOL_RC_NOT_FOUND;
+	}
+	text_sink_printf(out, "synctop: phc_ctl %s\n", name);
+	switch (phc->state) {
+	case OBS_OK:
+		break;
+	case OBS_PERMISSION_DENIED:
+		text_sink_printf(err, "phc_ctl[0.000]: cannot open /dev/ptp0 for %s: Permission denied\n", name);
+		return 255;
+	case OBS_NO_DEVICE:
+		text_sink_printf(err, "phc_ctl[0.000]: ioctl SIOCETHTOOL failed: No such device\n"
+				      "phc_ctl[0.000]: unknown clock %s: No such device\n", name);
+		return 255;
+	case OBS_NOT_SUPPORTED:
+		text_sink_printf(err, "phc_ctl[0.000]: interface %s does not have a PHC\n", name);
+		return 255;
+	case OBS_EMPTY:
+		return 0;
+	case OBS_GARBAGE:
+		text_sink_puts(out, "phc_ctl[0.000]: offset from CLOCK_REALTIME is ?ns\n");
+		return 0;
+	case OBS_TRUNCATED:
+		text_sink_puts(out, "phc_ctl[0.000]: offset from CLOCK_REALTIME is 1");
+		return 0;
+	default:
+		text_sink_puts(err, "phc_ctl[0.000]: cmp: failed to compare clocks: Invalid argument\n");
+		return 0; /* phc_ctl exits 0 when a command fails */
+	}
+	if (phc->phc_time_ns != PTP_NS_UNKNOWN && phc->phc_time_ns >= 0) {
+		time_t s = (time_t)(phc->phc_time_ns / 1000000000LL);
+		struct tm tm;
+		char when[64] = "?";
+		if (gmtime_r(&s, &tm)) {
+			strftime(when, sizeof when, "%a %b %e %H:%M:%S %Y", &tm);
+		}
+		text_sink_printf(out, "phc_ctl[0.000]: clock time is %lld.%09lld or %s\n\n",
+				 (long long)(phc->phc_time_ns / 1000000000LL),
+				 (long long)(phc->phc_time_ns % 1000000000LL), when);
+	}
+	long long v = (long long)phc->realtime_minus_phc_ns;
+	if (phc->approximate) {
+		const char *version = phc->version[0] ? phc->version : "3.1.1";
+		/* linuxptp < 4.0 printed the fallback the other way round */
+		text_sink_printf(out, "phc_ctl[0.000]: offset from CLOCK_REALTIME is approximately %lldns\n",
+				 phc_ctl_version_major(version) < 4 ? -v : v);
+		text_sink_printf(out, "synctop: phc_ctl version %s\n", version);
+	} else {
+		text_sink_printf(out, "phc_ctl[0.000]: offset from CLOCK_REALTIME is %lldns\n", v);
+	}
+	return 0;
+}
+
 const collector phc_ctl_collector = {
 	.name = "phc_ctl",
 	.title = "the PHC against the system clock (phc_ctl get cmp)",
@@ -169,6 +282,9 @@ const collector phc_ctl_collector = {
 	.n_prometheus = sizeof phc_prometheus / sizeof phc_prometheus[0],
 	.rules = phc_rules,
 	.expectation = phc_expectation,
+	.columns = phc_columns,
+	.n_columns = sizeof phc_columns / sizeof phc_columns[0],
+	.demo_render = phc_demo_render,
 	.threshold_keys = phc_keys,
 	.n_threshold_keys = sizeof phc_keys / sizeof phc_keys[0],
 };

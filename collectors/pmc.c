@@ -5,6 +5,8 @@
 #include <config.h>
 
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "cluster.h"
 #include "collector.h"
@@ -12,6 +14,7 @@
 #include "pmc_parse.h"
 #include "pmc_rules.h"
 #include "system_clock.h"
+#include "units.h"
 
 static void pmc_decode(const tool_output *out, observation *obs)
 {
@@ -202,6 +205,252 @@ static const prom_family pmc_prometheus[] = {
 	 "1, labelled with the identity of the grandmaster the node follows.", NULL, emit_ptp_grandmaster},
 };
 
+/* ------------------------------------------------------------ grid columns */
+
+static bool has_port(const observation *obs)
+{
+	return ptp_primary_port(&obs->ptp) != NULL;
+}
+
+static bool is_following(const observation *obs)
+{
+	return ptp_following_port(&obs->ptp) != NULL;
+}
+
+static grid_cell port_cell(const observation *obs, char *out, size_t len)
+{
+	const ptp_port *port = ptp_primary_port(&obs->ptp);
+	if (!port) {
+		return GRID_CELL_NA;
+	}
+	snprintf(out, len, "%s", ptp_port_state_name(port->state));
+	return GRID_CELL_VALUE;
+}
+
+static void port_sort(const observation *obs, grid_sort_key *key)
+{
+	const ptp_port *port = ptp_primary_port(&obs->ptp);
+	if (port) {
+		key->numeric = false;
+		snprintf(key->str, sizeof key->str, "%s", ptp_port_state_name(port->state));
+	}
+}
+
+/* Offset and delay only while a port follows a master (ptp_following_port). */
+static grid_cell ns_cell(const observation *obs, int64_t ns, bool magnitude, char *out, size_t len)
+{
+	if (!is_following(obs)) {
+		return GRID_CELL_NA;
+	}
+	if (ns == PTP_NS_UNKNOWN) {
+		return GRID_CELL_UNKNOWN;
+	}
+	char buf[64];
+	units_format_ns(ns, buf, sizeof buf);
+	snprintf(out, len, "%s", magnitude ? units_unsigned(buf) : buf);
+	return GRID_CELL_VALUE;
+}
+
+static grid_cell ptp_offset_cell(const observation *obs, char *out, size_t len)
+{
+	return ns_cell(obs, obs->ptp.offset_from_master_ns, false, out, len);
+}
+
+static grid_cell path_delay_cell(const observation *obs, char *out, size_t len)
+{
+	return ns_cell(obs, obs->ptp.mean_path_delay_ns, true, out, len); /* a delay has no sign */
+}
+
+static void ptp_offset_sort(const observation *obs, grid_sort_key *key)
+{
+	if (is_following(obs) && obs->ptp.offset_from_master_ns != PTP_NS_UNKNOWN) {
+		key->num = fabs((double)obs->ptp.offset_from_master_ns);
+	}
+}
+
+static void path_delay_sort(const observation *obs, grid_sort_key *key)
+{
+	if (is_following(obs) && obs->ptp.mean_path_delay_ns != PTP_NS_UNKNOWN) {
+		key->num = (double)obs->ptp.mean_path_delay_ns;
+	}
+}
+
+static const char *const port_codes[] = {"ptp.port_state", NULL};
+static const char *const ptp_offset_codes[] = {"ptp.offset", "cluster.ptp_spread", NULL};
+static const char *const path_delay_codes[] = {"ptp.path_delay", NULL};
+
+static const grid_column pmc_columns[] = {
+	{.title = "PORT", .key = "port", .help = "PTP port state (the port the node syncs through)",
+	 .min_width = 7, .max_width = 12, .sortable = true, .place = 110, .rank = 7,
+	 .cell = port_cell, .sort = port_sort, .has_data = has_port, .finding_codes = port_codes},
+	{.title = "PTP OFFSET", .key = "ptp-offset", .help = "PTP offsetFromMaster, node minus master",
+	 .min_width = 11, .max_width = 11, .right = true, .sortable = true, .descending = true,
+	 .place = 120, .rank = 9, .cell = ptp_offset_cell, .sort = ptp_offset_sort,
+	 .has_data = is_following, .finding_codes = ptp_offset_codes},
+	{.title = "PATH DELAY", .key = "path-delay", .help = "PTP meanPathDelay",
+	 .min_width = 10, .max_width = 10, .right = true, .sortable = true, .descending = true,
+	 .place = 130, .rank = 13, .cell = path_delay_cell, .sort = path_delay_sort,
+	 .has_data = is_following, .finding_codes = path_delay_codes},
+};
+
+/* ------------------------------------------------------------- demo renderer */
+
+/* The probe's requests, in the order of the command below. */
+static const char *const pmc_requests[] = {
+	"TIME_STATUS_NP", "CURRENT_DATA_SET", "PORT_DATA_SET", "PARENT_DATA_SET",
+	"DEFAULT_DATA_SET", "TIME_PROPERTIES_DATA_SET", "PORT_PROPERTIES_NP",
+};
+#define PMC_REQUESTS ((int)(sizeof pmc_requests / sizeof pmc_requests[0]))
+
+/* pmc prints unknown numbers as ptp4l's defaults would be: 0. */
+static int known_or_zero(int v)
+{
+	return v == INT_UNKNOWN ? 0 : v;
+}
+
+static long long ns_or_zero(int64_t v)
+{
+	return v == PTP_NS_UNKNOWN ? 0LL : (long long)v;
+}
+
+static void pmc_header(text_sink *out, const char *clock_id, int port, int seq, const char *id)
+{
+	/* pmc prints the header with a trailing blank */
+	text_sink_printf(out, "\t%s-%d seq %d RESPONSE MANAGEMENT %s \n", clock_id, port, seq, id);
+}
+
+/* The answer to request `which` as pmc 3.1 prints it (pmc.c, pmc_show;
+ * fixture pmc-batch-multi-get-slave.txt): clock-wide data sets from port 0,
+ * port data sets once per port. */
+static void pmc_block(text_sink *out, const ptp_obs *p, int which)
+{
+	const char *id = p->clock_identity;
+	switch (which) {
+	case 0:
+		pmc_header(out, id, 0, which, pmc_requests[which]);
+		text_sink_printf(out, "\t\tmaster_offset              %lld\n", ns_or_zero(p->master_offset_ns));
+		text_sink_puts(out, "\t\tingress_time               0\n"
+				    "\t\tcumulativeScaledRateOffset +0.000000000\n"
+				    "\t\tscaledLastGmPhaseChange    0\n"
+				    "\t\tgmTimeBaseIndicator        0\n"
+				    "\t\tlastGmPhaseChange          0x0000'0000000000000000.0000\n");
+		text_sink_printf(out, "\t\tgmPresent                  %s\n", p->gm_present == 1 ? "true" : "false");
+		text_sink_printf(out, "\t\tgmIdentity                 %s\n", p->gm_identity);
+		break;
+	case 1:
+		pmc_header(out, id, 0, which, pmc_requests[which]);
+		text_sink_printf(out, "\t\tstepsRemoved     %d\n\t\toffsetFromMaster %lld.0\n\t\tmeanPathDelay    %lld.0\n",
+				 known_or_zero(p->steps_removed), ns_or_zero(p->offset_from_master_ns),
+				 ns_or_zero(p->mean_path_delay_ns));
+		break;
+	case 2:
+		for (int i = 0; i < ptp_port_count(p); i++) {
+			const ptp_port *port = &p->ports[i];
+			pmc_header(out, id, known_or_zero(port->port_number), which, pmc_requests[which]);
+			text_sink_printf(out, "\t\tportIdentity            %s\n", port->port_identity);
+			text_sink_printf(out, "\t\tportState               %s\n", ptp_port_state_name(port->state));
+			text_sink_printf(out, "\t\tlogMinDelayReqInterval  0\n"
+					      "\t\tpeerMeanPathDelay       %lld\n"
+					      "\t\tlogAnnounceInterval     0\n"
+					      "\t\tannounceReceiptTimeout  3\n"
+					      "\t\tlogSyncInterval         %d\n"
+					      "\t\tdelayMechanism          %d\n"
+					      "\t\tlogMinPdelayReqInterval 0\n"
+					      "\t\tversionNumber           2\n",
+					 ns_or_zero(port->peer_mean_path_delay_ns), known_or_zero(port->log_sync_interval),
+					 known_or_zero(port->delay_mechanism));
+		}
+		break;
+	case 3:
+		pmc_header(out, id, 0, which, pmc_requests[which]);
+		text_sink_printf(out, "\t\tparentPortIdentity                    %s\n", p->parent_port_identity);
+		text_sink_puts(out, "\t\tparentStats                           0\n"
+				    "\t\tobservedParentOffsetScaledLogVariance 0xffff\n"
+				    "\t\tobservedParentClockPhaseChangeRate    0x7fffffff\n");
+		text_sink_printf(out, "\t\tgrandmasterPriority1                  %d\n", known_or_zero(p->gm_priority1));
+		text_sink_printf(out, "\t\tgm.ClockClass                         %d\n", known_or_zero(p->gm_clock_class));
+		text_sink_puts(out, "\t\tgm.ClockAccuracy                      0xfe\n"
+				    "\t\tgm.OffsetScaledLogVariance            0xffff\n");
+		text_sink_printf(out, "\t\tgrandmasterPriority2                  %d\n", known_or_zero(p->gm_priority2));
+		text_sink_printf(out, "\t\tgrandmasterIdentity                   %s\n", p->grandmaster_identity);
+		break;
+	case 4:
+		pmc_header(out, id, 0, which, pmc_requests[which]);
+		text_sink_printf(out, "\t\ttwoStepFlag             1\n"
+				      "\t\tslaveOnly               %d\n"
+				      "\t\tnumberPorts             %d\n"
+				      "\t\tpriority1               %d\n"
+				      "\t\tclockClass              %d\n"
+				      "\t\tclockAccuracy           0xfe\n"
+				      "\t\toffsetScaledLogVariance 0xffff\n"
+				      "\t\tpriority2               %d\n"
+				      "\t\tclockIdentity           %s\n"
+				      "\t\tdomainNumber            %d\n",
+				 known_or_zero(p->slave_only), known_or_zero(p->number_ports), known_or_zero(p->priority1),
+				 known_or_zero(p->clock_class), known_or_zero(p->priority2), id,
+				 known_or_zero(p->domain_number));
+		break;
+	case 5:
+		pmc_header(out, id, 0, which, pmc_requests[which]);
+		text_sink_printf(out, "\t\tcurrentUtcOffset      %d\n"
+				      "\t\tleap61                %d\n"
+				      "\t\tleap59                %d\n"
+				      "\t\tcurrentUtcOffsetValid %d\n"
+				      "\t\tptpTimescale          %d\n"
+				      "\t\ttimeTraceable         %d\n"
+				      "\t\tfrequencyTraceable    %d\n"
+				      "\t\ttimeSource            0x%02x\n",
+				 known_or_zero(p->current_utc_offset), known_or_zero(p->leap61), known_or_zero(p->leap59),
+				 known_or_zero(p->current_utc_offset_valid), known_or_zero(p->ptp_timescale),
+				 known_or_zero(p->time_traceable), known_or_zero(p->frequency_traceable),
+				 (unsigned)known_or_zero(p->time_source));
+		break;
+	default:
+		for (int i = 0; i < ptp_port_count(p); i++) {
+			const ptp_port *port = &p->ports[i];
+			pmc_header(out, id, known_or_zero(port->port_number), which, pmc_requests[PMC_REQUESTS - 1]);
+			text_sink_printf(out, "\t\tportIdentity            %s\n", port->port_identity);
+			text_sink_printf(out, "\t\tportState               %s\n", ptp_port_state_name(port->state));
+			text_sink_printf(out, "\t\ttimestamping            %s\n", port->timestamping);
+			text_sink_printf(out, "\t\tinterface               %s\n", port->interface);
+		}
+		break;
+	}
+}
+
+static int pmc_render(const observation *truth, const char *iface, text_sink *out, text_sink *err)
+{
+	const ptp_obs *p = &truth->ptp;
+	(void)iface;
+	switch (p->state) {
+	case OBS_OK:
+		break;
+	case OBS_DAEMON_UNREACHABLE:
+		/* No ptp4l: pmc sends every request, waits, prints no answer and
+		 * still exits 0 (lab-notes pitfall 9). */
+		for (int k = 0; k < PMC_REQUESTS; k++) {
+			text_sink_printf(out, "sending: GET %s\n", pmc_requests[k]);
+		}
+		return 0;
+	case OBS_TOOL_MISSING:
+		text_sink_puts(err, "sh: 1: pmc: not found\n");
+		return TOOL_RC_NOT_FOUND;
+	default:
+		text_sink_printf(err, "%s\n", p->error);
+		return 1;
+	}
+	/* pmc sends the next request before it reads the previous answer, so
+	 * "sending:" lines and answers interleave (fixture
+	 * pmc-batch-multi-get-slave.txt). */
+	text_sink_printf(out, "sending: GET %s\n", pmc_requests[0]);
+	for (int k = 1; k < PMC_REQUESTS; k++) {
+		text_sink_printf(out, "sending: GET %s\n", pmc_requests[k]);
+		pmc_block(out, p, k - 1);
+	}
+	pmc_block(out, p, PMC_REQUESTS - 1);
+	return 0;
+}
+
 const collector pmc_collector = {
 	.name = "pmc",
 	.title = "ptp4l data sets through pmc",
@@ -219,6 +468,9 @@ const collector pmc_collector = {
 	.history = pmc_history,
 	.rules = pmc_rules,
 	.expectation = pmc_expectation,
+	.demo_render = pmc_render,
+	.columns = pmc_columns,
+	.n_columns = sizeof pmc_columns / sizeof pmc_columns[0],
 	.threshold_keys = pmc_keys,
 	.n_threshold_keys = sizeof pmc_keys / sizeof pmc_keys[0],
 };

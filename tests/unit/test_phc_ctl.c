@@ -23,6 +23,7 @@
 #include "detail_doc.h"
 #include "doc.h"
 #include "fixture.h"
+#include "grid_column.h"
 #include "health.h"
 #include "node.h"
 #include "node_update.h"
@@ -651,6 +652,76 @@ static void test_outputs(void **state)
 	free(n);
 }
 
+/* The demo renderer prints each state so that decoding gives it back, and
+ * 3.1.1's fallback with its own sign; the grid column shows the offset. */
+static void test_demo_render_and_column(void **state)
+{
+	(void)state;
+	const collector *c = collector_find("phc_ctl");
+	assert_non_null(c->demo_render);
+	static const char *const fixtures[] = {
+		"synthetic-phc_ctl-offset-4ms.txt", "synthetic-phc_ctl-3.1.1-approximately-37s.txt",
+		"synthetic-phc_ctl-4.4-approximately.txt", "synthetic-phc_ctl-permission-denied.txt",
+		"phc_ctl-3.1.1-no-such-device.txt", "phc_ctl-3.1.1-lo-no-phc.txt", "phc_ctl-not-run-no-phc.txt",
+	};
+	static const int rcs[] = {0, 0, 0, 255, 255, 255, 0};
+	observation *truth = calloc(1, sizeof *truth), *back = calloc(1, sizeof *back);
+	assert_non_null(truth);
+	assert_non_null(back);
+	for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++) {
+		observation_init(truth);
+		parse_fixture(fixtures[i], rcs[i], &truth->phc);
+		char o1[1024], e1[512], o2[1024], e2[512];
+		text_sink so1, se1, so2, se2;
+		text_sink_init(&so1, o1, sizeof o1);
+		text_sink_init(&se1, e1, sizeof e1);
+		int rc = c->demo_render(truth, "eth0", &so1, &se1);
+		tool_output out = {.out = o1, .out_len = so1.len, .err = e1, .err_len = se1.len, .rc = rc};
+		observation_init(back);
+		c->decode(&out, back);
+		if (back->phc.state != truth->phc.state) {
+			fail_msg("%s: rendered as %s, decoded as %s", fixtures[i], obs_state_name(truth->phc.state),
+				 obs_state_name(back->phc.state));
+		}
+		assert_true(back->phc.realtime_minus_phc_ns == truth->phc.realtime_minus_phc_ns);
+		assert_true(back->phc.approximate == truth->phc.approximate);
+		text_sink_init(&so2, o2, sizeof o2);
+		text_sink_init(&se2, e2, sizeof e2);
+		assert_int_equal(c->demo_render(back, "eth0", &so2, &se2), rc);
+		assert_string_equal(o1, o2);
+		assert_string_equal(e1, e2);
+	}
+	/* 3.1.1 prints the fallback as PHC - CLOCK_REALTIME */
+	observation_init(truth);
+	parse_fixture("synthetic-phc_ctl-3.1.1-approximately-37s.txt", 0, &truth->phc);
+	char o[1024], e[256];
+	text_sink so, se;
+	text_sink_init(&so, o, sizeof o);
+	text_sink_init(&se, e, sizeof e);
+	c->demo_render(truth, "eth0", &so, &se);
+	assert_contains(o, "approximately 37000000150ns\nsynctop: phc_ctl version 3.1.1\n");
+
+	/* the grid column: the offset where measured, "-" where not */
+	assert_int_equal(c->n_columns, 1);
+	const grid_column *col = &c->columns[0];
+	char cell[64] = "";
+	ptp_slave(truth, "HARDWARE");
+	phc_offset(truth, -4000000);
+	assert_int_equal(col->cell(truth, cell, sizeof cell), GRID_CELL_VALUE);
+	assert_string_equal(cell, "-4.000 ms");
+	assert_true(col->has_data(truth));
+	grid_sort_key key = {.numeric = true, .num = NAN};
+	col->sort(truth, &key);
+	assert_true(key.num == 4000000.0);
+	truth->ptp.ptp_timescale = INT_UNKNOWN;
+	assert_int_equal(col->cell(truth, cell, sizeof cell), GRID_CELL_UNKNOWN);
+	parse_fixture("phc_ctl-not-run-no-iface.txt", 0, &truth->phc);
+	assert_int_equal(col->cell(truth, cell, sizeof cell), GRID_CELL_NA);
+	assert_false(col->has_data(truth));
+	free(truth);
+	free(back);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -666,6 +737,7 @@ int main(void)
 		cmocka_unit_test(test_rule_unsteered),
 		cmocka_unit_test(test_collection_findings),
 		cmocka_unit_test(test_outputs),
+		cmocka_unit_test(test_demo_render_and_column),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
