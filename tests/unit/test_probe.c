@@ -406,6 +406,7 @@ static void make_shims(const char *dir, bool with_mktemp)
 	write_file(dir, "ps",
 		   "#!/bin/sh\n"
 		   "if [ \"$*\" = \"-C phc2sys -o comm=,args=\" ]; then\n"
+		   "	echo x >>\"$0.calls\"\n"
 		   "	printf \"phc2sys         /usr/sbin/phc2sys -a -r\\n\"; exit 0\n"
 		   "fi\n"
 		   "[ \"$*\" = \"-e -o comm=\" ] || exit 64\n"
@@ -730,6 +731,12 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 	assert_true(dir_is_empty(cwd));
 	size_t err_len;
 	struct stat st;
+	/* phc2sys's command line: asked once, then kept by the shell for the
+	 * next requests (every one listed phc2sys) */
+	char calls[PATH_MAX + 16];
+	snprintf(calls, sizeof calls, "%s/ps.calls", shims);
+	assert_int_equal(stat(calls, &st), 0);
+	assert_int_equal(st.st_size, 2);
 	assert_int_equal(stat(errpath, &st), 0);
 	err_len = (size_t)st.st_size;
 	if (err_len != 0) {
