@@ -1,7 +1,8 @@
 /* daemons.c - the daemons collector: which time daemons run, each one's
- * youngest process (PID and age), and ptp4l and phc2sys restarts, from
+ * youngest process (PID and age), ptp4l and phc2sys restarts, from
  * `ps -e -o pid=,etimes=,comm=` (`ps -e -o comm=` where ps has no etimes:
- * busybox), parsed by daemons_parse.c.
+ * busybox), and phc2sys's command lines (`ps -C phc2sys -o comm=,args=`),
+ * parsed by daemons_parse.c.
  *
  * A restart is judged by the process's age (etimes, the node's boot-time
  * clock), never by a wall-clock start time: a clock step would look like a
@@ -9,7 +10,17 @@
  * (daemons_track); the time a restart was found stays in the node's
  * observation from poll to poll, so ptp.daemon_restarted lasts
  * daemon_restart_warn_s.  chronyd's restarts are recorded (JSON, the
- * drill-down) but not judged. */
+ * drill-down) but not judged.
+ *
+ * The second ps runs only where phc2sys runs (listing every process's
+ * arguments would cost each node tens of KiB a poll), and then once every
+ * 30 polls: it costs as much CPU as the first (~9 ms on the lab VM) and
+ * phc2sys's options seldom change, so the probe shell keeps its answer in
+ * $synctop_args between polls and prints it each time (a new connection
+ * starts afresh; an empty answer is asked again next poll).
+ *
+ * The function leaves the process list in $synctop_ps for the phc_ctl
+ * collector, which runs later in the same request (registry.c). */
 #include <config.h>
 
 #include <math.h>
@@ -37,8 +48,22 @@ static void daemons_carry(observation *now, const observation *before)
  * (busybox) lists names alone, its complaint left in the section's stderr
  * (the raw view) as any other ps warning is. */
 static const char daemons_functions[] =
-	"synctop_ps() {\n"
-	"	ps -e -o pid=,etimes=,comm= || ps -e -o comm=\n"
+	"synctop_daemons() {\n"
+	"	synctop_ps=$(ps -e -o pid=,etimes=,comm=) || synctop_ps=$(ps -e -o comm=)\n"
+	"	synctop_r=$?\n"
+	"	[ -z \"$synctop_ps\" ] || printf \"%s\\n\" \"$synctop_ps\"\n"
+	"	case $synctop_ps in\n"
+	"	*phc2sys*)\n"
+	"		synctop_n=$((synctop_n + 1))\n"
+	"		if [ -z \"$synctop_args\" ] || [ \"$synctop_n\" -ge 30 ]; then\n"
+	"			synctop_args=$(ps -C phc2sys -o comm=,args=)\n"
+	"			synctop_n=0\n"
+	"		fi\n"
+	"		[ -z \"$synctop_args\" ] || printf \"%s\\n\" \"$synctop_args\"\n"
+	"		;;\n"
+	"	*) synctop_args= ;;\n"
+	"	esac\n"
+	"	return $synctop_r\n"
 	"}\n";
 
 static obs_state daemons_part_state(const observation *obs)
@@ -174,7 +199,7 @@ const collector daemons_collector = {
 	.name = "daemons",
 	.title = "time daemons running, their PIDs and ages (ps)",
 	.shell_functions = daemons_functions,
-	.command = "synctop_ps",
+	.command = "synctop_daemons",
 	.cadence = COLLECT_EVERY_POLL,
 	.decode = daemons_decode,
 	.carry = daemons_carry,

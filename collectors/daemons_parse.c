@@ -1,5 +1,11 @@
 /* daemons_parse.c - time daemons running on a node, from ps output, and
- * their restarts from one poll to the next. */
+ * their restarts from one poll to the next.
+ *
+ * The daemons collector's function prints `ps -e -o pid=,etimes=,comm=`
+ * ("PID AGE COMM" a line; `ps -e -o comm=` where ps has no etimes) and, when
+ * phc2sys is among them, `ps -C phc2sys -o comm=,args=` (procps pads comm to
+ * 15 columns, then the command line): those lines start with phc2sys and go
+ * on with its arguments. */
 #include <config.h>
 
 #include "daemons_parse.h"
@@ -88,6 +94,21 @@ void daemons_parse(const tool_output *out, daemons_obs *dst)
 		int pid = 0;
 		int64_t age = -1;
 		if (!split_columns(line, &pid, &age, &comm)) {
+			text_span after = line, first;
+			if (text_span_word(&after, &first) && text_span_eq(first, "phc2sys") &&
+			    text_span_trim(after).n > 0) {
+				/* a `comm args` line: phc2sys's command line, not a
+				 * process; it follows the process list, which must
+				 * have shown phc2sys */
+				if ((dst->running & DAEMON_PHC2SYS) && dst->n_phc2sys < DAEMONS_MAX_PHC2SYS) {
+					text_span args = text_span_trim(after);
+					text_span_copy_printable(dst->phc2sys_cmdline[dst->n_phc2sys],
+								 sizeof dst->phc2sys_cmdline[0], args);
+					daemons_parse_phc2sys_args(args, &dst->phc2sys[dst->n_phc2sys]);
+					dst->n_phc2sys++;
+				}
+				continue;
+			}
 			comm = line; /* the command name alone */
 			pid = 0;
 			age = -1;
@@ -137,6 +158,67 @@ void daemons_track(daemons_obs *now, const daemons_obs *before, double at)
 			p->previous_pid = was->pid;
 		} else if (p->count > 0) {
 			p->restarted_at = was->restarted_at;
+		}
+	}
+}
+
+/* Options of phc2sys that take a value: getopt's string in phc2sys.c main()
+ * ("arc:d:f:s:E:...:l:t:mqvh" in 3.1.1; 4.x adds C:). */
+static bool takes_value(char opt)
+{
+	return opt != '\0' && strchr("CcdfsEPISFRNOLMiunzlt", opt) != NULL;
+}
+
+static void copy_value(char *dst, size_t cap, text_span v)
+{
+	text_span_copy_printable(dst, cap, v);
+}
+
+static void apply_option(phc2sys_args *a, char opt, text_span value)
+{
+	switch (opt) {
+	case 'a': a->automatic = true; break;
+	case 'r': a->realtime++; break;
+	case 'i': /* 3.1: "'-i' has been deprecated. please use '-s' instead." */
+	case 's': copy_value(a->source, sizeof a->source, value); break;
+	case 'c': copy_value(a->sink, sizeof a->sink, value); break;
+	case 'E': a->ntpshm = text_span_eq(value, "ntpshm"); break;
+	case 'f': a->config_file = true; break;
+	default: break;
+	}
+}
+
+void daemons_parse_phc2sys_args(text_span args, phc2sys_args *dst)
+{
+	memset(dst, 0, sizeof *dst);
+	text_span word;
+	if (!text_span_word(&args, &word)) {
+		return; /* argv[0] */
+	}
+	while (text_span_word(&args, &word)) {
+		if (text_span_starts(word, "--")) {
+			/* a config option (`--step_threshold=1` or `--step_threshold 1`) */
+			if (word.n > 2 && !memchr(word.p, '=', word.n)) {
+				text_span_word(&args, &word);
+			}
+			continue;
+		}
+		if (word.n < 2 || word.p[0] != '-') {
+			continue; /* an operand: phc2sys takes none */
+		}
+		/* getopt: flags may be grouped (-rr, -ar); a value follows its
+		 * letter directly (-seth0) or as the next word */
+		for (size_t k = 1; k < word.n; k++) {
+			char opt = word.p[k];
+			if (takes_value(opt)) {
+				text_span value = {word.p + k + 1, word.n - k - 1};
+				if (value.n == 0 && !text_span_word(&args, &value)) {
+					value = (text_span){"", 0};
+				}
+				apply_option(dst, opt, value);
+				break;
+			}
+			apply_option(dst, opt, (text_span){"", 0});
 		}
 	}
 }

@@ -5,6 +5,7 @@
 #define SYNCTOP_DAEMONS_PARSE_H
 
 #include "observation.h"
+#include "text_span.h"
 #include "tool_output.h"
 
 /* Sets DAEMON_* bits for chronyd, ntpd, systemd-timesyncd, ptp4l and phc2sys
@@ -12,7 +13,8 @@
  * systemd-timesyncd appears as "systemd-timesyn") and, from lines of the
  * form "PID ETIMES COMM", each daemon's process count and its youngest
  * process's PID and age.  A line that does not start with two numbers is a
- * command name alone (the fallback listing).  Always fills dst. */
+ * command name alone (the fallback listing); a line "phc2sys ARGS" is
+ * phc2sys's command line (kept, not counted).  Always fills dst. */
 void daemons_parse(const tool_output *out, daemons_obs *dst);
 
 /* The restart rule, from the previous poll's answer: a daemon that ran then
@@ -27,5 +29,9 @@ void daemons_parse(const tool_output *out, daemons_obs *dst);
  * the last one known (before is then such a copy, its state not OK).  The
  * first poll has no before: never a restart.  Pure. */
 void daemons_track(daemons_obs *now, const daemons_obs *before, double at);
+
+/* A phc2sys command line (argv joined by blanks, argv[0] first) into its
+ * options, the way phc2sys's getopt reads them.  Always fills dst. */
+void daemons_parse_phc2sys_args(text_span args, phc2sys_args *dst);
 
 #endif

@@ -1,8 +1,8 @@
 /* pmc.c - the PTP collector: linuxptp's `pmc` asking the local ptp4l for
  * its data sets over its Unix socket (-u, boundary hops 0), parsed by
- * pmc_parse.c.  `--pmc-sudo` runs it through `sudo -n` where the socket is
- * root-only.  The node's CLOCK_REALTIME is read just before and after pmc,
- * for the age of the last Sync (pmc_sync.h). */
+ * pmc_parse.c.  `--sudo` (old name `--pmc-sudo`) runs it through `sudo -n`
+ * where the socket is root-only.  The node's CLOCK_REALTIME is read just
+ * before and after pmc, for the age of the last Sync (pmc_sync.h). */
 #include <config.h>
 
 #include <math.h>
@@ -16,6 +16,7 @@
 #include "pmc_rules.h"
 #include "pmc_sync.h"
 #include "ptp_sync.h"
+#include "system_clock.h"
 #include "units.h"
 
 static void pmc_decode(const tool_output *out, observation *obs)
@@ -153,6 +154,8 @@ static json_t *ptp_json(const observation *obs, bool *ok)
 	json_value_put(o, "current_utc_offset", json_value_int(p->current_utc_offset), ok);
 	json_value_put(o, "ports", good ? ptp_ports_json(p, obs->taken_at, ok) : json_null(), ok);
 	json_value_put(o, "last_sync_age_s", json_value_number(ptp_sync_last_age_s(p)), ok);
+	/* system clock - PHC (system_clock.h); details in the "phc" object */
+	json_value_put(o, "phc_sys_offset_ns", json_value_ns(phc_sys_offset_ns(obs)), ok);
 	return o;
 }
 

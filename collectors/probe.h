@@ -55,7 +55,9 @@
 /* Interfaces one request names: one per ptp4l port kept (NIC_MAX). */
 #define PROBE_IFACE_LIST_MAX 4
 #define PROBE_IFACE_LIST_LEN (PROBE_IFACE_LIST_MAX * (PROBE_IFACE_MAX + 1))
-#define PROBE_MAX_SECTIONS 8
+/* Sections a response may hold: the time and one per collector, with room
+ * for more (test_probe checks the registry against it). */
+#define PROBE_MAX_SECTIONS 16
 #define PROBE_SECTION_NAME_MAX 31
 
 #define PROBE_FLAG_ETHTOOL (1u << 0) /* "E" */

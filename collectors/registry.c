@@ -14,6 +14,7 @@ extern const collector daemons_collector;
 extern const collector ethtool_collector;
 extern const collector timesyncd_collector;
 extern const collector ntpq_collector;
+extern const collector phc_ctl_collector;
 
 const collector *const collector_registry[] = {
 	&chrony_collector,
@@ -21,6 +22,9 @@ const collector *const collector_registry[] = {
 	&ntpq_collector,
 	&pmc_collector,
 	&daemons_collector,
+	/* after daemons, whose $synctop_ps it reads; before ethtool, which
+	 * replaces an unknown $iface by the default route's */
+	&phc_ctl_collector,
 	&ethtool_collector,
 	&timesyncd_collector,
 };

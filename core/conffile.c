@@ -385,9 +385,13 @@ static int probe_member(vctx *c, const char *key, json_t *val, size_t cp, void *
 {
 	layer *l = ctx;
 	const spos *ps = &c->pos[cp];
-	if (strcmp(key, "pmc_sudo") == 0) {
+	/* "pmc_sudo" is the old name of "sudo" (it now runs phc_ctl too) */
+	if (strcmp(key, "sudo") == 0 || strcmp(key, "pmc_sudo") == 0) {
 		if (!json_is_boolean(val)) {
-			return fail_at(c, ps->line, ps->col, "\"pmc_sudo\" must be true or false");
+			return fail_at(c, ps->line, ps->col, "\"%s\" must be true or false", key);
+		}
+		if (l->set[SET_PMC_SUDO]) {
+			return fail_at(c, ps->key_line, ps->key_col, "\"sudo\" and \"pmc_sudo\" (its old name) both set");
 		}
 		l->v.pmc_sudo = json_is_true(val);
 		mark(l, SET_PMC_SUDO, ps);

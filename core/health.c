@@ -17,6 +17,7 @@
 #include "collector.h"
 #include "health_rule.h"
 #include "sanitize.h"
+#include "system_clock.h"
 #include "units.h"
 
 /* Protocol constants, not thresholds. */
@@ -381,6 +382,7 @@ typedef struct {
 	const char *install;     /* hint when the tool is missing */
 	const char *unreachable; /* hint when the daemon does not answer */
 	const char *start;       /* hint when the daemon is not running */
+	const char *denied;      /* hint when permission is denied; NULL: the daemon's socket */
 } part_info;
 
 static const part_info chrony_part = {
@@ -390,6 +392,7 @@ static const part_info chrony_part = {
 	"`systemctl status chronyd` (Debian: chrony); if it runs, try `chronyc tracking` as root: a "
 	"`bindcmdaddress` socket directory readable by others disables the command socket.",
 	"`systemctl enable --now chronyd` (Debian: chrony), then `chronyc tracking`.",
+	NULL,
 };
 
 static const part_info ptp_part = {
@@ -400,6 +403,7 @@ static const part_info ptp_part = {
 	"`uds_address` (default /var/run/ptp4l) and get an answer within 100 ms.",
 	"`systemctl enable --now ptp4l` (Debian: ptp4l@IFACE), then "
 	"`pmc -u -b 0 'GET PORT_DATA_SET'`.",
+	NULL,
 };
 
 static const part_info nic_part = {
@@ -407,6 +411,19 @@ static const part_info nic_part = {
 	"Install ethtool (`apt install ethtool`); synctop runs `ethtool -T IFACE`.",
 	NULL,
 	NULL,
+	NULL,
+};
+
+/* phc_ctl opens /dev/ptpN read-write (linuxptp phc.c phc_open) */
+static const part_info phc_part = {
+	NULL, "phc_ctl", "phc_ctl -q IFACE get cmp", "the system clock against the PHC",
+	"Install linuxptp (`apt install linuxptp`); phc_ctl lives in /usr/sbin, which synctop "
+	"adds to PATH.",
+	NULL,
+	NULL,
+	"phc_ctl opens the PHC (/dev/ptpN) read-write: run synctop with `--sudo` (config `sudo`) "
+	"and a NOPASSWD sudoers rule for phc_ctl, poll as root, or give the polling user's group "
+	"write access to /dev/ptp* (a udev rule).",
 };
 
 static void rule_collection(const part_info *part, obs_state state, const char *error,
@@ -443,8 +460,10 @@ static void rule_collection(const part_info *part, obs_state state, const char *
 		finding_start(&f, SEVERITY_WARN, "collector.tool_failed");
 		finding_message(&f, "%s failed (%s)%s%s", part->tool, obs_state_name(state),
 				why[0] ? ": " : "", why);
-		if (state == OBS_PERMISSION_DENIED) {
-			finding_hint(&f, "Poll as root, or give the polling user access to the "
+		if (state == OBS_PERMISSION_DENIED && part->denied) {
+			finding_hint(&f, "%s", part->denied);
+		} else if (state == OBS_PERMISSION_DENIED) {
+			finding_hint(&f, "Poll as root (or `--sudo`), or give the polling user access to the "
 				     "daemon's socket (pmc also needs to create /var/run/pmc.PID).");
 		} else if (state == OBS_NO_DEVICE) {
 			finding_hint(&f, "Set the node's PTP interface in the synctop configuration; "
@@ -455,6 +474,17 @@ static void rule_collection(const part_info *part, obs_state state, const char *
 		}
 	}
 	health_add_finding(out, &f);
+}
+
+/* phc_ctl failing counts where a PHC is in use: the system clock is meant
+ * to follow one, or ptp4l follows its master with hardware timestamps.  A
+ * software-timestamping port has no PHC to read ("does not have a PHC"). */
+static bool phc_in_use(const observation *o)
+{
+	const ptp_port *follow = ptp_following_port(&o->ptp);
+	bool hardware = follow && follow->timestamping[0] &&
+			strncmp(follow->timestamping, "SOFTWARE", sizeof follow->timestamping) != 0;
+	return hardware || sysclk_follows_phc(o);
 }
 
 /* ----------------------------------------------------------------- NIC */
@@ -660,6 +690,8 @@ void health_evaluate(const node *n, const thresholds *th, finding_list *out)
 					TRI_UNKNOWN, r.ptp_expected, out);
 		}
 	}
+	rule_collection(&phc_part, o->phc.state, o->phc.error, sizeof o->phc.error,
+			TRI_UNKNOWN, r.ptp_judged && phc_in_use(o), out);
 	/* each collector's own rules, for a part that answered and is not
 	 * excluded by the group's expectations (thresholds.h) */
 	health_context ctx = {o, &n->history, th};
@@ -671,6 +703,7 @@ void health_evaluate(const node *n, const thresholds *th, finding_list *out)
 		}
 	}
 	rule_nic(o, &r, th, out);
+	sysclk_rule_unsteered(&ctx, out);
 	rule_clock_offset(o, th, out);
 }
 

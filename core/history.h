@@ -16,6 +16,7 @@ typedef enum {
 	HISTORY_SKEW_PPM,
 	HISTORY_PTP_OFFSET_NS,
 	HISTORY_PATH_DELAY_NS,
+	HISTORY_PHC_SYS_OFFSET_NS, /* system clock - PHC (system_clock.h), ns */
 	HISTORY_SERIES_COUNT
 } history_series;
 

@@ -236,6 +236,7 @@ void observation_init(observation *obs)
 	}
 	daemons_obs_init(&obs->daemons);
 	timesyncd_obs_init(&obs->timesyncd);
+	phc_obs_init(&obs->phc);
 	clock_check_obs_init(&obs->clock);
 	ntp_obs_init(&obs->ntp);
 }
@@ -275,6 +276,13 @@ void timesyncd_settle(timesyncd_obs *t)
 	t->offset_s = NAN;
 	t->delay_s = NAN;
 	t->jitter_s = NAN;
+}
+
+void phc_obs_init(phc_obs *phc)
+{
+	memset(phc, 0, sizeof *phc);
+	phc->realtime_minus_phc_ns = PTP_NS_UNKNOWN;
+	phc->phc_time_ns = PTP_NS_UNKNOWN;
 }
 
 int ptp_port_count(const ptp_obs *p)

@@ -376,11 +376,31 @@ typedef struct {
 	int previous_pid;    /* restarted_now: the PID before */
 } daemon_proc;
 
+/* How a phc2sys command line says it runs (phc2sys(8); linuxptp 3.1 and 4.x
+ * share these options): -s SOURCE -c SINK (default CLOCK_REALTIME), -a
+ * (follow ptp4l's ports) with -r (also steer CLOCK_REALTIME), -E ntpshm
+ * (feed chronyd/ntpd an SHM segment instead of steering). */
+#define DAEMONS_MAX_PHC2SYS 2
+
+typedef struct {
+	char source[32];   /* -s (or -i, 3.1's old name): "" when not given */
+	char sink[32];     /* -c: "" when not given (phc2sys then steers CLOCK_REALTIME) */
+	bool automatic;    /* -a */
+	int realtime;      /* how many -r (1: steer CLOCK_REALTIME, 2: also a source) */
+	bool ntpshm;       /* -E ntpshm */
+	bool config_file;  /* -f: settings may come from a file we do not read */
+} phc2sys_args;
+
 typedef struct {
 	obs_state state;
 	char error[OBS_ERROR_LEN];
 	unsigned running; /* DAEMON_* bits */
 	daemon_proc procs[DAEMON_KINDS];
+	/* phc2sys command lines (`ps -C phc2sys -o comm=,args=`, asked only
+	 * when phc2sys runs): n_phc2sys stored, more are not kept. */
+	int n_phc2sys;
+	phc2sys_args phc2sys[DAEMONS_MAX_PHC2SYS];
+	char phc2sys_cmdline[DAEMONS_MAX_PHC2SYS][96]; /* printable, cut to fit */
 } daemons_obs;
 
 /* The index of a DAEMON_* bit in daemons_obs.procs (its position), and its
@@ -433,6 +453,27 @@ bool timesyncd_has_reference(const timesyncd_obs *t);
 /* Applies that rule to a parsed record: without a reference those values
  * become unknown (timedatectl still prints the last message's numbers). */
 void timesyncd_settle(timesyncd_obs *t);
+
+/* ------------------------------------------------------- PHC vs system */
+
+/* `phc_ctl -q IFACE get cmp` (collectors/phc_ctl.c) on the PHC of the
+ * interface ptp4l uses: the PHC's own time and CLOCK_REALTIME - PHC.
+ * Where the system clock is meant to follow that PHC (system_clock.h),
+ * phc_sys_offset_ns() turns it into the system clock's offset. */
+typedef struct {
+	obs_state state;
+	char error[OBS_ERROR_LEN];
+	char interface[32];             /* what phc_ctl was asked about; "" if unknown */
+	/* CLOCK_REALTIME - PHC, as the PTP_SYS_OFFSET ioctls measure it (the
+	 * parser has turned linuxptp < 4.0's inverted fallback around);
+	 * PTP_NS_UNKNOWN when unknown. */
+	int64_t realtime_minus_phc_ns;
+	bool approximate;               /* phc_ctl's "approximately" fallback (no PTP_SYS_OFFSET ioctl) */
+	int64_t phc_time_ns;            /* the PHC's own time (get), ns since its epoch; PTP_NS_UNKNOWN */
+	char version[16];               /* phc_ctl -v, asked only for the fallback; "" otherwise */
+} phc_obs;
+
+void phc_obs_init(phc_obs *phc);
 
 /* ------------------------------------------------- independent clock check */
 
@@ -544,6 +585,7 @@ typedef struct {
 	nic_obs nics[NIC_MAX];    /* each of them, in the order asked */
 	daemons_obs daemons;
 	timesyncd_obs timesyncd;
+	phc_obs phc;
 	clock_check_obs clock;  /* kept across polls until the next check */
 	ntp_obs ntp;
 } observation;

@@ -32,6 +32,12 @@ void thresholds_init_defaults(thresholds *th)
 	th->ptp_sync_age_warn_intervals = 3.0;
 	/* ptp4l's own limit: announceReceiptTimeout x 2^logAnnounceInterval (IEEE 1588 ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES). */
 	th->ptp_sync_age_crit_receipt_timeouts = 1.0;
+	/* phc2sys on a hardware PHC holds CLOCK_REALTIME within tens of ns
+	 * (its "CLOCK_REALTIME phc offset" log); StarlingX raises its minor
+	 * out-of-tolerance alarm at 1000 ns (monitoring, collectd-extensions
+	 * ptp.py OOT_MINOR_THRESHOLD) */
+	th->phc_sys_offset_warn_ns = 1000;   /* 1 µs: StarlingX minor alarm; ITU-T G.8271 ±1.1 µs budget */
+	th->phc_sys_offset_crit_ns = 100000; /* 100 µs: as ptp_offset_crit_ns, worse than software timestamping (StarlingX major: 1 ms) */
 
 	/* The reference is the client's own clock, itself only NTP-grade. */
 	th->clock_offset_warn_s = 10e-3;  /* 10 ms: Internet-grade NTP (chrony README), as chrony_offset_crit_s */

@@ -51,6 +51,10 @@ typedef struct {
 	 * sync intervals (warn) and announce receipt timeouts (crit). */
 	double ptp_sync_age_warn_intervals;
 	double ptp_sync_age_crit_receipt_timeouts;
+	/* |system clock - PHC| where the system clock follows the PHC
+	 * (system_clock.h phc_sys_offset_judged) */
+	int64_t phc_sys_offset_warn_ns;
+	int64_t phc_sys_offset_crit_ns;
 
 	/* Independent clock check (observation.clock): |offset| beyond the
 	 * limit by more than its uncertainty. */

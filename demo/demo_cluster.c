@@ -955,6 +955,27 @@ static int render_ethtool(const demo_node *nd, const char *iface, text_sink *out
 
 /* ------------------------------------------------------------ the API */
 
+/* What phc_ctl reads where ptp4l timestamps in hardware (collectors/phc_ctl.c
+ * renders it): CLOCK_REALTIME - PHC, the PHC at true time plus the port's
+ * offset from its master (a clock that follows none: on its system clock,
+ * which a grandmaster's phc2sys copies into it), the system clock where the
+ * simulator put it. */
+static void phc_truth(double now, observation *t)
+{
+	const ptp_port *port = ptp_primary_port(&t->ptp);
+	if (!port || strcmp(port->timestamping, "HARDWARE") != 0 || !isfinite(t->node_time)) {
+		return;
+	}
+	phc_obs *phc = &t->phc;
+	phc->state = OBS_OK;
+	snprintf(phc->interface, sizeof phc->interface, "%s", port->interface);
+	double phc_ahead_s = ptp_following_port(&t->ptp) ? (double)t->ptp.offset_from_master_ns * 1e-9
+							 : t->node_time - now;
+	int64_t utc_ns = t->ptp.ptp_timescale == 1 ? (int64_t)t->ptp.current_utc_offset * 1000000000LL : 0;
+	phc->realtime_minus_phc_ns = llround((t->node_time - now - phc_ahead_s) * 1e9) - utc_ns;
+	phc->phc_time_ns = llround((now + phc_ahead_s) * 1e9) + utc_ns;
+}
+
 void demo_cluster_truth(const demo_cluster *c, size_t i, double now, observation *truth)
 {
 	const demo_node *nd = &c->nodes[i];
@@ -963,6 +984,7 @@ void demo_cluster_truth(const demo_cluster *c, size_t i, double now, observation
 	chrony_truth(c, nd, now, &truth->chrony);
 	selection_truth(c, nd, now, &truth->selection);
 	ptp_truth(c, nd, now, &truth->ptp);
+	phc_truth(now, truth);
 }
 
 /* Tools whose output the demo still prints itself, by section name: the

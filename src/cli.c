@@ -66,7 +66,8 @@ static const struct option long_options[] = {
 	{"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
 	{"max-handshakes", required_argument, NULL, OPT_MAX_HANDSHAKES},
 	{"iface", required_argument, NULL, OPT_IFACE},
-	{"pmc-sudo", no_argument, NULL, OPT_PMC_SUDO},
+	{"sudo", no_argument, NULL, OPT_PMC_SUDO},
+	{"pmc-sudo", no_argument, NULL, OPT_PMC_SUDO}, /* the old name of --sudo */
 	{"theme", required_argument, NULL, OPT_THEME},
 	{"no-color", no_argument, NULL, OPT_NO_COLOR},
 	{"no-mouse", no_argument, NULL, OPT_NO_MOUSE},
@@ -112,7 +113,8 @@ static void usage(FILE *f)
 	      "  -d, --interval SEC     seconds between polls of a node (default 2)\n"
 	      "      --timeout SEC      --once/--check: overall deadline; live: per-poll deadline (default 10)\n"
 	      "      --iface IFACE      interface for ethtool -T (default: ptp4l's, else the default route's)\n"
-	      "      --pmc-sudo         run pmc through sudo -n (ptp4l socket is root-only)\n"
+	      "      --sudo             run pmc and phc_ctl through sudo -n (root-only ptp4l socket,\n"
+	      "                         /dev/ptp*); --pmc-sudo is the old name\n"
 	      "      --clock-check SEC  measure each node's clock against this machine's at most every\n"
 	      "                         SEC seconds, 0 = never (default 30; --once/--check: once)\n"
 	      "      --prometheus FILE  after every sweep, write a node_exporter textfile (atomically)\n"

@@ -21,7 +21,7 @@ typedef struct {
 	ssh_options ssh;
 	known_hosts *known_hosts; /* shared between nodes, owned by the inventory */
 	known_hosts_policy policy;
-	node_settings settings;   /* --config's for this node, then --pmc-sudo / --iface */
+	node_settings settings;   /* --config's for this node, then --sudo / --iface */
 } node_spec;
 
 typedef struct {
@@ -39,7 +39,7 @@ typedef struct {
 int inventory_build(const cli_options *opt, const conffile *cf, inventory *inv, char *err, size_t err_len);
 
 /* The settings of the node called host (no user@, no :port): cf's (may be
- * NULL), then the command line's --pmc-sudo and --iface on top. */
+ * NULL), then the command line's --sudo and --iface on top. */
 void inventory_node_settings(const cli_options *opt, const conffile *cf, const char *host, node_settings *out);
 void inventory_free(inventory *inv);
 

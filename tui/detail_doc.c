@@ -14,6 +14,7 @@
 #include "columns.h"
 #include "plot.h"
 #include "ptp_sync.h"
+#include "system_clock.h"
 #include "table.h"
 #include "textwidth.h"
 #include "units.h"
@@ -291,7 +292,7 @@ static void clock_check_section(ctx *c)
 static theme_role finding_role(const ctx *c, const char *code)
 {
 	severity worst = SEVERITY_OK;
-	for (int i = 0; i < c->nd->findings.count; i++) {
+	for (int i = 0; i < c->nd->findings.count && i < MAX_FINDINGS; i++) {
 		const finding *f = &c->nd->findings.items[i];
 		if (strcmp(f->code, code) == 0 && f->sev > worst) {
 			worst = f->sev;
@@ -356,6 +357,44 @@ static void ptp_sync_lines(ctx *c, const ptp_obs *p)
 	}
 }
 
+/* Who steers the system clock and how far it is from the PHC
+ * (system_clock.h): shown everywhere, judged only where it follows the PHC. */
+static void system_clock_lines(ctx *c)
+{
+	const observation *o = &c->nd->obs;
+	const phc_obs *phc = &o->phc;
+	sysclk_steerer s = sysclk_steering(o);
+	char buf[OBS_ERROR_LEN * 3 + 64], v[40];
+
+	if (s != SYSCLK_UNKNOWN) {
+		snprintf(buf, sizeof buf, "%s", sysclk_steerer_name(s));
+		if (s == SYSCLK_PHC2SYS && o->daemons.n_phc2sys > 0) {
+			char args[sizeof o->daemons.phc2sys_cmdline[0] * 3 + 1];
+			tw_clean(o->daemons.phc2sys_cmdline[0], sizeof o->daemons.phc2sys_cmdline[0], c->utf8, args,
+				 sizeof args);
+			snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " (%s)", args);
+		}
+		kv_role(c, "System clock by", finding_role(c, "ptp.system_clock_unsteered"), buf);
+	}
+	if (phc->state == OBS_OK) {
+		int64_t off = phc_sys_offset_ns(o);
+		if (off == PTP_NS_UNKNOWN) {
+			snprintf(buf, sizeof buf, "unknown (ptp4l's UTC offset and timescale not read)");
+		} else {
+			fmt_ns(off, v, sizeof v, c->utf8);
+			snprintf(buf, sizeof buf, "%s%s%s", v, phc->approximate ? " (approximate)" : "",
+				 phc_sys_offset_judged(o) ? "" : "  (shown, not judged: the system clock does not follow this PHC)");
+		}
+		kv_role(c, "System - PHC", finding_role(c, "ptp.phc_sys_offset"), buf);
+	} else if (!obs_state_absent(phc->state) || phc->error[0]) {
+		char clean[OBS_ERROR_LEN * 3 + 1];
+		tw_clean(phc->error, sizeof phc->error, c->utf8, clean, sizeof clean);
+		snprintf(buf, sizeof buf, "%s%s%s", obs_state_name(phc->state), clean[0] ? ": " : "", clean);
+		kv_role(c, "System - PHC", phc->state == OBS_NOT_COLLECTED || phc->state == OBS_NOT_SUPPORTED
+					       ? ROLE_DIM : finding_role(c, "collector.tool_failed"), buf);
+	}
+}
+
 static void ptp_section(ctx *c)
 {
 	const ptp_obs *p = &c->nd->obs.ptp;
@@ -417,6 +456,7 @@ static void ptp_section(ctx *c)
 		kv(c, "Offset from master", buf);
 	}
 	ptp_sync_lines(c, p);
+	system_clock_lines(c);
 
 	fmt_int(p->current_utc_offset, a, sizeof a);
 	fmt_bool(p->current_utc_offset_valid, b, sizeof b);
@@ -787,7 +827,8 @@ static void history_section(ctx *c)
 {
 	const history *h = &c->nd->history;
 	if (!has_finite(h, HISTORY_OFFSET_S) && !has_finite(h, HISTORY_FREQUENCY_PPM) &&
-	    !has_finite(h, HISTORY_PTP_OFFSET_NS) && !has_finite(h, HISTORY_PATH_DELAY_NS)) {
+	    !has_finite(h, HISTORY_PTP_OFFSET_NS) && !has_finite(h, HISTORY_PATH_DELAY_NS) &&
+	    !has_finite(h, HISTORY_PHC_SYS_OFFSET_NS)) {
 		return;
 	}
 	section(c, "History");
@@ -796,6 +837,7 @@ static void history_section(ctx *c)
 	plot_one(c, "Frequency, chrony", HISTORY_FREQUENCY_PPM, format_ppm_label);
 	plot_one(c, "PTP offset from master (node - master)", HISTORY_PTP_OFFSET_NS, format_ns_label);
 	plot_one(c, "PTP mean path delay", HISTORY_PATH_DELAY_NS, format_delay_label);
+	plot_one(c, "System clock - PHC (phc_ctl, UTC timescale)", HISTORY_PHC_SYS_OFFSET_NS, format_ns_label);
 }
 
 /* ------------------------------------------- collectors' own sections */

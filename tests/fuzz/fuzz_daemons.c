@@ -1,5 +1,6 @@
 /* fuzz_daemons.c - daemons_parse on fuzzed `ps -e -o pid=,etimes=,comm=`
- * (or `ps -e -o comm=`) output, and daemons_track on two such answers.
+ * (or `ps -e -o comm=`) output with the `phc2sys ARGS` lines of `ps -C
+ * phc2sys -o comm=,args=`, and daemons_track on two such answers.
  *
  * Input: byte 0 = exit status (fuzz_rc_of), then stdout FUZZ_SEP stderr.
  * Beyond not crashing: the result obeys fuzz_check_daemons and, for
@@ -99,7 +100,12 @@ static unsigned line_bit(const char *p, size_t n)
 			return names[k].bit;
 		}
 	}
-	return 0;
+	/* "phc2sys ARGS": its first blank-separated word */
+	size_t w = 0;
+	while (w < n && p[w] != ' ' && p[w] != '\t') {
+		w++;
+	}
+	return w == 7 && memcmp(p, "phc2sys", 7) == 0 ? DAEMON_PHC2SYS : 0;
 }
 
 static unsigned expected_bits(const char *p, size_t len)

@@ -305,6 +305,29 @@ void fuzz_check_daemons(const daemons_obs *d)
 		FUZZ_CHECK(p->pid >= 0 && p->pid <= 4194304 && (p->pid == 0 || runs));
 		FUZZ_CHECK(p->pid > 0 ? p->age_s >= 0 && p->age_s <= (int64_t)1e11 : p->age_s == -1);
 	}
+	FUZZ_CHECK(d->n_phc2sys >= 0 && d->n_phc2sys <= DAEMONS_MAX_PHC2SYS);
+	FUZZ_CHECK(d->n_phc2sys == 0 || (d->running & DAEMON_PHC2SYS));
+	for (int i = 0; i < d->n_phc2sys && i < DAEMONS_MAX_PHC2SYS; i++) {
+		FUZZ_CHECK(fuzz_printable(d->phc2sys_cmdline[i], sizeof d->phc2sys_cmdline[i]));
+		FUZZ_CHECK(fuzz_printable(d->phc2sys[i].source, sizeof d->phc2sys[i].source));
+		FUZZ_CHECK(fuzz_printable(d->phc2sys[i].sink, sizeof d->phc2sys[i].sink));
+		FUZZ_CHECK(d->phc2sys[i].realtime >= 0);
+	}
+}
+
+void fuzz_check_phc(const phc_obs *p)
+{
+	FUZZ_CHECK(state_valid(p->state));
+	FUZZ_CHECK(fuzz_printable(p->error, sizeof p->error));
+	FUZZ_CHECK(fuzz_printable(p->interface, sizeof p->interface));
+	FUZZ_CHECK(fuzz_printable(p->version, sizeof p->version));
+	FUZZ_CHECK(p->state == OBS_OK || p->state == OBS_NOT_COLLECTED || p->error[0] != '\0');
+	/* a value only with OBS_OK, and then always the offset */
+	FUZZ_CHECK((p->state == OBS_OK) == (p->realtime_minus_phc_ns != PTP_NS_UNKNOWN));
+	FUZZ_CHECK(p->state == OBS_OK || p->phc_time_ns == PTP_NS_UNKNOWN);
+	FUZZ_CHECK(p->realtime_minus_phc_ns == PTP_NS_UNKNOWN ||
+		   (p->realtime_minus_phc_ns >= -4000000000000000000LL &&
+		    p->realtime_minus_phc_ns <= 4000000000000000000LL));
 }
 
 void fuzz_check_observation(const observation *obs)
@@ -319,4 +342,5 @@ void fuzz_check_observation(const observation *obs)
 		fuzz_check_nic(&obs->nics[i]);
 	}
 	fuzz_check_daemons(&obs->daemons);
+	fuzz_check_phc(&obs->phc);
 }

@@ -15,6 +15,7 @@ void fuzz_check_chrony(const chrony_obs *c, bool csv);
 void fuzz_check_ptp(const ptp_obs *p);
 void fuzz_check_nic(const nic_obs *n);
 void fuzz_check_daemons(const daemons_obs *d);
+void fuzz_check_phc(const phc_obs *p);
 
 /* The parts probe_decode fills; a part it did not touch must still be the
  * fresh "not collected" value. */

@@ -42,6 +42,14 @@ expect_usage "missing -F file" "nope.conf" --once -F "$tmp/nope.conf" node1
 ok $? "--help exits 0"
 grep -q -- "--check" "$tmp/out"
 ok $? "--help lists --check"
+grep -q -- "--sudo .*pmc and phc_ctl" "$tmp/out" && grep -q -- "--pmc-sudo is the old name" "$tmp/out"
+ok $? "--help lists --sudo and its old name"
+for o in --sudo --pmc-sudo; do
+	"$bin" --demo --check "$o" >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ "$rc" -ge 0 ] && [ "$rc" -le 3 ] && [ ! -s "$tmp/err" ]
+	ok $? "$o is accepted (--check exit $rc)"
+done
 "$bin" --version >"$tmp/out" 2>&1 && grep -q "libssh2" "$tmp/out" && grep -q "jansson" "$tmp/out" \
 	&& grep -q "libev" "$tmp/out" && grep -q "ncurses" "$tmp/out"
 ok $? "--version names the libraries"

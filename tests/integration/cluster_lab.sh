@@ -5,7 +5,9 @@
 # shim nodes replaying captures, and nodes this script adds next to the lab:
 # copies of the healthy shim whose whole ssh session runs under libfaketime
 # (their clocks are off while their chronyc says synchronised), and the
-# conflicting-daemon shims (tests/lab/shims/ntpd-too, phc2sys-*).
+# conflicting-daemon shims (tests/lab/shims/ntpd-too, phc2sys-*), and one
+# node whose shim directory is switched between runs through the states of
+# the system clock against the PHC (tests/lab/shims/phc-*, phc2sys-died).
 # Every scenario checks that the right node gets the right code and that the
 # others do not.  One lab for all (PTP takes ~25 s to lock); always torn down.
 set -u
@@ -161,7 +163,8 @@ add_node fast2s healthy "$preload" FAKETIME=+2s &&
 	add_node fast50ms healthy "$preload" FAKETIME=+0.05s &&
 	add_node ntpd-too ntpd-too &&
 	add_node phc2sys-ntp phc2sys-ntp &&
-	add_node phc2sys-refclock phc2sys-refclock && started=1
+	add_node phc2sys-refclock phc2sys-refclock &&
+	ln -sfn phc-120ns "$lab/shims/phc-node" && add_node phc phc-node && started=1
 # node1 under the address the chrony clients follow (its known_hosts line is
 # the lab's [ADDR]:PORT one): the name an operator lists an NTP server by.
 cat >>"$tmp/ssh_config.extra" <<EOF
@@ -195,7 +198,7 @@ if [ $started = 1 ]; then
 	done
 	[ "$pending" = 0 ] || started=0
 fi
-ok $((1 - started)) "extra sshds up (fast2s, slow500ms, fast50ms under libfaketime; ntpd-too, phc2sys-ntp, phc2sys-refclock)"
+ok $((1 - started)) "extra sshds up (fast2s, slow500ms, fast50ms under libfaketime; ntpd-too, phc2sys-ntp, phc2sys-refclock, phc)"
 if [ $started = 0 ]; then
 	done_testing
 	exit 1
@@ -286,6 +289,40 @@ rc=$?
 r=$?
 ok $r "--check -v: ntpd-too is crit (rc $rc) with the fix to stop ntpd"
 [ $r -eq 0 ] || diag "$(cat "$tmp/daemons.check")"
+
+# --- the system clock against the PHC -------------------------------------------
+# The lab machine has no PHC: node "phc" replays each state of phc_ctl in
+# turn (its shim directory is a symlink, switched between runs), with
+# --iface eth0 so that the one poll of --once already knows ptp4l's
+# interface.  ptp4l there: SLAVE, HARDWARE, ptpTimescale 1, UTC offset 37.
+phc_state() { # shim-dir
+	ln -sfn "$1" "$lab/shims/phc-node"
+	run_json "$1" --iface eth0 phc
+}
+phc_state phc-120ns
+expect_jq "phc-120ns: system clock +120 ns from the PHC (phc_ctl -37 s + 37 s), steered by phc2sys, ok" \
+	'.nodes[0] | .status == "ok" and .ptp.phc_sys_offset_ns == 120 and .phc.phc_sys_offset_ns == 120
+	 and .phc.system_clock_steered_by == "phc2sys" and .phc.judged and (.findings | length == 0)'
+phc_state phc-250us
+expect_only ptp.phc_sys_offset crit phc
+expect_msg phc ptp.phc_sys_offset "^System clock \\+250\\.000 µs from the PHC of eth0, which phc2sys steers"
+phc_state phc-4ms
+expect_only ptp.phc_sys_offset crit phc
+expect_jq "phc-4ms: -4 ms in JSON" '.nodes[0].ptp.phc_sys_offset_ns == -4000000'
+phc_state phc-denied
+expect_only collector.tool_failed warn phc
+expect_jq "phc-denied: phc_ctl's refusal and the fix (--sudo); the poll itself succeeded" \
+	'.nodes[0] | .reachable and (.phc.error | test("Permission denied"))
+	 and ([.findings[] | select(.code == "collector.tool_failed") | .hint | test("--sudo")] == [true])'
+phc_state phc-nodev
+expect_only collector.tool_failed warn phc
+expect_jq "phc-nodev: no such device" '.nodes[0].phc.error | test("unknown clock eth0: No such device")'
+phc_state phc-approx31
+expect_jq "phc-approx31: 3.1.1's inverted approximate line read as -150 ns, ok" \
+	'.nodes[0] | .status == "ok" and .phc.approximate and .ptp.phc_sys_offset_ns == -150'
+phc_state phc2sys-died
+expect_only ptp.system_clock_unsteered crit phc
+expect_jq "phc2sys-died: phc_ctl not run (no phc2sys, no /dev/ptp*)" '.nodes[0].phc == null'
 
 # --- leap consistency (split: one node each) ---------------------------------
 run_json leap-split healthy leap-insert

@@ -117,6 +117,23 @@ static void test_group_overrides_key_by_key(void **state)
 	conffile_free(cf);
 }
 
+/* "sudo" (pmc and phc_ctl through sudo -n); "pmc_sudo" is its old name */
+static void test_sudo_and_its_old_name(void **state)
+{
+	(void)state;
+	conffile *cf = parse_ok("{\"defaults\": {\"probe\": {\"sudo\": true}},"
+				" \"groups\": [{\"name\": \"g\", \"hosts\": \"g1\", \"probe\": {\"sudo\": false}}]}");
+	node_settings ns;
+	assert_int_equal(conffile_resolve(cf, "other", &ns), -1);
+	assert_true(ns.pmc_sudo);
+	assert_int_equal(conffile_resolve(cf, "g1", &ns), 0);
+	assert_false(ns.pmc_sudo);
+	conffile_free(cf);
+	parse_fails("{\"defaults\": {\"probe\": {\"sudo\": 1}}}", "t.json:1:33: \"sudo\" must be true or false");
+	parse_fails("{\"defaults\": {\"probe\": {\"sudo\": true, \"pmc_sudo\": true}}}",
+		    "t.json:1:39: \"sudo\" and \"pmc_sudo\" (its old name) both set");
+}
+
 static void test_first_matching_group_wins(void **state)
 {
 	(void)state;
@@ -198,7 +215,7 @@ static void test_unknown_keys(void **state)
 	parse_fails("{\n  \"defaults\": {\n    \"thresholds\": { \"chrony_ofset_warn_s\": 0.001 }\n  }\n}\n",
 		    "t.json:3:21: unknown key \"chrony_ofset_warn_s\"");
 	parse_fails("{ \"default\": {} }", "t.json:1:3: unknown key \"default\" in the top level");
-	parse_fails("{\"defaults\": {\"probe\": {\"sudo\": true}}}", "t.json:1:25: unknown key \"sudo\"");
+	parse_fails("{\"defaults\": {\"probe\": {\"pmc-sudo\": true}}}", "t.json:1:25: unknown key \"pmc-sudo\"");
 	parse_fails("{\"defaults\": {\"expect\": {\"ntp\": \"yes\"}}}", "t.json:1:26: unknown key \"ntp\"");
 	parse_fails("{\"defaults\": {\"name\": \"x\"}}", "t.json:1:15: unknown key \"name\" in \"defaults\"");
 	parse_fails("{\"groups\": [\n {\"name\": \"a\", \"hosts\": \"a1\"},\n {\"name\": \"b\", \"host\": \"b1\"}]}",
@@ -475,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_defaults_without_file),
 		cmocka_unit_test(test_defaults_apply_to_unmatched_node),
 		cmocka_unit_test(test_group_overrides_key_by_key),
+		cmocka_unit_test(test_sudo_and_its_old_name),
 		cmocka_unit_test(test_first_matching_group_wins),
 		cmocka_unit_test(test_array_hosts),
 		cmocka_unit_test(test_empty_and_minimal_files),

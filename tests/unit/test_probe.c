@@ -29,6 +29,7 @@
 #include "daemons_parse.h"
 #include "ethtool_parse.h"
 #include "fixture.h"
+#include "phc_ctl_parse.h"
 #include "probe.h"
 #include "probe_decode.h"
 
@@ -251,9 +252,9 @@ static void test_split_garbage(void **state)
 static void test_split_section_limit_and_unknown_names(void **state)
 {
 	(void)state;
-	char buf[4096];
+	char buf[8192];
 	size_t n = (size_t)snprintf(buf, sizeof buf, "%s", M("begin"));
-	for (int i = 0; i < 10; i++) {
+	for (int i = 0; i < PROBE_MAX_SECTIONS + 2; i++) {
 		n += (size_t)snprintf(buf + n, sizeof buf - n,
 				      "@@synctop " N " section future-%d\nout%d\n\n"
 				      "@@synctop " N " stderr\n\n@@synctop " N " rc %d\n", i, i, i);
@@ -267,7 +268,9 @@ static void test_split_section_limit_and_unknown_names(void **state)
 	assert_non_null(s);
 	assert_body(s->out, s->out_len, "out7\n");
 	assert_int_equal(s->rc, 7);
-	assert_null(probe_section_find(&r, "future-8"));
+	char beyond[32];
+	snprintf(beyond, sizeof beyond, "future-%d", PROBE_MAX_SECTIONS);
+	assert_null(probe_section_find(&r, beyond));
 }
 
 /* ------------------------------------------------------------- request */
@@ -422,9 +425,19 @@ static void make_shims(const char *dir, bool with_mktemp)
 	write_file(dir, "pmc", text, 0755);
 	write_file(dir, "ps",
 		   "#!/bin/sh\n"
+		   "if [ \"$*\" = \"-C phc2sys -o comm=,args=\" ]; then\n"
+		   "	echo x >>\"$0.calls\"\n"
+		   "	printf \"phc2sys         /usr/sbin/phc2sys -a -r\\n\"; exit 0\n"
+		   "fi\n"
 		   "[ \"$*\" = \"-e -o pid=,etimes=,comm=\" ] || exit 64\n"
 		   "printf \"  812   86400 chronyd\\n 9123      42 ptp4l\\n@@synctop " OTHER " end\\n 9130 41 phc2sys\"\n"
 		   "printf \"ps: partial\" >&2\n", 0755);
+	/* phc_ctl 3.1.1's output shape (tests/fixtures/phc_ctl.source.md) */
+	write_file(dir, "phc_ctl",
+		   "#!/bin/sh\n"
+		   "[ \"$*\" = \"-q eth0 get cmp\" ] || exit 64\n"
+		   "printf \"phc_ctl[1.5]: clock time is 1796301923.000000120 or Thu Dec  3 12:45:23 2026\\n\\n\"\n"
+		   "printf \"phc_ctl[1.5]: offset from CLOCK_REALTIME is -36999999880ns\\n\\n\"\n", 0755);
 	snprintf(text, sizeof text,
 		 "#!/bin/sh\n"
 		 "if [ \"$1\" = -T ] && [ \"$2\" = eth0 ] && [ $# -eq 2 ]; then exec /bin/cat \"%s\"; fi\n"
@@ -587,8 +600,10 @@ static void check_standard_sections(const probe_response *r, bool sudo)
 
 	s = probe_section_find(r, "daemons");
 	assert_int_equal(s->rc, 0);
+	/* the process list, then phc2sys's command line because it runs */
 	assert_body(s->out, s->out_len,
-		    "  812   86400 chronyd\n 9123      42 ptp4l\n@@synctop " OTHER " end\n 9130 41 phc2sys");
+		    "  812   86400 chronyd\n 9123      42 ptp4l\n@@synctop " OTHER " end\n 9130 41 phc2sys\n"
+		    "phc2sys         /usr/sbin/phc2sys -a -r\n");
 	assert_body(s->err, s->err_len, "ps: partial");
 
 	s = probe_section_find(r, "selectdata");
@@ -702,6 +717,20 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 	assert_int_equal(nic.phc_index, 0);
 	assert_string_equal(nic.interface, "eth0");
 
+	/* phc_ctl runs on the named interface because phc2sys runs
+	 * ($synctop_ps from the daemons section; no /dev/ptp* needed) */
+	s = probe_section_find(&r, "phc_ctl");
+	assert_non_null(s);
+	assert_int_equal(s->rc, 0);
+	assert_body(s->out, s->out_len, "synctop: phc_ctl eth0\n"
+		    "phc_ctl[1.5]: clock time is 1796301923.000000120 or Thu Dec  3 12:45:23 2026\n\n"
+		    "phc_ctl[1.5]: offset from CLOCK_REALTIME is -36999999880ns\n");
+	phc_obs phc;
+	probe_section_tool_output(s, &t);
+	phc_ctl_parse(&t, &phc);
+	assert_int_equal(phc.state, OBS_OK);
+	assert_true(phc.realtime_minus_phc_ns == -36999999880LL);
+
 	/* 1b: every interface of a list, each with its own stderr and status
 	 * (a boundary clock's ports); the shim knows eth0 only */
 	probe_request_format(req, sizeof req, n1, PROBE_FLAG_ETHTOOL, "eth0,eth9");
@@ -758,6 +787,10 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 	assert_memory_equal(b.data, "@@synctop 00000000000000b2 begin\n", 33);
 	assert_int_equal(r.n_sections, expected_sections(PROBE_FLAG_ETHTOOL));
 	check_standard_sections(&r, true);
+	/* no interface known yet: phc_ctl is not run */
+	s = probe_section_find(&r, "phc_ctl");
+	assert_int_equal(s->rc, 0);
+	assert_body(s->out, s->out_len, "synctop: phc_ctl not run: the PTP interface is not known yet\n");
 	s = probe_section_find(&r, "ethtool");
 	if (s->rc == PROBE_RC_NO_IFACE) {
 		assert_int_equal(s->out_len, 0);
@@ -811,6 +844,12 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 	assert_true(dir_is_empty(cwd));
 	size_t err_len;
 	struct stat st;
+	/* phc2sys's command line: asked once, then kept by the shell for the
+	 * next requests (every one listed phc2sys) */
+	char calls[PATH_MAX + 16];
+	snprintf(calls, sizeof calls, "%s/ps.calls", shims);
+	assert_int_equal(stat(calls, &st), 0);
+	assert_int_equal(st.st_size, 2);
 	assert_int_equal(stat(errpath, &st), 0);
 	err_len = (size_t)st.st_size;
 	if (err_len != 0) {

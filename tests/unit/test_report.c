@@ -387,7 +387,7 @@ static void want_real(json_t *obj, const char *key, double want)
 
 static const char *const node_keys[] = {
 	"host", "status", "reachable", "error", "observed_at", "rtt_s", "chrony", "chrony_selection", "ntp", "ptp",
-	"daemons", "nic", "nics", "timesyncd", "clock_check", "findings", NULL,
+	"daemons", "phc", "nic", "nics", "timesyncd", "clock_check", "findings", NULL,
 };
 static const char *const clock_keys[] = {
 	"error", "offset_s", "uncertainty_s", "exchanges", "measured_at", NULL,
@@ -407,7 +407,7 @@ static const char *const sourcestat_keys[] = {
 static const char *const ptp_keys[] = {
 	"error", "port_state", "offset_from_master_ns", "mean_path_delay_ns", "gm_identity", "gm_present",
 	"steps_removed", "clock_identity", "domain_number", "current_utc_offset", "ports", "last_sync_age_s",
-	NULL,
+	"phc_sys_offset_ns", NULL,
 };
 static const char *const port_keys[] = {
 	"port_identity", "port_number", "state", "peer_mean_path_delay_ns", "log_sync_interval",
@@ -518,6 +518,8 @@ static void test_json_healthy_node(void **state)
 	want_str(p, "clock_identity", "1aed80.fffe.1a0b51");
 	want_int(p, "domain_number", 0);
 	want_int(p, "current_utc_offset", 37);
+	want_null(p, "phc_sys_offset_ns"); /* phc_ctl not run */
+	want_null(jn, "phc");
 	json_t *port = json_array_get(get(p, "ports"), 0);
 	want_keys(port, port_keys);
 	want_str(port, "port_identity", "1aed80.fffe.1a0b51-1");

@@ -318,17 +318,55 @@ EOF
 
 # --------------------------------------------------------------------- ps
 
-# ps_replay "$@" <<EOF  with one command name per line: what `ps -e -o comm=`
-# prints on a node running those processes.
+# ps_replay "$@" <<EOF  with one process per line, its command name and, when
+# it matters, its arguments ("phc2sys /usr/sbin/phc2sys -a -r"; without
+# arguments argv is the name alone): what `ps -e -o comm=` prints on a node
+# running those processes, or `ps -C NAME -o comm=,args=` (procps pads comm
+# to 15 columns; exit 1 when no process has that name).
 ps_replay() {
+	_ps_sel=
 	case "$*" in
 	'-e -o comm='|'-e -ocomm='|'-eo comm='|'-A -o comm=') ;;
-	*) shim_unsupported "ps $*" ;;
+	*)
+		if [ $# -eq 4 ] && [ "$1" = -C ] && [ "$3" = -o ] && [ "$4" = comm=,args= ]; then
+			_ps_sel=$2
+		else
+			shim_unsupported "ps $*"
+		fi
+		;;
 	esac
+	_ps_rc=1
 	while IFS= read -r line; do
-		printf '%s\n' "$line"
+		_ps_comm=${line%% *}
+		if [ -z "$_ps_sel" ]; then
+			printf '%s\n' "$_ps_comm"
+		elif [ "$_ps_comm" = "$_ps_sel" ]; then
+			_ps_args=${line#"$_ps_comm"}
+			_ps_args=${_ps_args# }
+			printf '%-15s %s\n' "$_ps_comm" "${_ps_args:-$_ps_comm}"
+			_ps_rc=0
+		fi
 	done
-	exit 0
+	[ -z "$_ps_sel" ] && exit 0
+	exit "$_ps_rc"
+}
+
+# ---------------------------------------------------------------- phc_ctl
+
+# phc_ctl_replay OUT ERR RC VERSION "$@": phc_ctl 3.1.1 as the probe runs it,
+# `phc_ctl -q eth0 get cmp` (stdout fixture OUT and stderr fixture ERR, "-"
+# for none, exit status RC) and `phc_ctl -v` (VERSION).
+phc_ctl_replay() {
+	_pc_out=$1 _pc_err=$2 _pc_rc=$3 _pc_ver=$4
+	shift 4
+	if [ $# -eq 1 ] && [ "$1" = -v ]; then
+		printf '%s\n' "$_pc_ver"
+		exit 0
+	fi
+	[ "$*" = '-q eth0 get cmp' ] || shim_unsupported "phc_ctl $*"
+	[ "$_pc_out" = - ] || shim_cat "$_pc_out"
+	[ "$_pc_err" = - ] || shim_cat "$_pc_err" >&2
+	exit "$_pc_rc"
 }
 
 # ------------------------------------------------------------------- date
