@@ -7,6 +7,7 @@
 #ifndef SYNCTOP_THRESHOLDS_H
 #define SYNCTOP_THRESHOLDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,6 +62,11 @@ typedef struct {
 	double cluster_chrony_spread_crit_s;
 	int64_t cluster_ptp_spread_warn_ns;
 	int64_t cluster_ptp_spread_crit_ns;
+
+	/* The grandmaster must be traceable (the configuration's per-group
+	 * `gm_traceable`): a free-running, degraded or unknown-quality
+	 * clockClass and timeTraceable 0 are then crit, not warn (pmc_rules.c). */
+	bool gm_traceable;
 } thresholds;
 
 void thresholds_init_defaults(thresholds *th);
