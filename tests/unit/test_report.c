@@ -306,6 +306,36 @@ static void test_cluster_grandmasters(void **state)
 	free(nodes);
 }
 
+/* Each grandmaster carries its class as its followers report it; should
+ * they disagree mid-sweep, the least good (highest) one; unknown when none
+ * knows it. */
+static void test_cluster_grandmaster_class(void **state)
+{
+	(void)state;
+	node *nodes = make_nodes(6, NULL);
+	set_ptp(&nodes[0], PTP_PORT_SLAVE, 10, "00000a.fffe.000000");
+	nodes[0].obs.ptp.gm_clock_class = 6;
+	set_ptp(&nodes[1], PTP_PORT_SLAVE, 10, "00000a.fffe.000000");
+	nodes[1].obs.ptp.gm_clock_class = 7; /* the grandmaster went into holdover */
+	set_ptp(&nodes[2], PTP_PORT_SLAVE, 10, "00000a.fffe.000000"); /* class unknown */
+	set_ptp(&nodes[3], PTP_PORT_SLAVE, 10, "00000b.fffe.000000"); /* class unknown */
+	set_ptp(&nodes[4], PTP_PORT_SLAVE, 10, "00000c.fffe.000000");
+	nodes[4].obs.ptp.gm_clock_class = 248;
+	set_ptp(&nodes[5], PTP_PORT_LISTENING, 10, "00000d.fffe.000000"); /* names itself: not counted */
+	nodes[5].obs.ptp.gm_clock_class = 255;
+
+	cluster_summary s;
+	cluster_summarise(nodes, 6, &s);
+	assert_int_equal(s.n_gms, 3);
+	assert_string_equal(s.gms[0].identity, "00000a.fffe.000000");
+	assert_int_equal(s.gms[0].clock_class, 7);
+	assert_string_equal(s.gms[1].identity, "00000b.fffe.000000");
+	assert_int_equal(s.gms[1].clock_class, INT_UNKNOWN);
+	assert_string_equal(s.gms[2].identity, "00000c.fffe.000000");
+	assert_int_equal(s.gms[2].clock_class, 248);
+	free(nodes);
+}
+
 /* ---------------------------------------------------------------- JSON */
 
 /* Serialise, check no non-finite number slipped through, and parse back. */
@@ -1111,6 +1141,7 @@ int main(void)
 		cmocka_unit_test(test_cluster_chrony_spread),
 		cmocka_unit_test(test_cluster_ptp_spread),
 		cmocka_unit_test(test_cluster_grandmasters),
+		cmocka_unit_test(test_cluster_grandmaster_class),
 		cmocka_unit_test(test_json_healthy_node),
 		cmocka_unit_test(test_json_unknowns_are_null),
 		cmocka_unit_test(test_stale_ptp_values_not_reported),
