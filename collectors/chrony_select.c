@@ -323,6 +323,47 @@ static expectation select_expectation(const thresholds *th)
 	return th->expect_chrony;
 }
 
+/* ------------------------------------------------------------- demo renderer */
+
+/* Option letters as chronyc prints them: N P T R and a fifth always "-". */
+static void options_text(unsigned opts, char out[10])
+{
+	snprintf(out, 10, "%c,%c,%c,%c,-", opts & CHRONY_SELECT_OPT_NOSELECT ? 'N' : '-',
+		 opts & CHRONY_SELECT_OPT_PREFER ? 'P' : '-', opts & CHRONY_SELECT_OPT_TRUST ? 'T' : '-',
+		 opts & CHRONY_SELECT_OPT_REQUIRE ? 'R' : '-');
+}
+
+/* One record per source, as the fixtures show (the header comment). */
+static int select_render(const observation *truth, const char *iface, text_sink *out, text_sink *err)
+{
+	const chrony_selection *sel = &truth->selection;
+	(void)iface;
+	switch (sel->state) {
+	case OBS_OK:
+		break;
+	case OBS_DAEMON_UNREACHABLE:
+		text_sink_puts(out, "506 Cannot talk to daemon\n");
+		return 1;
+	case OBS_PERMISSION_DENIED:
+		text_sink_puts(out, "501 Not authorised\n");
+		return 1;
+	default:
+		text_sink_printf(err, "%s\n", sel->error);
+		return 1;
+	}
+	for (int i = 0; i < sel->n_sources && i < CHRONY_MAX_SOURCES; i++) {
+		const chrony_select_source *src = &sel->sources[i];
+		char conf[10], eff[10];
+		options_text(src->conf_options, conf);
+		options_text(src->eff_options, eff);
+		text_sink_printf(out, "%c,%s,%c,%s,%s,%lld,%.1f,%.9f,%.9f,%s\n", src->state, src->name,
+				 src->authenticated ? 'Y' : 'N', conf, eff, (long long)src->last_sample_ago_s,
+				 isfinite(src->score) ? src->score : 0.0, isfinite(src->interval_lo_s) ? src->interval_lo_s : 0.0,
+				 isfinite(src->interval_hi_s) ? src->interval_hi_s : 0.0, chrony_leap_name(src->leap));
+	}
+	return 0;
+}
+
 const collector chrony_select_collector = {
 	.name = "selectdata",
 	.title = "chrony source selection (chronyc selectdata)",
@@ -342,6 +383,7 @@ const collector chrony_select_collector = {
 	.detail_title = "chrony source selection",
 	.detail = select_detail,
 	.decode = select_decode,
+	.demo_render = select_render,
 	.rules = select_rules,
 	.expectation = select_expectation,
 };

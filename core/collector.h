@@ -5,8 +5,8 @@
  * runs, the pure parser that turns its output into its part of the
  * observation, what it carries from the last poll when it did not run, the
  * history series it records, its health rules and the configuration keys of
- * their thresholds, its JSON object, Prometheus families and drill-down
- * section.  collector_registry[] lists them all (collectors/registry.c); the
+ * their thresholds, its JSON object, Prometheus families, grid columns and
+ * drill-down section.  collector_registry[] lists them all (collectors/registry.c); the
  * probe script, the decoder, node_update, the health rules, the configuration
  * loader, the JSON and Prometheus writers and the drill-down loop over it
  * instead of naming tools (test_probe checks the registry's invariants).
@@ -20,11 +20,14 @@
 #include <stddef.h>
 
 #include "detail_sink.h"
+#include "grid_column.h"
 #include "health_rule.h"
 #include "history.h"
 #include "observation.h"
 #include "prometheus_family.h"
+#include "text_sink.h"
 #include "thresholds.h"
+#include "time_service.h"
 #include "tool_output.h"
 
 #define COLLECTOR_NAME_MAX 31
@@ -62,6 +65,11 @@ typedef struct collector {
 	/* A periodic collector that did not run this poll keeps its last
 	 * result: copy it from before into now.  NULL: nothing to carry. */
 	void (*carry)(observation *now, const observation *before);
+	/* Values that only a comparison with the node's previous observation
+	 * gives (a counter that did not move, how long it stood still): derive
+	 * them into now from before, after every carry.  Not called at a
+	 * node's first observation.  NULL: nothing to compare. */
+	void (*compare)(observation *now, const observation *before);
 	/* The history series it owns, from the observation (values that are
 	 * not meaningful now stay NAN).  NULL: none. */
 	void (*history)(const observation *obs, history_sample *sample);
@@ -90,6 +98,26 @@ typedef struct collector {
 	 * PTP, NIC have not moved yet). */
 	const char *detail_title;
 	void (*detail)(const observation *obs, const detail_sink *out);
+	/* The DAEMON_* bit (observation.h) of the daemon it reads, or 0: where
+	 * its part answered, synctop can inspect that daemon (health.c does
+	 * not call it one it "cannot inspect"). */
+	unsigned daemon;
+	/* A daemon that steers the system clock: its view of it
+	 * (time_service.h), for the grid's SOURCE, ST, OFFSET, FREQ, SKEW and
+	 * LEAP columns.  False when its part did not answer.  NULL: the tool is
+	 * not such a daemon. */
+	bool (*time_service)(const observation *obs, time_service_view *out);
+	/* The grid columns it offers (grid_column.h), after the grid's own. */
+	const grid_column *columns;
+	size_t n_columns;
+	/* The demo cluster's renderer (demo/): prints into out and err what the
+	 * tool prints on a node whose true state is `truth` (the simulator's
+	 * observation: this collector reads its own part) and returns the
+	 * tool's exit status; iface is the request's ("-" when none).  The
+	 * output goes through decode like a real node's, and decoding it must
+	 * give the part back (test_demo_cluster renders, decodes and renders
+	 * again).  NULL: the demo does not show the tool. */
+	int (*demo_render)(const observation *truth, const char *iface, text_sink *out, text_sink *err);
 	/* Its threshold keys in the configuration file. */
 	const threshold_key *threshold_keys;
 	size_t n_threshold_keys;

@@ -122,7 +122,21 @@ void ptp_obs_init(ptp_obs *ptp)
 		ptp->ports[i].peer_mean_path_delay_ns = PTP_NS_UNKNOWN;
 		ptp->ports[i].log_sync_interval = INT_UNKNOWN;
 		ptp->ports[i].delay_mechanism = INT_UNKNOWN;
+		ptp_port_sync_init(&ptp->ports[i].sync);
 	}
+	ptp->ingress_time_ns = PTP_NS_UNKNOWN;
+	ptp->realtime_before_ns = ptp->realtime_after_ns = PTP_NS_UNKNOWN;
+}
+
+void ptp_port_sync_init(ptp_port_sync *s)
+{
+	s->log_announce_interval = INT_UNKNOWN;
+	s->announce_receipt_timeout = INT_UNKNOWN;
+	s->rx_sync = s->rx_follow_up = s->rx_delay_resp = s->rx_announce = PTP_COUNT_UNKNOWN;
+	s->tx_sync = s->tx_delay_req = s->tx_announce = PTP_COUNT_UNKNOWN;
+	s->announce_timeouts = s->sync_timeouts = PTP_COUNT_UNKNOWN;
+	s->rx_sync_since = NAN;
+	s->timeouts_new = PTP_COUNT_UNKNOWN;
 }
 
 void nic_obs_init(nic_obs *nic)
@@ -149,7 +163,45 @@ void observation_init(observation *obs)
 	ptp_obs_init(&obs->ptp);
 	nic_obs_init(&obs->nic);
 	memset(&obs->daemons, 0, sizeof obs->daemons);
+	timesyncd_obs_init(&obs->timesyncd);
 	clock_check_obs_init(&obs->clock);
+}
+
+void timesyncd_obs_init(timesyncd_obs *t)
+{
+	memset(t, 0, sizeof *t);
+	t->ntp_enabled = INT_UNKNOWN;
+	t->kernel_synchronised = INT_UNKNOWN;
+	t->poll_interval_s = NAN;
+	t->packet_count = -1;
+	t->leap = INT_UNKNOWN;
+	t->stratum = INT_UNKNOWN;
+	t->precision = INT_UNKNOWN;
+	t->root_delay_s = NAN;
+	t->root_dispersion_s = NAN;
+	t->offset_s = NAN;
+	t->delay_s = NAN;
+	t->jitter_s = NAN;
+	t->frequency_ppm = NAN;
+}
+
+bool timesyncd_has_reference(const timesyncd_obs *t)
+{
+	return t->packet_count > 0 && t->leap != INT_UNKNOWN && t->leap != NTP_LEAP_UNSYNC;
+}
+
+void timesyncd_settle(timesyncd_obs *t)
+{
+	if (timesyncd_has_reference(t)) {
+		return;
+	}
+	t->stratum = INT_UNKNOWN;
+	t->reference[0] = '\0';
+	t->root_delay_s = NAN;
+	t->root_dispersion_s = NAN;
+	t->offset_s = NAN;
+	t->delay_s = NAN;
+	t->jitter_s = NAN;
 }
 
 int ptp_port_count(const ptp_obs *p)

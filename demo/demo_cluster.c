@@ -11,7 +11,6 @@
 #include "demo_cluster.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +18,9 @@
 #include "collector.h"
 #include "observation.h"
 #include "probe.h"
+#include "text_sink.h"
 #include "xalloc.h"
 
-#if defined(__GNUC__)
-#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
-#else
-#define PRINTF_LIKE(f, a)
-#endif
 
 #define GPU_NODES 44
 #define NODE_COUNT (4 + GPU_NODES)
@@ -189,64 +184,6 @@ static double wrap(double x, double m)
 {
 	double r = fmod(x, m);
 	return r < 0 ? r + m : r;
-}
-
-/* ------------------------------------------------------------- bounded text */
-
-typedef struct {
-	char *buf;
-	size_t cap;
-	size_t len;
-	bool overflow;
-} text;
-
-static void text_init(text *t, char *buf, size_t cap)
-{
-	t->buf = buf;
-	t->cap = cap;
-	t->len = 0;
-	t->overflow = buf == NULL || cap == 0;
-	if (!t->overflow) {
-		buf[0] = '\0';
-	}
-}
-
-PRINTF_LIKE(2, 3)
-static void text_printf(text *t, const char *fmt, ...)
-{
-	if (t->overflow) {
-		return;
-	}
-	size_t room = t->cap - t->len;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(t->buf + t->len, room, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= room) {
-		t->overflow = true;
-		t->buf[t->len] = '\0';
-		return;
-	}
-	t->len += (size_t)n;
-}
-
-static void text_put(text *t, const char *s, size_t n)
-{
-	if (t->overflow) {
-		return;
-	}
-	if (n >= t->cap - t->len) {
-		t->overflow = true;
-		return;
-	}
-	memcpy(t->buf + t->len, s, n);
-	t->len += n;
-	t->buf[t->len] = '\0';
-}
-
-static void text_puts(text *t, const char *s)
-{
-	text_put(t, s, strlen(s));
 }
 
 /* ------------------------------------------------------------ scenarios */
@@ -669,7 +606,7 @@ static void ptp_state_at(const demo_node *nd, double t, ptp_state *st)
 
 /* --------------------------------------------------------------- date */
 
-static int render_time(const demo_cluster *c, const demo_node *nd, double now, text *out)
+static int render_time(const demo_cluster *c, const demo_node *nd, double now, text_sink *out)
 {
 	double node_time = now + clock_offset(nd, now - c->epoch);
 	double sec = floor(node_time);
@@ -677,57 +614,104 @@ static int render_time(const demo_cluster *c, const demo_node *nd, double now, t
 	if (ns > 999999999L) {
 		ns = 999999999L;
 	}
-	text_printf(out, "%lld.%09ld\n", (long long)sec, ns);
+	text_sink_printf(out, "%lld.%09ld\n", (long long)sec, ns);
 	return 0;
 }
 
-/* ------------------------------------------------------------- chronyc */
+/* ------------------------------------------------------------- chronyd */
 
-static void chrony_tracking_line(text *out, uint32_t refid, const char *refname, int stratum, double now,
-				 const chrony_state *st, const char *leap)
+/* What chronyd reports; the chrony collector renders it as chronyc prints
+ * it (collectors/chrony.c). */
+static void tracking_at(chrony_tracking *tr, uint32_t refid, const char *refname, int stratum, double now,
+			const chrony_state *st, chrony_leap leap)
 {
-	/* "System time" is chronyd's pending correction: positive = the
-	 * clock is slow, so it is minus the node's offset. */
-	text_printf(out, "%08X,%s,%d,%.9f,%.9f,%.9f,%.9f,%.3f,%.3f,%.3f,%.9f,%.9f,%.1f,%s\n", (unsigned)refid,
-		    refname, stratum, now - st->since_update_s, -st->offset_s, st->last_offset_s, st->rms_offset_s,
-		    st->freq_ppm, st->resid_ppm, st->skew_ppm, st->root_delay_s, st->root_disp_s, st->interval_s,
-		    leap);
+	tr->reference_id = refid;
+	tr->has_reference_id = true;
+	snprintf(tr->reference_name, sizeof tr->reference_name, "%s", refname);
+	tr->stratum = stratum;
+	tr->ref_time = now - st->since_update_s;
+	tr->system_time_offset_s = st->offset_s;
+	tr->last_offset_s = st->last_offset_s;
+	tr->rms_offset_s = st->rms_offset_s;
+	tr->frequency_ppm = st->freq_ppm;
+	tr->residual_frequency_ppm = st->resid_ppm;
+	tr->skew_ppm = st->skew_ppm;
+	tr->root_delay_s = st->root_delay_s;
+	tr->root_dispersion_s = st->root_disp_s;
+	tr->update_interval_s = st->interval_s;
+	tr->leap = leap;
 }
 
-static void chrony_sourcestats_line(text *out, const demo_node *nd, const char *name, double t,
-				    const chrony_state *st, int poll, double extra_offset_s, double skew_ppm)
+static void source_at(chrony_obs *co, chrony_source_state state, const char *name, int stratum, int poll,
+		      int64_t last_rx_s, double adjusted_s, double measured_s, double error_s)
 {
+	if (co->n_sources >= CHRONY_MAX_SOURCES) {
+		return;
+	}
+	chrony_source *src = &co->sources[co->n_sources++];
+	co->n_sources_total = co->n_sources;
+	src->mode = CHRONY_MODE_SERVER;
+	src->state = state;
+	snprintf(src->name, sizeof src->name, "%s", name);
+	src->stratum = stratum;
+	src->poll = poll;
+	src->reach = 0377;
+	src->last_rx_s = last_rx_s;
+	src->adjusted_offset_s = adjusted_s;
+	src->measured_offset_s = measured_s;
+	src->error_s = error_s;
+}
+
+static void sourcestat_at(chrony_obs *co, const demo_node *nd, const char *name, double t, const chrony_state *st,
+			  int poll, double extra_offset_s, double skew_ppm)
+{
+	if (co->n_sourcestats >= CHRONY_MAX_SOURCES) {
+		return;
+	}
+	chrony_sourcestat *ss = &co->sourcestats[co->n_sourcestats++];
 	double interval = (double)(1 << poll);
 	int samples = 6 + (int)(unit(hash3(nd->seed, S_STATS_SAMPLES, (int64_t)floor(t / (4 * interval)))) * 18);
-	int runs = samples / 2 + 1;
-	double std_dev = 3e-6 + 2e-6 * fabs(wander(nd->seed, S_STATS_STDDEV, t, 600)) + fabs(extra_offset_s) / 4;
-	text_printf(out, "%s,%d,%d,%d,%.3f,%.3f,%.9f,%.9f\n", name, samples, runs,
-		    (int)((samples - 1) * interval), 0.02 * white(nd->seed, S_STATS_FREQ, t, interval),
-		    skew_ppm, st->offset_s + extra_offset_s, std_dev);
+	snprintf(ss->name, sizeof ss->name, "%s", name);
+	ss->samples = samples;
+	ss->runs = samples / 2 + 1;
+	ss->span_s = (int)((samples - 1) * interval);
+	ss->frequency_ppm = 0.02 * white(nd->seed, S_STATS_FREQ, t, interval);
+	ss->skew_ppm = skew_ppm;
+	ss->offset_s = st->offset_s + extra_offset_s;
+	ss->std_dev_s = 3e-6 + 2e-6 * fabs(wander(nd->seed, S_STATS_STDDEV, t, 600)) + fabs(extra_offset_s) / 4;
 }
 
-static int render_chrony(const demo_cluster *c, const demo_node *nd, double now, text *out, text *err)
+static void chrony_truth(const demo_cluster *c, const demo_node *nd, double now, chrony_obs *co)
 {
 	double t = now - c->epoch;
 	chrony_state st;
-	(void)err;
 
 	if (!runs_chronyd(nd->scenario)) {
-		/* chronyc -c prints its reply status on stdout (fixture
-		 * chronyc-c-tracking-no-daemon-default.txt, rc 1) */
-		text_puts(out, "506 Cannot talk to daemon\n");
-		return 1;
+		co->state = OBS_DAEMON_UNREACHABLE;
+		return;
 	}
+	co->state = OBS_OK;
 	if (nd->scenario == DEMO_UNSYNC) {
 		/* Never synchronised since it started (fixture
-		 * chronyc-c-m-tracking-sources-unsync.txt); the frequency and skew
-		 * come from its drift file. */
-		text_printf(out, "00000000,,0,0.000000000,0.000000000,0.000000000,0.000000000,%.3f,0.000,%.3f,"
-			    "1.000000000,1.000000000,0.0,Not synchronised\n", nd->freq_base_ppm, nd->skew_ppm * 4);
-		text_printf(out, "^,?,%s,0,%d,0,4294967295,0.000000000,0.000000000,0.000000000\n", NTP_SERVER_ADDR,
-			    CLIENT_POLL);
-		text_printf(out, "%s,0,0,0,0.000,2000.000,0.000000000,4.000000000\n", NTP_SERVER_ADDR);
-		return 0;
+		 * chronyc-c-m-tracking-sources-unsync.txt): no reference, the
+		 * frequency from its drift file, its only source never heard. */
+		chrony_tracking *tr = &co->tracking;
+		tr->ref_time = 0;
+		tr->last_offset_s = 0;
+		tr->rms_offset_s = 0;
+		tr->frequency_ppm = nd->freq_base_ppm;
+		tr->update_interval_s = 0;
+		tr->leap = CHRONY_LEAP_UNSYNC;
+		chrony_tracking_settle(tr);
+		source_at(co, CHRONY_STATE_UNUSABLE, NTP_SERVER_ADDR, 0, CLIENT_POLL, -1, 0, 0, 0);
+		co->sources[0].reach = 0;
+		chrony_sourcestat *ss = &co->sourcestats[co->n_sourcestats++];
+		snprintf(ss->name, sizeof ss->name, "%s", NTP_SERVER_ADDR);
+		ss->skew_ppm = 2000.0;
+		ss->offset_s = 0;
+		ss->std_dev_s = 4.0;
+		ss->frequency_ppm = 0;
+		return;
 	}
 
 	chrony_state_at(c, nd, t, &st);
@@ -735,220 +719,168 @@ static int render_chrony(const demo_cluster *c, const demo_node *nd, double now,
 		/* stratum 2: two stratum-1 upstreams, the nearer one selected */
 		double second = 60e-6 + 25e-6 * wander(nd->seed, S_UPSTREAM, t, 900);
 		int rx2 = (int)wrap(t + nd->update_phase_s + 97, 1 << SERVER_POLL);
-		chrony_tracking_line(out, UPSTREAM1_REFID, UPSTREAM1_ADDR, 2, now, &st, "Normal");
-		text_printf(out, "^,*,%s,1,%d,377,%d,%.9f,%.9f,%.9f\n", UPSTREAM1_ADDR, SERVER_POLL,
-			    (int)st.since_update_s, st.update_offset_s, st.update_offset_s + 1.1e-6, 0.000621337);
-		text_printf(out, "^,+,%s,1,%d,377,%d,%.9f,%.9f,%.9f\n", UPSTREAM2_ADDR, SERVER_POLL, rx2,
-			    st.offset_s + second, st.offset_s + second - 0.8e-6, 0.000884102);
-		chrony_sourcestats_line(out, nd, UPSTREAM1_ADDR, t, &st, SERVER_POLL, 0, st.skew_ppm);
-		chrony_sourcestats_line(out, nd, UPSTREAM2_ADDR, t, &st, SERVER_POLL, second, 1.7 * st.skew_ppm);
-		return 0;
+		tracking_at(&co->tracking, UPSTREAM1_REFID, UPSTREAM1_ADDR, 2, now, &st, CHRONY_LEAP_NORMAL);
+		source_at(co, CHRONY_STATE_SELECTED, UPSTREAM1_ADDR, 1, SERVER_POLL, (int64_t)st.since_update_s,
+			  st.update_offset_s, st.update_offset_s + 1.1e-6, 0.000621337);
+		source_at(co, CHRONY_STATE_COMBINED, UPSTREAM2_ADDR, 1, SERVER_POLL, rx2, st.offset_s + second,
+			  st.offset_s + second - 0.8e-6, 0.000884102);
+		sourcestat_at(co, nd, UPSTREAM1_ADDR, t, &st, SERVER_POLL, 0, st.skew_ppm);
+		sourcestat_at(co, nd, UPSTREAM2_ADDR, t, &st, SERVER_POLL, second, 1.7 * st.skew_ppm);
+		return;
 	}
 
-	const char *leap = nd->scenario == DEMO_LEAP ? "Insert second" : "Normal";
+	chrony_leap leap = nd->scenario == DEMO_LEAP ? CHRONY_LEAP_INSERT : CHRONY_LEAP_NORMAL;
 	double error = st.root_delay_s / 2 + nd->disp_s + 8e-6;
-	chrony_tracking_line(out, NTP_SERVER_REFID, NTP_SERVER_ADDR, 3, now, &st, leap);
-	text_printf(out, "^,*,%s,2,%d,377,%d,%.9f,%.9f,%.9f\n", NTP_SERVER_ADDR, CLIENT_POLL, (int)st.since_update_s,
-		    st.update_offset_s, st.update_offset_s + 0.3e-6 * white(nd->seed, S_MEASURED, t, 1), error);
-	chrony_sourcestats_line(out, nd, NTP_SERVER_ADDR, t, &st, CLIENT_POLL, 0, st.skew_ppm);
-	return 0;
+	tracking_at(&co->tracking, NTP_SERVER_REFID, NTP_SERVER_ADDR, 3, now, &st, leap);
+	source_at(co, CHRONY_STATE_SELECTED, NTP_SERVER_ADDR, 2, CLIENT_POLL, (int64_t)st.since_update_s,
+		  st.update_offset_s, st.update_offset_s + 0.3e-6 * white(nd->seed, S_MEASURED, t, 1), error);
+	sourcestat_at(co, nd, NTP_SERVER_ADDR, t, &st, CLIENT_POLL, 0, st.skew_ppm);
 }
 
-/* One selectdata record as chronyc -c prints it (fixtures
- * chronyc-c-n-selectdata-*.txt): the offset interval is the source's offset
- * +- its error. */
-static void selectdata_line(text *out, char state, const char *name, int last, double offset_s,
-			    double error_s, const char *leap)
+/* One source as selectdata reports it: its offset interval is the offset
+ * +- its error (fixtures chronyc-c-n-selectdata-*.txt). */
+static void selected_at(chrony_selection *sel, char state, const char *name, int64_t last, double offset_s,
+			double error_s, chrony_leap leap)
 {
-	text_printf(out, "%c,%s,N,-,-,-,-,-,-,-,-,-,-,%d,1.0,%.9f,%.9f,%s\n", state, name, last,
-		    offset_s - error_s, offset_s + error_s, leap);
+	if (sel->n_sources >= CHRONY_MAX_SOURCES) {
+		return;
+	}
+	chrony_select_source *src = &sel->sources[sel->n_sources++];
+	sel->n_sources_total = sel->n_sources;
+	src->state = state;
+	snprintf(src->name, sizeof src->name, "%s", name);
+	src->last_sample_ago_s = last;
+	src->score = 1.0;
+	src->interval_lo_s = offset_s - error_s;
+	src->interval_hi_s = offset_s + error_s;
+	src->leap = leap;
 }
 
-static int render_selectdata(const demo_cluster *c, const demo_node *nd, double now, text *out)
+static void selection_truth(const demo_cluster *c, const demo_node *nd, double now, chrony_selection *sel)
 {
 	double t = now - c->epoch;
 	chrony_state st;
 
 	if (!runs_chronyd(nd->scenario)) {
-		text_puts(out, "506 Cannot talk to daemon\n");
-		return 1;
+		sel->state = OBS_DAEMON_UNREACHABLE;
+		return;
 	}
+	sel->state = OBS_OK;
 	if (nd->scenario == DEMO_UNSYNC) {
 		/* the unreachable source, as the real capture shows it */
-		text_printf(out, "s,%s,N,-,-,-,-,-,-,-,-,-,-,0,1.0,0.000000000,0.000000000,Not synchronised\n",
-			    NTP_SERVER_ADDR);
-		return 0;
+		selected_at(sel, 's', NTP_SERVER_ADDR, 0, 0, 0, CHRONY_LEAP_UNSYNC);
+		return;
 	}
 	chrony_state_at(c, nd, t, &st);
 	if (nd->scenario == DEMO_NTP_SERVER) {
 		double second = 60e-6 + 25e-6 * wander(nd->seed, S_UPSTREAM, t, 900);
-		selectdata_line(out, '*', UPSTREAM1_ADDR, (int)st.since_update_s, st.update_offset_s, 0.000621337,
-				"Normal");
-		selectdata_line(out, '+', UPSTREAM2_ADDR, (int)wrap(t + nd->update_phase_s + 97, 1 << SERVER_POLL),
-				st.offset_s + second, 0.000884102, "Normal");
-		return 0;
+		selected_at(sel, '*', UPSTREAM1_ADDR, (int64_t)st.since_update_s, st.update_offset_s, 0.000621337,
+			    CHRONY_LEAP_NORMAL);
+		selected_at(sel, '+', UPSTREAM2_ADDR, (int64_t)wrap(t + nd->update_phase_s + 97, 1 << SERVER_POLL),
+			    st.offset_s + second, 0.000884102, CHRONY_LEAP_NORMAL);
+		return;
 	}
-	selectdata_line(out, '*', NTP_SERVER_ADDR, (int)st.since_update_s, st.update_offset_s,
-			st.root_delay_s / 2 + nd->disp_s + 8e-6, nd->scenario == DEMO_LEAP ? "Insert second" : "Normal");
-	return 0;
+	selected_at(sel, '*', NTP_SERVER_ADDR, (int64_t)st.since_update_s, st.update_offset_s,
+		    st.root_delay_s / 2 + nd->disp_s + 8e-6,
+		    nd->scenario == DEMO_LEAP ? CHRONY_LEAP_INSERT : CHRONY_LEAP_NORMAL);
 }
 
-/* ----------------------------------------------------------------- pmc */
+/* ---------------------------------------------------------------- ptp4l */
 
-/* The probe's requests, in its order (probe.c). */
-static const char *const pmc_requests[] = {
-	"TIME_STATUS_NP",
-	"CURRENT_DATA_SET",
-	"PORT_DATA_SET",
-	"PARENT_DATA_SET",
-	"DEFAULT_DATA_SET",
-	"TIME_PROPERTIES_DATA_SET",
-	"PORT_PROPERTIES_NP",
-};
-#define PMC_REQUESTS ((int)(sizeof pmc_requests / sizeof pmc_requests[0]))
-
-typedef struct {
-	const demo_node *nd;
-	const demo_node *gm;   /* the grandmaster followed; NULL when the clock is its own */
-	const char *state;     /* the port state as ptp4l prints it */
-	ptp_state ptp;
-	int64_t ingress_ns;
-} pmc_view;
-
-static void pmc_header(text *out, const char *clock_id, int port, int seq, const char *id)
-{
-	/* pmc prints the header with a trailing blank */
-	text_printf(out, "\t%s-%d seq %d RESPONSE MANAGEMENT %s \n", clock_id, port, seq, id);
-}
-
-static void pmc_block(text *out, const pmc_view *v, int which)
-{
-	const demo_node *nd = v->nd;
-	const demo_node *gm = v->gm;
-	const char *gm_id = gm ? gm->clock_id : nd->clock_id;
-	bool master = is_grandmaster(nd->scenario);
-
-	switch (which) {
-	case 0:
-		pmc_header(out, nd->clock_id, 0, which, "TIME_STATUS_NP");
-		text_printf(out, "\t\tmaster_offset              %lld\n", gm ? (long long)v->ptp.offset_ns : 0LL);
-		text_printf(out, "\t\tingress_time               %lld\n", gm ? (long long)v->ingress_ns : 0LL);
-		text_puts(out, "\t\tcumulativeScaledRateOffset +0.000000000\n"
-			       "\t\tscaledLastGmPhaseChange    0\n"
-			       "\t\tgmTimeBaseIndicator        0\n"
-			       "\t\tlastGmPhaseChange          0x0000'0000000000000000.0000\n");
-		/* false on the grandmaster itself and on a clock that lost its master */
-		text_printf(out, "\t\tgmPresent                  %s\n", gm ? "true" : "false");
-		text_printf(out, "\t\tgmIdentity                 %s\n", gm_id);
-		break;
-	case 1:
-		pmc_header(out, nd->clock_id, 0, which, "CURRENT_DATA_SET");
-		if (gm) {
-			text_printf(out, "\t\tstepsRemoved     1\n\t\toffsetFromMaster %lld.0\n\t\tmeanPathDelay    %lld.0\n",
-				    (long long)v->ptp.offset_ns, (long long)v->ptp.delay_ns);
-		} else {
-			text_puts(out, "\t\tstepsRemoved     0\n\t\toffsetFromMaster 0.0\n\t\tmeanPathDelay    0.0\n");
-		}
-		break;
-	case 2:
-		pmc_header(out, nd->clock_id, 1, which, "PORT_DATA_SET");
-		text_printf(out, "\t\tportIdentity            %s-1\n", nd->clock_id);
-		text_printf(out, "\t\tportState               %s\n", v->state);
-		text_puts(out, "\t\tlogMinDelayReqInterval  0\n"
-			       "\t\tpeerMeanPathDelay       0\n"
-			       "\t\tlogAnnounceInterval     0\n"
-			       "\t\tannounceReceiptTimeout  3\n"
-			       "\t\tlogSyncInterval         0\n"
-			       "\t\tdelayMechanism          1\n"
-			       "\t\tlogMinPdelayReqInterval 0\n"
-			       "\t\tversionNumber           2\n");
-		break;
-	case 3:
-		pmc_header(out, nd->clock_id, 0, which, "PARENT_DATA_SET");
-		text_printf(out, "\t\tparentPortIdentity                    %s-%d\n", gm_id, gm ? 1 : 0);
-		text_puts(out, "\t\tparentStats                           0\n"
-			       "\t\tobservedParentOffsetScaledLogVariance 0xffff\n"
-			       "\t\tobservedParentClockPhaseChangeRate    0x7fffffff\n");
-		text_printf(out, "\t\tgrandmasterPriority1                  %d\n", gm || master ? 100 : 128);
-		text_printf(out, "\t\tgm.ClockClass                         %d\n", gm || master ? 248 : 255);
-		text_puts(out, "\t\tgm.ClockAccuracy                      0xfe\n"
-			       "\t\tgm.OffsetScaledLogVariance            0xffff\n"
-			       "\t\tgrandmasterPriority2                  128\n");
-		text_printf(out, "\t\tgrandmasterIdentity                   %s\n", gm_id);
-		break;
-	case 4:
-		pmc_header(out, nd->clock_id, 0, which, "DEFAULT_DATA_SET");
-		text_printf(out, "\t\ttwoStepFlag             1\n"
-				 "\t\tslaveOnly               %d\n"
-				 "\t\tnumberPorts             1\n"
-				 "\t\tpriority1               %d\n"
-				 "\t\tclockClass              %d\n",
-			    master ? 0 : 1, master ? 100 : 128, master ? 248 : 255);
-		text_puts(out, "\t\tclockAccuracy           0xfe\n"
-			       "\t\toffsetScaledLogVariance 0xffff\n"
-			       "\t\tpriority2               128\n");
-		text_printf(out, "\t\tclockIdentity           %s\n", nd->clock_id);
-		text_puts(out, "\t\tdomainNumber            0\n");
-		break;
-	case 5:
-		pmc_header(out, nd->clock_id, 0, which, "TIME_PROPERTIES_DATA_SET");
-		text_puts(out, "\t\tcurrentUtcOffset      37\n"
-			       "\t\tleap61                0\n"
-			       "\t\tleap59                0\n"
-			       "\t\tcurrentUtcOffsetValid 0\n"
-			       "\t\tptpTimescale          0\n"
-			       "\t\ttimeTraceable         0\n"
-			       "\t\tfrequencyTraceable    0\n"
-			       "\t\ttimeSource            0xa0\n");
-		break;
-	default:
-		pmc_header(out, nd->clock_id, 1, which, "PORT_PROPERTIES_NP");
-		text_printf(out, "\t\tportIdentity            %s-1\n", nd->clock_id);
-		text_printf(out, "\t\tportState               %s\n", v->state);
-		text_printf(out, "\t\ttimestamping            %s\n", nd->nic == NIC_SOFT ? "SOFTWARE" : "HARDWARE");
-		text_printf(out, "\t\tinterface               %s\n", nd->iface);
-		break;
-	}
-}
-
-static int render_pmc(const demo_cluster *c, const demo_node *nd, double now, text *out)
+/* What ptp4l reports; the pmc collector renders it as pmc prints it
+ * (collectors/pmc.c). */
+static void ptp_truth(const demo_cluster *c, const demo_node *nd, double now, ptp_obs *p)
 {
 	if (!runs_ptp4l(nd->scenario)) {
-		/* No ptp4l: pmc sends every request, waits 100 ms, prints no
-		 * answer and still exits 0 (lab-notes pitfall 9). */
-		for (int k = 0; k < PMC_REQUESTS; k++) {
-			text_printf(out, "sending: GET %s\n", pmc_requests[k]);
-		}
-		return 0;
+		p->state = OBS_DAEMON_UNREACHABLE;
+		return;
 	}
-	pmc_view v;
-	memset(&v, 0, sizeof v);
-	v.nd = nd;
-	if (is_grandmaster(nd->scenario)) {
-		v.state = "MASTER";
+	bool master = is_grandmaster(nd->scenario);
+	const demo_node *gm = NULL; /* the grandmaster followed; NULL: the clock is its own */
+	ptp_port_state state;
+	if (master) {
+		state = PTP_PORT_MASTER;
 	} else if (nd->scenario == DEMO_PTP_FAULTY) {
-		v.state = "FAULTY"; /* no master: the clock is its own grandmaster */
+		state = PTP_PORT_FAULTY; /* no master: the clock is its own grandmaster */
 	} else {
-		v.state = "SLAVE";
-		v.gm = nd->gm >= 0 ? &c->nodes[nd->gm] : NULL;
+		state = PTP_PORT_SLAVE;
+		gm = nd->gm >= 0 ? &c->nodes[nd->gm] : NULL;
 	}
-	double t = now - c->epoch;
-	ptp_state_at(nd, t, &v.ptp);
-	/* the last Sync arrived at this second's sync phase (PHC time in ns) */
-	double last = floor(now - nd->sync_phase_s) + nd->sync_phase_s;
-	double whole = floor(last);
-	v.ingress_ns = (int64_t)whole * NS_PER_S + (int64_t)((last - whole) * 1e9);
+	const char *gm_id = gm ? gm->clock_id : nd->clock_id;
+	ptp_state ptp;
+	ptp_state_at(nd, now - c->epoch, &ptp);
 
-	/* pmc sends the next request before it reads the previous answer, so
-	 * "sending:" lines and answers interleave (fixture
-	 * pmc-batch-multi-get-slave.txt). */
-	text_printf(out, "sending: GET %s\n", pmc_requests[0]);
-	for (int k = 1; k < PMC_REQUESTS; k++) {
-		text_printf(out, "sending: GET %s\n", pmc_requests[k]);
-		pmc_block(out, &v, k - 1);
+	p->state = OBS_OK;
+	snprintf(p->clock_identity, sizeof p->clock_identity, "%s", nd->clock_id);
+	p->domain_number = 0;
+	p->slave_only = master ? 0 : 1;
+	p->number_ports = 1;
+	p->priority1 = master ? 100 : 128;
+	p->priority2 = 128;
+	p->clock_class = master ? 248 : 255;
+
+	/* false on the grandmaster itself and on a clock that lost its master */
+	p->master_offset_ns = gm ? ptp.offset_ns : 0;
+	p->gm_present = gm ? 1 : 0;
+	snprintf(p->gm_identity, sizeof p->gm_identity, "%s", gm_id);
+
+	p->steps_removed = gm ? 1 : 0;
+	p->offset_from_master_ns = gm ? ptp.offset_ns : 0;
+	p->mean_path_delay_ns = gm ? ptp.delay_ns : 0;
+
+	snprintf(p->parent_port_identity, sizeof p->parent_port_identity, "%s-%d", gm_id, gm ? 1 : 0);
+	snprintf(p->grandmaster_identity, sizeof p->grandmaster_identity, "%s", gm_id);
+	p->gm_priority1 = gm || master ? 100 : 128;
+	p->gm_priority2 = 128;
+	p->gm_clock_class = gm || master ? 248 : 255;
+
+	p->current_utc_offset = 37;
+	p->current_utc_offset_valid = 0;
+	p->leap61 = 0;
+	p->leap59 = 0;
+	p->ptp_timescale = 0;
+	p->time_traceable = 0;
+	p->frequency_traceable = 0;
+	p->time_source = 0xa0;
+
+	p->n_ports = 1;
+	ptp_port *port = &p->ports[0];
+	snprintf(port->port_identity, sizeof port->port_identity, "%s-1", nd->clock_id);
+	port->port_number = 1;
+	port->state = state;
+	port->peer_mean_path_delay_ns = 0;
+	port->log_sync_interval = 0;
+	port->delay_mechanism = 1;
+	snprintf(port->interface, sizeof port->interface, "%s", nd->iface);
+	snprintf(port->timestamping, sizeof port->timestamping, "%s", nd->nic == NIC_SOFT ? "SOFTWARE" : "HARDWARE");
+
+	/* One Sync (and Follow_Up) a second, one Announce every 2 s, since
+	 * the epoch; the last Sync arrived at this second's sync phase, in
+	 * the clock ptp4l timestamps with (the node's system clock under
+	 * software timestamping, the PHC otherwise: both read here as the
+	 * node's clock). */
+	double t = now - c->epoch;
+	int64_t syncs = t > 0 ? (int64_t)floor(t) + 1 : 1;
+	ptp_port_sync *st = &port->sync;
+	st->log_announce_interval = 1;
+	st->announce_receipt_timeout = 3;
+	if (gm) {
+		st->rx_sync = st->rx_follow_up = syncs;
+		st->rx_announce = syncs / 2;
+		st->rx_delay_resp = syncs;
+		st->tx_delay_req = syncs;
+		st->tx_sync = st->tx_announce = 0;
+	} else {
+		st->rx_sync = st->rx_follow_up = st->rx_delay_resp = st->rx_announce = 0;
+		st->tx_sync = master ? syncs : 0;
+		st->tx_announce = master ? syncs / 2 : 0;
+		st->tx_delay_req = 0;
 	}
-	pmc_block(out, &v, PMC_REQUESTS - 1);
-	return 0;
+	double node_now = now + clock_offset(nd, t);
+	double last = floor(node_now - nd->sync_phase_s) + nd->sync_phase_s;
+	p->ingress_time_ns = gm ? (int64_t)floor(last) * NS_PER_S + (int64_t)((last - floor(last)) * 1e9) : 0;
+	p->realtime_before_ns = (int64_t)floor(node_now) * NS_PER_S + (int64_t)((node_now - floor(node_now)) * 1e9);
+	p->realtime_after_ns = p->realtime_before_ns + 104000000; /* pmc waits 100 ms for late answers */
 }
 
 /* ------------------------------------------------------------------ ps */
@@ -960,44 +892,44 @@ static const char *const base_processes[] = {
 	"dbus-daemon", "rsyslogd", "cron", "agetty",
 };
 
-static int render_daemons(const demo_node *nd, text *out)
+static int render_daemons(const demo_node *nd, text_sink *out)
 {
 	for (size_t k = 0; k < sizeof base_processes / sizeof base_processes[0]; k++) {
-		text_printf(out, "%s\n", base_processes[k]);
+		text_sink_printf(out, "%s\n", base_processes[k]);
 	}
 	if (runs_chronyd(nd->scenario)) {
-		text_puts(out, "chronyd\n");
+		text_sink_puts(out, "chronyd\n");
 	}
 	if (runs_ptp4l(nd->scenario)) {
-		text_puts(out, "ptp4l\n");
+		text_sink_puts(out, "ptp4l\n");
 	}
 	if (is_grandmaster(nd->scenario)) {
-		text_puts(out, "phc2sys\n"); /* feeds the PHC from the NTP-disciplined system clock */
+		text_sink_puts(out, "phc2sys\n"); /* feeds the PHC from the NTP-disciplined system clock */
 	}
 	if (is_gpu(nd)) {
 		/* comm is cut at 15 characters: nvidia-persistenced */
-		text_puts(out, "nvidia-persiste\nmunged\nslurmd\n");
+		text_sink_puts(out, "nvidia-persiste\nmunged\nslurmd\n");
 	}
 	/* the SSH session, the probe shell and ps itself */
-	text_puts(out, "sshd\nsshd\nsh\nps\n");
+	text_sink_puts(out, "sshd\nsshd\nsh\nps\n");
 	return 0;
 }
 
 /* ------------------------------------------------------------- ethtool */
 
-static int render_ethtool(const demo_node *nd, const char *iface, text *out, text *err)
+static int render_ethtool(const demo_node *nd, const char *iface, text_sink *out, text_sink *err)
 {
 	if (iface == NULL || iface[0] == '\0' || strcmp(iface, "-") == 0) {
 		iface = nd->iface; /* the probe looks up the default route, which is this one */
 	}
 	if (strcmp(iface, nd->iface) != 0) {
-		text_printf(err, "netlink error: no device matches name (offset %d)\nnetlink error: No such device\n",
+		text_sink_printf(err, "netlink error: no device matches name (offset %d)\nnetlink error: No such device\n",
 			    ETHTOOL_NAME_OFFSET);
 		return 1;
 	}
-	text_printf(out, "Time stamping parameters for %s:\nCapabilities:\n", nd->iface);
+	text_sink_printf(out, "Time stamping parameters for %s:\nCapabilities:\n", nd->iface);
 	if (nd->nic == NIC_SOFT) {
-		text_puts(out, "\tsoftware-transmit\n"
+		text_sink_puts(out, "\tsoftware-transmit\n"
 			       "\tsoftware-receive\n"
 			       "\tsoftware-system-clock\n"
 			       "PTP Hardware Clock: none\n"
@@ -1005,7 +937,7 @@ static int render_ethtool(const demo_node *nd, const char *iface, text *out, tex
 			       "Hardware Receive Filter Modes: none\n");
 		return 0;
 	}
-	text_puts(out, "\thardware-transmit\n"
+	text_sink_puts(out, "\thardware-transmit\n"
 		       "\tsoftware-transmit\n"
 		       "\thardware-receive\n"
 		       "\tsoftware-receive\n"
@@ -1023,88 +955,147 @@ static int render_ethtool(const demo_node *nd, const char *iface, text *out, tex
 
 /* ------------------------------------------------------------ the API */
 
-static int render(const demo_cluster *c, size_t i, demo_tool tool, double now, const char *iface, text *out,
-		  text *err)
+void demo_cluster_truth(const demo_cluster *c, size_t i, double now, observation *truth)
 {
 	const demo_node *nd = &c->nodes[i];
-	switch (tool) {
-	case DEMO_TOOL_TIME:
-		return render_time(c, nd, now, out);
-	case DEMO_TOOL_CHRONY:
-		return render_chrony(c, nd, now, out, err);
-	case DEMO_TOOL_PMC:
-		return render_pmc(c, nd, now, out);
-	case DEMO_TOOL_DAEMONS:
-		return render_daemons(nd, out);
-	case DEMO_TOOL_ETHTOOL:
-		return render_ethtool(nd, iface, out, err);
-	case DEMO_TOOL_SELECTDATA:
-		return render_selectdata(c, nd, now, out);
-	case DEMO_TOOL_COUNT:
-		break;
-	}
-	text_puts(err, "sh: unknown tool\n");
-	return 127;
+	observation_init(truth);
+	truth->node_time = now + clock_offset(nd, now - c->epoch);
+	chrony_truth(c, nd, now, &truth->chrony);
+	selection_truth(c, nd, now, &truth->selection);
+	ptp_truth(c, nd, now, &truth->ptp);
 }
 
-int demo_cluster_render_tool(const demo_cluster *c, size_t i, demo_tool tool, double now, const char *iface,
+/* Tools whose output the demo still prints itself, by section name: the
+ * simulator has not moved them into their collectors' demo_render yet
+ * (their parts are being reshaped: process ages, one NIC per PTP port). */
+typedef int (*own_renderer)(const demo_cluster *c, const demo_node *nd, double now, const char *iface,
+			    text_sink *out, text_sink *err);
+
+static int own_daemons(const demo_cluster *c, const demo_node *nd, double now, const char *iface,
+		       text_sink *out, text_sink *err)
+{
+	(void)c;
+	(void)now;
+	(void)iface;
+	(void)err;
+	return render_daemons(nd, out);
+}
+
+static int own_ethtool(const demo_cluster *c, const demo_node *nd, double now, const char *iface,
+		       text_sink *out, text_sink *err)
+{
+	(void)c;
+	(void)now;
+	return render_ethtool(nd, iface, out, err);
+}
+
+static const struct {
+	const char *section;
+	own_renderer render;
+} own_renderers[] = {
+	{"daemons", own_daemons},
+	{"ethtool", own_ethtool},
+};
+
+/* Whether the demo shows a section on a node in this state. */
+static bool section_shown(const char *section, const observation *truth)
+{
+	if (strcmp(section, "time") == 0) {
+		return true;
+	}
+	const collector *col = collector_find(section);
+	if (col && col->demo_render) {
+		return !(col->part_state && col->part_state(truth) == OBS_NOT_COLLECTED);
+	}
+	for (size_t r = 0; r < sizeof own_renderers / sizeof own_renderers[0]; r++) {
+		if (strcmp(own_renderers[r].section, section) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The output of one section on node i: the time, a collector's demo
+ * renderer fed the node's true state, or the demo's own renderer.  Returns
+ * the exit status, or DEMO_NO_SECTION when the demo does not show it (the
+ * collector's part stays not collected, as on a node whose probe lacks it). */
+static int render(const demo_cluster *c, size_t i, const char *section, double now, const char *iface,
+		  const observation *truth, text_sink *out, text_sink *err)
+{
+	const demo_node *nd = &c->nodes[i];
+	if (!section_shown(section, truth)) {
+		return DEMO_NO_SECTION;
+	}
+	if (strcmp(section, "time") == 0) {
+		return render_time(c, nd, now, out);
+	}
+	const collector *col = collector_find(section);
+	if (col && col->demo_render) {
+		return col->demo_render(truth, iface ? iface : "-", out, err);
+	}
+	for (size_t r = 0; r < sizeof own_renderers / sizeof own_renderers[0]; r++) {
+		if (strcmp(own_renderers[r].section, section) == 0) {
+			return own_renderers[r].render(c, nd, now, iface, out, err);
+		}
+	}
+	return DEMO_NO_SECTION;
+}
+
+int demo_cluster_render_tool(const demo_cluster *c, size_t i, const char *section, double now, const char *iface,
 			     char *out, size_t out_len, size_t *out_n, char *err, size_t err_len, size_t *err_n)
 {
-	text o, e;
-	text_init(&o, out, out_len);
-	text_init(&e, err, err_len);
-	int rc = render(c, i, tool, now, iface, &o, &e);
+	text_sink o, e;
+	observation truth;
+	text_sink_init(&o, out, out_len);
+	text_sink_init(&e, err, err_len);
+	demo_cluster_truth(c, i, now, &truth);
+	int rc = render(c, i, section, now, iface, &truth, &o, &e);
 	*out_n = o.len;
 	*err_n = e.len;
+	if (rc == DEMO_NO_SECTION) {
+		return rc;
+	}
 	return o.overflow || e.overflow ? -1 : rc;
 }
 
-/* The demo's renderer of each collector's tool, by section name; a
- * collector the demo does not simulate answers no section (its part stays
- * not collected, as on a node whose probe lacks it). */
-static const struct {
-	const char *section;
-	demo_tool tool;
-} renderers[] = {
-	{"chrony", DEMO_TOOL_CHRONY},
-	{"pmc", DEMO_TOOL_PMC},
-	{"daemons", DEMO_TOOL_DAEMONS},
-	{"ethtool", DEMO_TOOL_ETHTOOL},
-	{"selectdata", DEMO_TOOL_SELECTDATA},
-};
-
-/* One section as synctop_run prints it (probe.h). */
-static bool render_section(const demo_cluster *c, size_t i, demo_tool tool, const char *name, double now,
-			   const char *nonce, const char *iface, text *t)
+/* One section as synctop_run prints it (probe.h); false when it does not
+ * fit.  A section the demo does not show is left out. */
+static bool render_section(const demo_cluster *c, size_t i, const char *name, double now, const char *nonce,
+			   const char *iface, const observation *truth, text_sink *t)
 {
 	/* stdout goes straight into the answer; stderr is replayed after it */
 	char err_buf[512];
-	text err;
-	text_init(&err, err_buf, sizeof err_buf);
-	text_printf(t, "@@synctop %s section %s\n", nonce, name);
-	int rc = render(c, i, tool, now, iface, t, &err);
-	text_printf(t, "\n@@synctop %s stderr\n", nonce);
+	text_sink err;
+	text_sink_init(&err, err_buf, sizeof err_buf);
+	if (!section_shown(name, truth)) {
+		return true;
+	}
+	text_sink_printf(t, "@@synctop %s section %s\n", nonce, name);
+	int rc = render(c, i, name, now, iface, truth, t, &err);
+	text_sink_printf(t, "\n@@synctop %s stderr\n", nonce);
 	if (err.overflow) {
 		return false;
 	}
-	text_put(t, err.buf, err.len);
-	text_printf(t, "\n@@synctop %s rc %d\n", nonce, rc);
+	text_sink_put(t, err.buf, err.len);
+	text_sink_printf(t, "\n@@synctop %s rc %d\n", nonce, rc);
 	return true;
 }
 
 int demo_cluster_render_response(const demo_cluster *c, size_t i, double now, const char *nonce, unsigned flags,
 				 const char *iface, bool banner, char *buf, size_t len)
 {
-	text t;
-	text_init(&t, buf, len);
+	text_sink t;
+	observation truth;
+	text_sink_init(&t, buf, len);
 	if (!probe_nonce_valid(nonce)) {
 		return -1;
 	}
+	demo_cluster_truth(c, i, now, &truth);
 	if (banner) {
-		text_puts(&t, "@@synctop ready\n");
+		text_sink_puts(&t, "@@synctop ready\n");
 	}
-	text_printf(&t, "@@synctop %s begin\n", nonce);
-	if (!render_section(c, i, DEMO_TOOL_TIME, "time", now, nonce, iface, &t)) {
+	text_sink_printf(&t, "@@synctop %s begin\n", nonce);
+	if (!render_section(c, i, "time", now, nonce, iface, &truth, &t)) {
 		return -1;
 	}
 	for (size_t k = 0; k < collector_registry_count && !(flags & PROBE_FLAG_TIME_ONLY); k++) {
@@ -1112,13 +1103,10 @@ int demo_cluster_render_response(const demo_cluster *c, size_t i, double now, co
 		if (col->cadence == COLLECT_PERIODIC && !(flags & col->request_bit)) {
 			continue;
 		}
-		for (size_t r = 0; r < sizeof renderers / sizeof renderers[0]; r++) {
-			if (strcmp(renderers[r].section, col->name) == 0 &&
-			    !render_section(c, i, renderers[r].tool, col->name, now, nonce, iface, &t)) {
-				return -1;
-			}
+		if (!render_section(c, i, col->name, now, nonce, iface, &truth, &t)) {
+			return -1;
 		}
 	}
-	text_printf(&t, "@@synctop %s end\n", nonce);
+	text_sink_printf(&t, "@@synctop %s end\n", nonce);
 	return t.overflow ? -1 : (int)t.len;
 }

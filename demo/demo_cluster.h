@@ -6,12 +6,12 @@
  * like a random walk, and white noise per sample, so the same seed and time
  * always give the same bytes and tests can rely on them.
  *
- * The render functions print what the real tools print on such a node, in
- * their exact formats (`chronyc -c -n -m tracking sources sourcestats`, the
- * probe's `pmc -u -b 0 'GET ...'` batch, `ps -e -o comm=`, `ethtool -T`,
- * `date +%s.%N`), and frame them the way the probe shell does (probe.h).
- * Nothing here builds an observation: the text goes through the same parsers
- * and health rules as a real node's.
+ * The simulator gives each node's true state (demo_cluster_truth: the parts
+ * of an observation), and each collector's demo renderer prints it as its
+ * tool would (core/collector.h demo_render: chronyc, pmc, ...); the tools
+ * not moved to their collectors yet (ps, ethtool) are printed here.  The
+ * answer is framed the way the probe shell does (probe.h) and goes through
+ * the same parsers and health rules as a real node's.
  *
  * Memory is one fixed array of nodes; rendering writes into caller buffers
  * and allocates nothing. */
@@ -21,6 +21,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "observation.h"
 
 #define DEMO_CLUSTER_DEFAULT_SEED 20261202u
 #define DEMO_RESPONSE_MAX 16384 /* a whole framed response fits (about 6 KiB in practice) */
@@ -47,16 +49,8 @@ typedef enum {
 	DEMO_SCENARIO_COUNT
 } demo_scenario;
 
-/* The sections of one probe answer, in the probe's order. */
-typedef enum {
-	DEMO_TOOL_TIME = 0, /* date +%s.%N */
-	DEMO_TOOL_CHRONY,   /* chronyc -c -n -m tracking sources sourcestats */
-	DEMO_TOOL_PMC,      /* pmc -u -b 0 with the probe's seven GETs */
-	DEMO_TOOL_DAEMONS,  /* ps -e -o comm= */
-	DEMO_TOOL_ETHTOOL,  /* ethtool -T IFACE */
-	DEMO_TOOL_SELECTDATA, /* chronyc -c -n selectdata */
-	DEMO_TOOL_COUNT
-} demo_tool;
+/* A section the demo does not show (demo_cluster_render_tool). */
+#define DEMO_NO_SECTION (-2)
 
 typedef struct demo_cluster demo_cluster;
 
@@ -95,12 +89,18 @@ int demo_cluster_chunks(const demo_cluster *c, size_t i, uint64_t poll, size_t l
 
 /* ------------------------------------------------------------ rendering */
 
-/* What `tool` prints on node i at unix time `now`: stdout into out, stderr
- * into err (both NUL-terminated; *out_n and *err_n get the lengths).  iface
- * is ethtool's argument (NULL, "" or "-" = the default route's) and is
- * ignored by the other tools.  Returns the exit status, or -1 when a buffer
- * is too small. */
-int demo_cluster_render_tool(const demo_cluster *c, size_t i, demo_tool tool, double now, const char *iface,
+/* Node i's true state at unix time `now`, as the simulator models it: the
+ * parts the collectors' demo renderers print (collector.h demo_render);
+ * the other parts stay not collected. */
+void demo_cluster_truth(const demo_cluster *c, size_t i, double now, observation *truth);
+
+/* What the probe section `section` ("time" or a collector's name) prints on
+ * node i at unix time `now`: stdout into out, stderr into err (both
+ * NUL-terminated; *out_n and *err_n get the lengths).  iface is the
+ * request's interface (NULL, "" or "-" = the default route's).  Returns the
+ * exit status, DEMO_NO_SECTION when the demo does not show that section, or
+ * -1 when a buffer is too small. */
+int demo_cluster_render_tool(const demo_cluster *c, size_t i, const char *section, double now, const char *iface,
 			     char *out, size_t out_len, size_t *out_n, char *err, size_t err_len, size_t *err_n);
 
 /* The probe shell's whole answer to the request "nonce flags iface" at unix

@@ -9,32 +9,88 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "collector.h"
+#include "time_service.h"
 #include "sparkline.h"
 #include "textwidth.h"
 #include "units.h"
 
-static const column_info infos[COL_COUNT] = {
-	[COL_NODE] = {"NODE", "node", 10, 32, false, true, false},
-	[COL_STATUS] = {"STAT", "status", 6, 6, false, true, true},
-	[COL_SOURCE] = {"SOURCE", "source", 10, 24, false, true, false},
-	[COL_STRATUM] = {"ST", "stratum", 3, 3, true, true, false},
-	[COL_OFFSET] = {"OFFSET", "offset", 11, 11, true, true, true},
-	[COL_CLOCK] = {"CLOCK", "clock", 11, 11, true, true, true},
-	[COL_SPARK] = {"TREND", "trend", 8, 120, false, false, false},
-	[COL_FREQ] = {"FREQ ppm", "frequency", 9, 9, true, true, true},
-	[COL_SKEW] = {"SKEW", "skew", 7, 7, true, true, true},
-	[COL_LEAP] = {"LEAP", "leap", 6, 6, false, true, true},
-	[COL_PORT] = {"PORT", "port", 7, 12, false, true, false},
-	[COL_PTP_OFFSET] = {"PTP OFFSET", "ptp-offset", 11, 11, true, true, true},
-	[COL_DELAY] = {"PATH DELAY", "path-delay", 10, 10, true, true, true},
-	[COL_HWTS] = {"TS", "timestamping", 4, 4, false, true, false},
-	[COL_RTT] = {"RTT", "rtt", 7, 7, true, true, true},
-	[COL_AGE] = {"AGE", "age", 5, 5, true, true, true},
+/* The grid's own columns (grid_column.h lists their places and ranks). */
+static const column_info core_columns[COL_CORE_COUNT] = {
+	[COL_NODE] = {"NODE", "node", "host name as given", 10, 32, false, true, false, 10, 0},
+	[COL_STATUS] = {"STAT", "status", "worst finding: OK, WARN, CRIT; UNKN = no answer",
+			6, 6, false, true, true, 20, 1},
+	[COL_SOURCE] = {"SOURCE", "source", "PTP grandmaster when a port follows one, else the time daemon's reference",
+			10, 24, false, true, false, 30, 6},
+	[COL_STRATUM] = {"ST", "stratum", "PTP steps removed, or the time daemon's stratum", 3, 3, true, true, false, 40, 12},
+	[COL_OFFSET] = {"OFFSET", "offset",
+			"the time daemon's offset (chrony System time), node minus reference; OFFSET/PTP "
+			"when the PTP OFFSET column does not fit: a node without a time daemon shows its "
+			"PTP offset, marked P",
+			11, 11, true, true, true, 50, 2},
+	[COL_CLOCK] = {"CLOCK", "clock",
+		       "node clock minus this machine's, measured over SSH (drill-down: +- uncertainty)",
+		       11, 11, true, true, true, 60, 10},
+	[COL_SPARK] = {"TREND", "trend", "offset over the last samples (PTP offset on PTP-only nodes)",
+		       8, 120, false, false, false, 70, 11},
+	[COL_FREQ] = {"FREQ ppm", "frequency", "frequency error of the local clock the time daemon corrects, ppm",
+		      9, 9, true, true, true, 80, 3},
+	[COL_SKEW] = {"SKEW", "skew", "the time daemon's skew (frequency error bound), ppm", 7, 7, true, true, true, 90, 14},
+	[COL_LEAP] = {"LEAP", "leap", "leap status", 6, 6, false, true, true, 100, 4},
+	[COL_HWTS] = {"TS", "timestamping", "NIC timestamping: HW, SW, none, ? unknown",
+		      4, 4, false, true, false, 140, 5},
+	[COL_RTT] = {"RTT", "rtt", "time the last poll took, round trip", 7, 7, true, true, true, 150, 15},
+	[COL_AGE] = {"AGE", "age", "since the last completed poll", 5, 5, true, true, true, 160, 8},
 };
+
+/* Every column by id: the grid's, then each collector's in registry order. */
+static const column_info *column_table[COLUMNS_MAX];
+static int column_total;
+
+static void columns_build(void)
+{
+	if (column_total > 0) {
+		return;
+	}
+	int n = 0;
+	for (int i = 0; i < COL_CORE_COUNT; i++) {
+		column_table[n++] = &core_columns[i];
+	}
+	for (size_t c = 0; c < collector_registry_count; c++) {
+		const collector *col = collector_registry[c];
+		for (size_t k = 0; k < col->n_columns && n < COLUMNS_MAX; k++) {
+			column_table[n++] = &col->columns[k];
+		}
+	}
+	column_total = n;
+}
+
+int columns_count(void)
+{
+	columns_build();
+	return column_total;
+}
+
+column_id columns_find(const char *key)
+{
+	columns_build();
+	for (int i = 0; i < column_total; i++) {
+		if (strcmp(column_table[i]->key, key) == 0) {
+			return i;
+		}
+	}
+	return -1;
+}
 
 const column_info *columns_info(column_id id)
 {
-	return &infos[id < COL_COUNT ? id : COL_NODE];
+	columns_build();
+	return column_table[id >= 0 && id < column_total ? id : COL_NODE];
+}
+
+static bool is_collector_column(column_id id)
+{
+	return id >= COL_CORE_COUNT && id < columns_count();
 }
 
 /* ------------------------------------------------------------ the model */
@@ -46,16 +102,27 @@ static bool ptp_follows(const node *nd)
 	return nd->has_observation && ptp_following_port(&nd->obs.ptp) != NULL;
 }
 
-static bool chrony_ok(const node *nd)
+/* The view of the daemon that steers the system clock (time_service.h):
+ * the first collector in the registry whose daemon answered; false when
+ * none did. */
+static bool service_of(const node *nd, time_service_view *out)
 {
-	return nd->has_observation && nd->obs.chrony.state == OBS_OK;
+	if (!nd->has_observation) {
+		return false;
+	}
+	for (size_t i = 0; i < collector_registry_count; i++) {
+		const collector *col = collector_registry[i];
+		if (col->time_service && col->time_service(&nd->obs, out)) {
+			return true;
+		}
+	}
+	return false;
 }
 
-/* chrony answered and has a reference: its offset, stratum, source and
- * skew mean something (observation.h, chrony_tracking_has_reference). */
-static bool chrony_referenced(const node *nd)
+static bool service_ok(const node *nd)
 {
-	return chrony_ok(nd) && chrony_tracking_has_reference(&nd->obs.chrony.tracking);
+	time_service_view v;
+	return service_of(nd, &v);
 }
 
 static bool clock_ok(const node *nd)
@@ -70,31 +137,28 @@ static bool ptp_ok(const node *nd)
 
 void columns_source(const node *nd, char *out, size_t out_len)
 {
-	const chrony_tracking *t = &nd->obs.chrony.tracking;
+	time_service_view v;
+	bool service = service_of(nd, &v);
 
 	if (out_len == 0) {
 		return;
 	}
 	out[0] = '\0';
-	if (ptp_follows(nd) || (!chrony_ok(nd) && ptp_ok(nd))) {
+	if (ptp_follows(nd) || (!service && ptp_ok(nd))) {
 		const char *gm = cluster_node_grandmaster(&nd->obs.ptp);
 		if (gm) { /* a LISTENING ptp4l names itself: nobody's time */
 			snprintf(out, out_len, "%.*s", (int)strnlen(gm, PTP_ID_LEN), gm);
 		}
-	} else if (chrony_ok(nd)) {
-		if (t->reference_name[0]) {
-			snprintf(out, out_len, "%.*s", (int)strnlen(t->reference_name, sizeof t->reference_name),
-				 t->reference_name);
-		} else if (t->has_reference_id) {
-			snprintf(out, out_len, "%08X", (unsigned)t->reference_id);
-		}
+	} else if (service) {
+		snprintf(out, out_len, "%.*s", (int)strnlen(v.source, sizeof v.source), v.source);
 	}
 }
 
 double columns_abs_offset(const node *nd)
 {
-	if (chrony_ok(nd) && isfinite(nd->obs.chrony.tracking.system_time_offset_s)) {
-		return fabs(nd->obs.chrony.tracking.system_time_offset_s);
+	time_service_view v;
+	if (service_of(nd, &v) && isfinite(v.offset_s)) {
+		return fabs(v.offset_s);
 	}
 	if (ptp_follows(nd) && nd->obs.ptp.offset_from_master_ns != PTP_NS_UNKNOWN) {
 		return fabs((double)nd->obs.ptp.offset_from_master_ns) / 1e9;
@@ -110,8 +174,9 @@ static const char *hw_timestamping(const node *nd)
 
 static const char *leap_short(const node *nd)
 {
-	if (chrony_ok(nd)) {
-		switch (nd->obs.chrony.tracking.leap) {
+	time_service_view v;
+	if (service_of(nd, &v)) {
+		switch (v.leap) {
 		case CHRONY_LEAP_NORMAL: return "normal";
 		case CHRONY_LEAP_INSERT: return "insert";
 		case CHRONY_LEAP_DELETE: return "delete";
@@ -132,7 +197,8 @@ static const char *leap_short(const node *nd)
 
 /* ------------------------------------------------------------- findings */
 
-/* Which cell a finding is about; codes not listed only colour the status. */
+/* Which of the grid's own cells a finding is about (a collector's column
+ * lists its codes itself); codes not listed only colour the status. */
 static const struct {
 	const char *code;
 	column_id col;
@@ -146,22 +212,37 @@ static const struct {
 	{"chrony.no_selected_source", COL_SOURCE},
 	{"chrony.reach", COL_SOURCE},
 	{"chrony.local_reference", COL_SOURCE},
-	{"ptp.offset", COL_PTP_OFFSET},
-	{"ptp.path_delay", COL_DELAY},
-	{"ptp.port_state", COL_PORT},
 	{"ptp.gm_absent", COL_SOURCE},
 	{"nic.no_hw_timestamping", COL_HWTS},
 	{"time.no_service", COL_SOURCE},
 	{"clock.offset", COL_CLOCK},
 	{"cluster.clock_median", COL_CLOCK},
 	{"cluster.offset_spread", COL_OFFSET},
-	{"cluster.ptp_spread", COL_PTP_OFFSET},
 	{"cluster.grandmaster", COL_SOURCE},
 	{"cluster.ptp_domain", COL_SOURCE},
 	{"cluster.reference", COL_SOURCE},
 	{"cluster.leap", COL_LEAP},
 	{"cluster.utc_offset", COL_LEAP},
 };
+
+static bool finding_about(column_id id, const char *code)
+{
+	if (is_collector_column(id)) {
+		const char *const *codes = columns_info(id)->finding_codes;
+		for (size_t k = 0; codes && codes[k]; k++) {
+			if (strcmp(codes[k], code) == 0) {
+				return true;
+			}
+		}
+		return false;
+	}
+	for (size_t k = 0; k < sizeof finding_cells / sizeof finding_cells[0]; k++) {
+		if (finding_cells[k].col == id && strcmp(finding_cells[k].code, code) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
 
 cell_tone columns_finding_tone(const node *nd, column_id id)
 {
@@ -173,11 +254,8 @@ cell_tone columns_finding_tone(const node *nd, column_id id)
 		if (!f->code) {
 			continue;
 		}
-		for (size_t k = 0; k < sizeof finding_cells / sizeof finding_cells[0]; k++) {
-			if (finding_cells[k].col == id && strcmp(finding_cells[k].code, f->code) == 0 &&
-			    f->sev > worst) {
-				worst = f->sev;
-			}
+		if (f->sev > worst && finding_about(id, f->code)) {
+			worst = f->sev;
 		}
 	}
 	return worst == SEVERITY_CRIT ? TONE_CRIT : worst == SEVERITY_WARN ? TONE_WARN : TONE_PLAIN;
@@ -221,13 +299,28 @@ static void format_seconds_cell(double s, char *out, size_t len)
 	}
 }
 
-static void format_ns_cell(int64_t ns, char *out, size_t len)
+/* A collector's cell; true when the value does not apply to the node. */
+static bool collector_cell(const node *nd, const column_info *info, bool utf8, char *out, size_t len)
 {
-	if (ns == PTP_NS_UNKNOWN) {
-		snprintf(out, len, "?");
-	} else {
-		units_format_ns(ns, out, len);
+	char raw[CELL_TEXT_LEN / 4];
+	grid_cell kind = GRID_CELL_NA;
+	raw[0] = '\0';
+	if (nd->has_observation && info->cell) {
+		kind = info->cell(&nd->obs, raw, sizeof raw);
 	}
+	switch (kind) {
+	case GRID_CELL_VALUE:
+		tw_ascii_micro(raw, utf8); /* our units' µ before cleaning, which would escape it */
+		tw_clean(raw, sizeof raw, utf8, out, len);
+		return false;
+	case GRID_CELL_UNKNOWN:
+		snprintf(out, len, "?");
+		return false;
+	case GRID_CELL_NA:
+		break;
+	}
+	snprintf(out, len, "-");
+	return true;
 }
 
 void columns_cell(const node *nd, column_id id, int width, double now, bool utf8, column_cell *out)
@@ -235,6 +328,9 @@ void columns_cell(const node *nd, column_id id, int width, double now, bool utf8
 	const observation *o = &nd->obs;
 	char raw[128];
 	bool na = false; /* the value does not apply to this node */
+	time_service_view sv;
+	bool service = service_of(nd, &sv);
+	bool referenced = service && sv.referenced;
 
 	out->text[0] = '\0';
 	out->tone = TONE_PLAIN;
@@ -256,16 +352,16 @@ void columns_cell(const node *nd, column_id id, int width, double now, bool utf8
 		if (raw[0]) {
 			tw_clean(raw, sizeof raw, utf8, out->text, sizeof out->text);
 		} else {
-			na = !(chrony_referenced(nd) || ptp_ok(nd));
+			na = !(referenced || ptp_ok(nd));
 			snprintf(out->text, sizeof out->text, na ? "-" : "?");
 		}
 		break;
 	case COL_STRATUM: {
 		int v = INT_UNKNOWN;
-		if (ptp_follows(nd) || (!chrony_ok(nd) && ptp_ok(nd))) {
+		if (ptp_follows(nd) || (!service && ptp_ok(nd))) {
 			v = o->ptp.steps_removed;
-		} else if (chrony_referenced(nd)) {
-			v = o->chrony.tracking.stratum;
+		} else if (referenced) {
+			v = sv.stratum;
 		} else {
 			na = true;
 		}
@@ -279,10 +375,10 @@ void columns_cell(const node *nd, column_id id, int width, double now, bool utf8
 		break;
 	}
 	case COL_OFFSET:
-		if ((na = !chrony_referenced(nd))) {
+		if ((na = !referenced)) {
 			snprintf(out->text, sizeof out->text, "-");
 		} else {
-			format_seconds_cell(o->chrony.tracking.system_time_offset_s, out->text, sizeof out->text);
+			format_seconds_cell(sv.offset_s, out->text, sizeof out->text);
 		}
 		break;
 	case COL_CLOCK:
@@ -300,48 +396,22 @@ void columns_cell(const node *nd, column_id id, int width, double now, bool utf8
 		}
 		return;
 	case COL_FREQ:
-		if ((na = !chrony_ok(nd))) {
+		if ((na = !service)) {
 			snprintf(out->text, sizeof out->text, "-");
 		} else {
-			format_ppm(o->chrony.tracking.frequency_ppm, true, out->text, sizeof out->text);
+			format_ppm(sv.frequency_ppm, true, out->text, sizeof out->text);
 		}
 		break;
 	case COL_SKEW:
-		if ((na = !chrony_referenced(nd))) {
+		if ((na = !referenced)) {
 			snprintf(out->text, sizeof out->text, "-");
 		} else {
-			format_ppm(o->chrony.tracking.skew_ppm, false, out->text, sizeof out->text);
+			format_ppm(sv.skew_ppm, false, out->text, sizeof out->text);
 		}
 		break;
 	case COL_LEAP:
 		snprintf(out->text, sizeof out->text, "%s", leap_short(nd));
 		na = strcmp(out->text, "-") == 0;
-		break;
-	case COL_PORT: {
-		const ptp_port *port = nd->has_observation ? ptp_primary_port(&o->ptp) : NULL;
-		if (port) {
-			snprintf(out->text, sizeof out->text, "%s", ptp_port_state_name(port->state));
-		} else {
-			na = true;
-			snprintf(out->text, sizeof out->text, "-");
-		}
-		break;
-	}
-	case COL_PTP_OFFSET:
-		if ((na = !ptp_follows(nd))) {
-			snprintf(out->text, sizeof out->text, "-");
-		} else {
-			format_ns_cell(o->ptp.offset_from_master_ns, out->text, sizeof out->text);
-		}
-		break;
-	case COL_DELAY:
-		if ((na = !ptp_follows(nd))) {
-			snprintf(out->text, sizeof out->text, "-");
-		} else {
-			format_ns_cell(o->ptp.mean_path_delay_ns, out->text, sizeof out->text);
-			/* a delay has no sign to show */
-			memmove(out->text, units_unsigned(out->text), strlen(units_unsigned(out->text)) + 1);
-		}
 		break;
 	case COL_HWTS:
 		if ((na = !nd->has_observation)) {
@@ -370,8 +440,12 @@ void columns_cell(const node *nd, column_id id, int width, double now, bool utf8
 			format_age(now - o->taken_at, out->text, sizeof out->text);
 		}
 		break;
-	case COL_COUNT:
-		return;
+	default:
+		if (!is_collector_column(id)) {
+			return;
+		}
+		na = collector_cell(nd, columns_info(id), utf8, out->text, sizeof out->text);
+		break;
 	}
 	tw_ascii_micro(out->text, utf8);
 	if (na || (nd->has_observation && !nd->reachable) || !nd->has_observation) {
@@ -382,73 +456,122 @@ void columns_cell(const node *nd, column_id id, int width, double now, bool utf8
 	}
 }
 
-unsigned columns_data_mask(const node *nd)
+column_mask columns_data_mask(const node *nd)
 {
-	unsigned m = 1u << COL_NODE | 1u << COL_STATUS;
+	column_mask m = COLUMN_BIT(COL_NODE) | COLUMN_BIT(COL_STATUS);
 	if (!nd->has_observation) {
 		return m;
 	}
-	m |= 1u << COL_RTT | 1u << COL_AGE;
-	if (chrony_ok(nd)) {
-		m |= 1u << COL_SOURCE | 1u << COL_STRATUM | 1u << COL_OFFSET | 1u << COL_SPARK |
-		     1u << COL_FREQ | 1u << COL_SKEW | 1u << COL_LEAP;
+	m |= COLUMN_BIT(COL_RTT) | COLUMN_BIT(COL_AGE);
+	if (service_ok(nd)) {
+		m |= COLUMN_BIT(COL_SOURCE) | COLUMN_BIT(COL_STRATUM) | COLUMN_BIT(COL_OFFSET) |
+		     COLUMN_BIT(COL_SPARK) | COLUMN_BIT(COL_FREQ) | COLUMN_BIT(COL_SKEW) | COLUMN_BIT(COL_LEAP);
 	}
 	if (ptp_ok(nd)) {
-		m |= 1u << COL_SOURCE | 1u << COL_STRATUM | 1u << COL_PORT | 1u << COL_LEAP |
-		     1u << COL_SPARK;
-		if (ptp_follows(nd)) {
-			m |= 1u << COL_PTP_OFFSET | 1u << COL_DELAY;
-		}
+		m |= COLUMN_BIT(COL_SOURCE) | COLUMN_BIT(COL_STRATUM) | COLUMN_BIT(COL_LEAP) | COLUMN_BIT(COL_SPARK);
 	}
 	if (nd->obs.nic.state == OBS_OK || ptp_primary_port(&nd->obs.ptp)) {
-		m |= 1u << COL_HWTS;
+		m |= COLUMN_BIT(COL_HWTS);
 	}
 	if (clock_ok(nd)) {
-		m |= 1u << COL_CLOCK;
+		m |= COLUMN_BIT(COL_CLOCK);
+	}
+	for (column_id id = COL_CORE_COUNT; id < columns_count(); id++) {
+		const column_info *info = columns_info(id);
+		if (info->has_data && info->has_data(&nd->obs)) {
+			m |= COLUMN_BIT(id);
+		}
 	}
 	return m;
 }
 
 /* ---------------------------------------------------------------- layout */
 
-/* What an operator needs most first: is the clock right (offset), is it
- * being steered sanely (frequency), is a leap second coming, are the
- * timestamps hardware ones; then where the time comes from and how fresh. */
-static const column_id priority[COL_COUNT] = {
-	COL_NODE, COL_STATUS, COL_OFFSET, COL_FREQ, COL_LEAP, COL_HWTS, COL_SOURCE, COL_PORT, COL_AGE,
-	COL_PTP_OFFSET, COL_CLOCK, COL_SPARK, COL_STRATUM, COL_DELAY, COL_SKEW, COL_RTT,
-};
-
-void columns_layout(int width, unsigned data_mask, int node_width, column_layout *out)
+/* Column ids ordered by a field (rank or place), ties by id. */
+static void columns_ordered(bool by_place, column_id *ids, int n)
 {
-	int w[COL_COUNT] = {0};
-	bool on[COL_COUNT] = {false};
+	for (int i = 0; i < n; i++) {
+		ids[i] = i;
+	}
+	for (int i = 1; i < n; i++) { /* insertion sort: a handful of columns */
+		column_id v = ids[i];
+		const column_info *cv = columns_info(v);
+		int kv = by_place ? cv->place : cv->rank;
+		int j = i - 1;
+		while (j >= 0) {
+			const column_info *cj = columns_info(ids[j]);
+			if ((by_place ? cj->place : cj->rank) <= kv) {
+				break;
+			}
+			ids[j + 1] = ids[j];
+			j--;
+		}
+		ids[j + 1] = v;
+	}
+}
+
+int columns_in_place_order(column_id ids[COLUMNS_MAX])
+{
+	int n = columns_count();
+	columns_ordered(true, ids, n);
+	return n;
+}
+
+static void grow_column(column_id id, int upto, int node_width, int width, const bool *on, int *w, int *used)
+{
+	int limit = upto ? upto : columns_info(id)->max_width;
+	if (id == COL_NODE && limit > node_width) {
+		limit = node_width;
+	}
+	if (!on[id] || w[id] >= limit || *used >= width) {
+		return;
+	}
+	int add = limit - w[id];
+	if (add > width - *used) {
+		add = width - *used;
+	}
+	w[id] += add;
+	*used += add;
+}
+
+/* What an operator needs most goes in first (the ranks, grid_column.h): is
+ * the clock right (offset), is it being steered sanely (frequency), is a
+ * leap second coming, are the timestamps hardware ones; then where the time
+ * comes from and how fresh. */
+void columns_layout(int width, column_mask data_mask, int node_width, column_layout *out)
+{
+	int n = columns_count();
+	int w[COLUMNS_MAX] = {0};
+	bool on[COLUMNS_MAX] = {false};
+	column_id ids[COLUMNS_MAX];
 	int used = 0;
 	int node_min;
+	const column_info *node_info = columns_info(COL_NODE);
 
 	/* The name says which node it is: up to 20 columns of it come before
 	 * any other column; short names need no wide column. */
 	if (node_width < 4) {
 		node_width = 4;
 	}
-	if (node_width > infos[COL_NODE].max_width) {
-		node_width = infos[COL_NODE].max_width;
+	if (node_width > node_info->max_width) {
+		node_width = node_info->max_width;
 	}
 	node_min = node_width < 20 ? node_width : 20;
-	if (node_min > width - 1 - infos[COL_STATUS].min_width) {
+	if (node_min > width - 1 - columns_info(COL_STATUS)->min_width) {
 		/* a narrow screen: the status still shows */
-		node_min = width - 1 - infos[COL_STATUS].min_width;
+		node_min = width - 1 - columns_info(COL_STATUS)->min_width;
 		node_min = node_min < 4 ? 4 : node_min;
 	}
 
+	columns_ordered(false, ids, n);
 	for (int pass = 0; pass < 2; pass++) {
-		for (int k = 0; k < COL_COUNT; k++) {
-			column_id id = priority[k];
-			bool has = (data_mask >> id) & 1u;
+		for (int k = 0; k < n; k++) {
+			column_id id = ids[k];
+			bool has = (data_mask & COLUMN_BIT(id)) != 0;
 			if (on[id] || has != (pass == 0)) {
 				continue;
 			}
-			int need = (id == COL_NODE ? node_min : infos[id].min_width) + (used > 0 ? 1 : 0);
+			int need = (id == COL_NODE ? node_min : columns_info(id)->min_width) + (used > 0 ? 1 : 0);
 			if (used + need <= width || id == COL_NODE) {
 				on[id] = true;
 				w[id] = need - (used > 0 ? 1 : 0);
@@ -457,39 +580,31 @@ void columns_layout(int width, unsigned data_mask, int node_width, column_layout
 		}
 	}
 
-	/* Spare room, in order: readable names first, then the trend. */
-	static const struct {
-		column_id id;
-		int upto; /* 0 = the column's max */
-	} grow[] = {
-		{COL_NODE, 20}, {COL_PORT, 0}, {COL_SOURCE, 18}, {COL_SPARK, 30},
-		{COL_NODE, 0}, {COL_SOURCE, 0}, {COL_SPARK, 0},
-	};
-	for (size_t g = 0; g < sizeof grow / sizeof grow[0]; g++) {
-		column_id id = grow[g].id;
-		int limit = grow[g].upto ? grow[g].upto : infos[id].max_width;
-		if (id == COL_NODE && limit > node_width) {
-			limit = node_width;
+	/* Spare room, in order: readable names first (the node's, the
+	 * collectors' text columns such as the port state), then the trend. */
+	grow_column(COL_NODE, 20, node_width, width, on, w, &used);
+	for (int k = 0; k < n; k++) {
+		if (is_collector_column(ids[k])) {
+			grow_column(ids[k], 0, node_width, width, on, w, &used);
 		}
-		if (!on[id] || w[id] >= limit || used >= width) {
-			continue;
-		}
-		int add = limit - w[id];
-		if (add > width - used) {
-			add = width - used;
-		}
-		w[id] += add;
-		used += add;
 	}
+	grow_column(COL_SOURCE, 18, node_width, width, on, w, &used);
+	grow_column(COL_SPARK, 30, node_width, width, on, w, &used);
+	grow_column(COL_NODE, 0, node_width, width, on, w, &used);
+	grow_column(COL_SOURCE, 0, node_width, width, on, w, &used);
+	grow_column(COL_SPARK, 0, node_width, width, on, w, &used);
 
+	column_id ptp = columns_find("ptp-offset");
 	out->n = 0;
-	out->offset_shares_ptp = on[COL_OFFSET] && !on[COL_PTP_OFFSET] && ((data_mask >> COL_PTP_OFFSET) & 1u);
+	out->offset_shares_ptp = ptp >= 0 && on[COL_OFFSET] && !on[ptp] && (data_mask & COLUMN_BIT(ptp)) != 0;
+	columns_ordered(true, ids, n);
 	int x = 0;
-	for (int id = 0; id < COL_COUNT; id++) {
+	for (int k = 0; k < n; k++) {
+		column_id id = ids[k];
 		if (!on[id]) {
 			continue;
 		}
-		out->id[out->n] = (column_id)id;
+		out->id[out->n] = id;
 		out->x[out->n] = x;
 		out->width[out->n] = w[id];
 		x += w[id] + 1;
@@ -499,17 +614,17 @@ void columns_layout(int width, unsigned data_mask, int node_width, column_layout
 
 const char *columns_offset_title(const column_layout *l)
 {
-	return l->offset_shares_ptp ? "OFFSET/PTP" : infos[COL_OFFSET].title;
+	return l->offset_shares_ptp ? "OFFSET/PTP" : columns_info(COL_OFFSET)->title;
 }
 
 void columns_offset_cell(const node *nd, double now, bool utf8, column_cell *out)
 {
-	if (chrony_ok(nd) || !ptp_follows(nd)) {
+	if (service_ok(nd) || !ptp_follows(nd)) {
 		columns_cell(nd, COL_OFFSET, 0, now, utf8, out);
 		return;
 	}
 	column_cell ptp;
-	columns_cell(nd, COL_PTP_OFFSET, 0, now, utf8, &ptp);
+	columns_cell(nd, columns_find("ptp-offset"), 0, now, utf8, &ptp);
 	snprintf(out->text, sizeof out->text, "P %.64s", ptp.text); /* a formatted number */
 	out->tone = ptp.tone;
 }
@@ -537,6 +652,8 @@ void columns_sort_key(const node *nd, column_id id, double now, sort_key *out)
 	out->numeric = true;
 	out->num = NAN;
 	out->str[0] = '\0';
+	time_service_view sv;
+	bool service = service_of(nd, &sv);
 	switch (id) {
 	case COL_NODE:
 		out->numeric = false;
@@ -551,13 +668,13 @@ void columns_sort_key(const node *nd, column_id id, double now, sort_key *out)
 		break;
 	case COL_OFFSET:
 	case COL_SPARK:
-		if (chrony_ok(nd)) {
-			out->num = fabs(o->chrony.tracking.system_time_offset_s);
+		if (service) {
+			out->num = fabs(sv.offset_s);
 		}
 		break;
 	case COL_FREQ:
-		if (chrony_ok(nd)) {
-			out->num = fabs(o->chrony.tracking.frequency_ppm);
+		if (service) {
+			out->num = fabs(sv.frequency_ppm);
 		}
 		break;
 	case COL_CLOCK:
@@ -566,22 +683,12 @@ void columns_sort_key(const node *nd, column_id id, double now, sort_key *out)
 		}
 		break;
 	case COL_SKEW:
-		if (chrony_ok(nd)) {
-			out->num = o->chrony.tracking.skew_ppm;
+		if (service) {
+			out->num = sv.skew_ppm;
 		}
 		break;
 	case COL_LEAP:
 		out->num = leap_badness(nd);
-		break;
-	case COL_PTP_OFFSET:
-		if (ptp_follows(nd) && o->ptp.offset_from_master_ns != PTP_NS_UNKNOWN) {
-			out->num = fabs((double)o->ptp.offset_from_master_ns);
-		}
-		break;
-	case COL_DELAY:
-		if (ptp_follows(nd) && o->ptp.mean_path_delay_ns != PTP_NS_UNKNOWN) {
-			out->num = (double)o->ptp.mean_path_delay_ns;
-		}
 		break;
 	case COL_RTT:
 		if (nd->has_observation) {
@@ -597,21 +704,13 @@ void columns_sort_key(const node *nd, column_id id, double now, sort_key *out)
 	 * back: sorting 10,000 nodes must stay cheap); unknown sorts last. */
 	case COL_STRATUM: {
 		int v = INT_UNKNOWN;
-		if (ptp_follows(nd) || (!chrony_ok(nd) && ptp_ok(nd))) {
+		if (ptp_follows(nd) || (!service && ptp_ok(nd))) {
 			v = o->ptp.steps_removed;
-		} else if (chrony_ok(nd)) {
-			v = o->chrony.tracking.stratum;
+		} else if (service) {
+			v = sv.stratum;
 		}
 		if (v != INT_UNKNOWN) {
 			out->num = (double)v;
-		}
-		break;
-	}
-	case COL_PORT: {
-		const ptp_port *port = nd->has_observation ? ptp_primary_port(&o->ptp) : NULL;
-		if (port) {
-			out->numeric = false;
-			snprintf(out->str, sizeof out->str, "%s", ptp_port_state_name(port->state));
 		}
 		break;
 	}
@@ -624,7 +723,10 @@ void columns_sort_key(const node *nd, column_id id, double now, sort_key *out)
 			}
 		}
 		break;
-	case COL_COUNT:
+	default:
+		if (is_collector_column(id) && nd->has_observation && columns_info(id)->sort) {
+			columns_info(id)->sort(o, out);
+		}
 		break;
 	}
 	if (out->numeric && !isfinite(out->num)) {

@@ -9,10 +9,18 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
+#include "grid_column.h"
 #include "node.h"
 
-typedef enum {
+/* A column: the grid's own (below, fixed numbers) or one a collector
+ * offers (core/grid_column.h), numbered after them in the registry's order.
+ * The number is an identity, not a position: columns are shown by their
+ * `place`. */
+typedef int column_id;
+
+enum {
 	COL_NODE = 0,
 	COL_STATUS,
 	COL_SOURCE,     /* chrony reference or PTP grandmaster */
@@ -23,24 +31,31 @@ typedef enum {
 	COL_FREQ,
 	COL_SKEW,
 	COL_LEAP,
-	COL_PORT,       /* PTP port state */
-	COL_PTP_OFFSET, /* offsetFromMaster */
-	COL_DELAY,      /* meanPathDelay */
-	COL_HWTS,       /* HW / SW / none / ? */
+	COL_HWTS,       /* HW / SW / none / ? (ethtool and ptp4l together) */
 	COL_RTT,
 	COL_AGE,        /* of the last completed poll */
-	COL_COUNT
-} column_id;
+	COL_CORE_COUNT  /* the collectors' columns follow */
+};
 
-typedef struct {
-	const char *title;     /* column heading */
-	const char *key;       /* its name in the sort indicator and in help */
-	int min_width, max_width;
-	bool right;            /* numbers align right */
-	bool sortable;
-	bool descending;       /* first sort direction: biggest (worst) first */
-} column_info;
+/* Every column fits a column_mask: the registry's invariants test
+ * (test_probe) checks that the collectors' columns stay within it. */
+#define COLUMNS_MAX 64
+typedef uint64_t column_mask;
+#define COLUMN_BIT(id) ((column_mask)1 << (unsigned)(id))
 
+typedef grid_column column_info;
+
+/* The number of columns (the grid's and the collectors'). */
+int columns_count(void);
+
+/* The column whose key is `key` ("ptp-offset"), or -1. */
+column_id columns_find(const char *key);
+
+/* Every column id, left to right as the grid would show them (by place);
+ * returns how many. */
+int columns_in_place_order(column_id ids[COLUMNS_MAX]);
+
+/* The column's description; id out of range gives the node column's. */
 const column_info *columns_info(column_id id);
 
 /* How a cell should look; the grid maps tones to theme roles. */
@@ -72,27 +87,28 @@ cell_tone columns_finding_tone(const node *nd, column_id id);
  * for matching, not for printing).  "" when there is none. */
 void columns_source(const node *nd, char *out, size_t out_len);
 
-/* Bit (1u << column) set for each column this node has data for. */
-unsigned columns_data_mask(const node *nd);
+/* COLUMN_BIT(column) set for each column this node has data for. */
+column_mask columns_data_mask(const node *nd);
 
 typedef struct {
 	int n;                  /* columns shown, left to right */
-	column_id id[COL_COUNT];
-	int x[COL_COUNT];
-	int width[COL_COUNT];
+	column_id id[COLUMNS_MAX];
+	int x[COLUMNS_MAX];
+	int width[COLUMNS_MAX];
 	bool offset_shares_ptp; /* no PTP OFFSET column: OFFSET shows it (columns_offset_cell) */
 } column_layout;
 
-/* Chooses columns for a screen `width` wide.  Columns go in by what an
- * operator needs most: node, status, offset, frequency, leap, timestamping,
- * then source, port, age, PTP offset, clock, trend, stratum, path delay,
- * skew, rtt; first those some node has data for (data_mask), then the rest
- * while room is left.  At 80 columns node, status, offset, frequency, leap
- * and timestamping always fit.  When some node has a PTP offset but its
- * column does not fit, the OFFSET column shows it (offset_shares_ptp).
- * Spare room widens node (up to node_width, the longest host name), port,
- * source and the sparkline.  Shown in their natural order. */
-void columns_layout(int width, unsigned data_mask, int node_width, column_layout *out);
+/* Chooses columns for a screen `width` wide.  Columns go in by rank, what an
+ * operator needs most (grid_column.h): node, status, offset, frequency,
+ * leap, timestamping, then source, port, age, PTP offset, clock, trend,
+ * stratum, path delay, skew, rtt; first those some node has data for
+ * (data_mask), then the rest while room is left.  At 80 columns node,
+ * status, offset, frequency, leap and timestamping always fit.  When some
+ * node has a PTP offset but its column does not fit, the OFFSET column shows
+ * it (offset_shares_ptp).  Spare room widens node (up to node_width, the
+ * longest host name), the collectors' columns (port), source and the
+ * sparkline.  Shown left to right by place. */
+void columns_layout(int width, column_mask data_mask, int node_width, column_layout *out);
 
 /* The OFFSET column's heading: "OFFSET", or "OFFSET/PTP" when it shares. */
 const char *columns_offset_title(const column_layout *l);
@@ -104,11 +120,7 @@ void columns_offset_cell(const node *nd, double now, bool utf8, column_cell *out
 
 /* Sort keys.  A numeric key sorts on num (NAN = unknown, always last), a
  * text key on str. */
-typedef struct {
-	bool numeric;
-	double num;
-	char str[80];
-} sort_key;
+typedef grid_sort_key sort_key;
 
 void columns_sort_key(const node *nd, column_id id, double now, sort_key *out);
 

@@ -63,29 +63,6 @@ static void keys(doc *d, const char *title, const key_help *k, size_t n, int wid
 void help_build(doc *d, bool utf8)
 {
 	const int width = 72;
-	static const struct {
-		column_id id;
-		const char *what;
-	} cols[] = {
-		{COL_NODE, "host name as given"},
-		{COL_STATUS, "worst finding: OK, WARN, CRIT; UNKN = no answer"},
-		{COL_SOURCE, "PTP grandmaster when a port follows one, else chrony's reference"},
-		{COL_STRATUM, "PTP steps removed, or chrony stratum"},
-		{COL_OFFSET, "chrony System time offset, node minus reference; OFFSET/PTP when the PTP "
-			     "OFFSET column does not fit: a node without chrony shows its PTP offset, marked P"},
-		{COL_CLOCK, "node clock minus this machine's, measured over SSH (drill-down: +- uncertainty)"},
-		{COL_SPARK, "offset over the last samples (PTP offset on PTP-only nodes)"},
-		{COL_FREQ, "chrony frequency error of the local clock, ppm"},
-		{COL_SKEW, "chrony skew (frequency error bound), ppm"},
-		{COL_LEAP, "leap status"},
-		{COL_PORT, "PTP port state (the port the node syncs through)"},
-		{COL_PTP_OFFSET, "PTP offsetFromMaster, node minus master"},
-		{COL_DELAY, "PTP meanPathDelay"},
-		{COL_HWTS, "NIC timestamping: HW, SW, none, ? unknown"},
-		{COL_RTT, "time the last poll took, round trip"},
-		{COL_AGE, "since the last completed poll"},
-	};
-
 	(void)utf8;
 	doc_newline(d);
 	doc_add(d, ROLE_TITLE, "synctop: clock sync across the cluster");
@@ -105,12 +82,15 @@ void help_build(doc *d, bool utf8)
 	doc_newline(d);
 	doc_newline(d);
 	doc_add(d, ROLE_TITLE, "Columns");
-	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+	column_id ids[COLUMNS_MAX];
+	int n_cols = columns_in_place_order(ids);
+	for (int i = 0; i < n_cols; i++) {
+		const column_info *info = columns_info(ids[i]);
 		doc_newline(d);
 		doc_add(d, ROLE_DEFAULT, "  ");
-		doc_add(d, ROLE_COLUMN_HEADER, columns_info(cols[i].id)->title);
-		doc_pad(d, ROLE_DEFAULT, 12 - tw_width(columns_info(cols[i].id)->title));
-		doc_wrapped(d, ROLE_DEFAULT, 14, cols[i].what, width);
+		doc_add(d, ROLE_COLUMN_HEADER, info->title);
+		doc_pad(d, ROLE_DEFAULT, 12 - tw_width(info->title));
+		doc_wrapped(d, ROLE_DEFAULT, 14, info->help, width);
 	}
 	doc_newline(d);
 	doc_newline(d);

@@ -35,7 +35,7 @@ typedef struct {
 	bool match;          /* the filter keeps the node */
 	bool connecting;     /* never answered, no error yet */
 	int host_width;      /* bytes of the host name */
-	unsigned data_mask;  /* columns_data_mask */
+	column_mask data_mask; /* columns_data_mask */
 	char str[ORDER_TEXT_LEN];
 } order_key;
 

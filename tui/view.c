@@ -223,7 +223,7 @@ long view_problem_row(const view *v, long from, int dir)
 
 void view_sort_by(view *v, column_id id, bool reverse)
 {
-	if (id >= COL_COUNT || !columns_info(id)->sortable) {
+	if (id < 0 || id >= columns_count() || !columns_info(id)->sortable) {
 		return;
 	}
 	if (v->sort != id) {
@@ -236,13 +236,21 @@ void view_sort_by(view *v, column_id id, bool reverse)
 	}
 }
 
+/* Walks the sortable columns left to right as the grid shows them. */
 void view_cycle_sort(view *v, int dir)
 {
-	int id = (int)v->sort;
+	column_id ids[COLUMNS_MAX];
+	int n = columns_in_place_order(ids);
+	int at = 0;
+	for (int k = 0; k < n; k++) {
+		if (ids[k] == v->sort) {
+			at = k;
+		}
+	}
 	do {
-		id = (id + dir + COL_COUNT) % COL_COUNT;
-	} while (!columns_info((column_id)id)->sortable);
-	view_sort_by(v, (column_id)id, false);
+		at = (at + dir + n) % n;
+	} while (!columns_info(ids[at])->sortable);
+	view_sort_by(v, ids[at], false);
 }
 
 void view_toggle_reverse(view *v)

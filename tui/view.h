@@ -55,7 +55,7 @@ typedef struct {
 	uint64_t builds;         /* rebuilds so far (tests, bench) */
 
 	/* found while building, for the layout and the header */
-	unsigned data_mask;      /* columns_data_mask of every row, or-ed */
+	column_mask data_mask;   /* columns_data_mask of every row, or-ed */
 	int node_width;          /* longest host name among the rows */
 	size_t connecting;       /* nodes (all, not only rows) that never answered and have no error */
 } view;

@@ -30,6 +30,18 @@
 #include "report_text.h"
 #include "thresholds.h"
 
+#define ALL_COLUMNS (~(column_mask)0)
+
+/* A collector's grid column by key; the test fails if it is not there. */
+static column_id column_of(const char *key)
+{
+	column_id id = columns_find(key);
+	if (id < 0) {
+		fail_msg("no grid column \"%s\"", key);
+	}
+	return id;
+}
+
 #define NOW 1796208290.0
 
 /* A node that answered one poll whose sections are the named fixtures. */
@@ -260,7 +272,7 @@ static void test_ptp_stale_offset(void **state)
 	assert_true(offset != PTP_NS_UNKNOWN);
 
 	column_cell cell;
-	columns_cell(nd, COL_PTP_OFFSET, 10, NOW, false, &cell);
+	columns_cell(nd, column_of("ptp-offset"), 10, NOW, false, &cell);
 	assert_string_not_equal(cell.text, "-");
 	char *prom = prometheus_text(nd);
 	assert_true(has_series(prom, "synctop_ptp_offset_seconds"));
@@ -271,7 +283,7 @@ static void test_ptp_stale_offset(void **state)
 		nd->obs.ptp.ports[i].state = PTP_PORT_LISTENING;
 	}
 	assert_null(ptp_following_port(&nd->obs.ptp));
-	columns_cell(nd, COL_PTP_OFFSET, 10, NOW, false, &cell);
+	columns_cell(nd, column_of("ptp-offset"), 10, NOW, false, &cell);
 	assert_string_equal(cell.text, "-");
 	prom = prometheus_text(nd);
 	assert_false(has_series(prom, "synctop_ptp_offset_seconds"));

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "chrony_parse.h"
+#include "collector.h"
 #include "columns.h"
 #include "detail_doc.h"
 #include "doc.h"
@@ -29,6 +30,18 @@
 #include "pmc_parse.h"
 #include "sparkline.h"
 #include "textwidth.h"
+
+#define ALL_COLUMNS (~(column_mask)0)
+
+/* A collector's grid column by key; the test fails if it is not there. */
+static column_id column_of(const char *key)
+{
+	column_id id = columns_find(key);
+	if (id < 0) {
+		fail_msg("no grid column \"%s\"", key);
+	}
+	return id;
+}
 
 #define NOW 1800000000.0
 
@@ -248,11 +261,41 @@ static void assert_layout_sane(const column_layout *l, int width)
 		const column_info *info = columns_info(l->id[i]);
 		assert_true(l->width[i] <= info->max_width);
 		if (i > 0) {
-			assert_true(l->id[i] > l->id[i - 1]);       /* natural order */
+			/* left to right by place */
+			assert_true(columns_info(l->id[i])->place > columns_info(l->id[i - 1])->place);
 			assert_true(l->x[i] >= l->x[i - 1] + l->width[i - 1] + 1);
 		}
 	}
 	assert_true(l->x[l->n - 1] + l->width[l->n - 1] <= width);
+}
+
+/* The grid's columns and the collectors' (core/grid_column.h) fit the
+ * column mask, and each has a key, a place and a cell of its own. */
+static void test_columns_from_the_registry(void **state)
+{
+	(void)state;
+	size_t offered = 0;
+	for (size_t c = 0; c < collector_registry_count; c++) {
+		offered += collector_registry[c]->n_columns;
+	}
+	assert_int_equal(columns_count(), COL_CORE_COUNT + (int)offered);
+	assert_true(columns_count() <= COLUMNS_MAX);
+	for (int a = 0; a < columns_count(); a++) {
+		const column_info *ia = columns_info(a);
+		assert_non_null(ia->key);
+		assert_non_null(ia->help);
+		assert_int_equal(columns_find(ia->key), a);
+		assert_true(ia->min_width >= 1 && ia->min_width <= ia->max_width);
+		if (a >= COL_CORE_COUNT) {
+			assert_non_null(ia->cell);
+			assert_non_null(ia->has_data);
+		}
+		for (int b = a + 1; b < columns_count(); b++) {
+			assert_true(ia->place != columns_info(b)->place);
+			assert_string_not_equal(ia->title, columns_info(b)->title);
+		}
+	}
+	assert_int_equal(columns_find("no-such-column"), -1);
 }
 
 static void test_layout_80(void **state)
@@ -261,7 +304,7 @@ static void test_layout_80(void **state)
 	column_layout l;
 	/* what an operator needs most stays, whatever the name width */
 	for (int node_w = 4; node_w <= 32; node_w += 4) {
-		columns_layout(80, ~0u, node_w, &l);
+		columns_layout(80, ALL_COLUMNS, node_w, &l);
 		assert_layout_sane(&l, 80);
 		assert_true(has_column(&l, COL_NODE));
 		assert_true(has_column(&l, COL_STATUS));
@@ -269,20 +312,20 @@ static void test_layout_80(void **state)
 		assert_true(has_column(&l, COL_FREQ));
 		assert_true(has_column(&l, COL_LEAP));
 		assert_true(has_column(&l, COL_HWTS));
-		assert_true(l.n < COL_COUNT);
+		assert_true(l.n < columns_count());
 	}
-	columns_layout(80, ~0u, 12, &l);
+	columns_layout(80, ALL_COLUMNS, 12, &l);
 	assert_true(has_column(&l, COL_SOURCE));
 	/* no room for the PTP offset's own column: OFFSET shows it */
-	assert_false(has_column(&l, COL_PTP_OFFSET));
+	assert_false(has_column(&l, column_of("ptp-offset")));
 	assert_true(l.offset_shares_ptp);
 	assert_string_equal(columns_offset_title(&l), "OFFSET/PTP");
 	/* ... but not when no node has one */
-	columns_layout(80, ~0u & ~(1u << COL_PTP_OFFSET), 12, &l);
+	columns_layout(80, ALL_COLUMNS & ~(COLUMN_BIT(column_of("ptp-offset"))), 12, &l);
 	assert_false(l.offset_shares_ptp);
 	assert_string_equal(columns_offset_title(&l), "OFFSET");
-	columns_layout(200, ~0u, 12, &l);
-	assert_true(has_column(&l, COL_PTP_OFFSET));
+	columns_layout(200, ALL_COLUMNS, 12, &l);
+	assert_true(has_column(&l, column_of("ptp-offset")));
 	assert_false(l.offset_shares_ptp);
 }
 
@@ -313,9 +356,9 @@ static void test_layout_250_uses_the_width(void **state)
 {
 	(void)state;
 	column_layout l;
-	columns_layout(250, ~0u, 24, &l);
+	columns_layout(250, ALL_COLUMNS, 24, &l);
 	assert_layout_sane(&l, 250);
-	assert_int_equal(l.n, COL_COUNT);
+	assert_int_equal(l.n, columns_count());
 	assert_int_equal(l.width[COL_NODE], 24);
 	assert_int_equal(l.width[COL_SOURCE], columns_info(COL_SOURCE)->max_width);
 	assert_true(l.width[COL_SPARK] > 60);
@@ -329,15 +372,15 @@ static void test_layout_prefers_columns_with_data(void **state)
 	node *nodes = new_nodes(1);
 	column_layout l;
 	make_node(&nodes[0], "chrony-only-node", NODE_STATUS_OK, 1e-6, "ntp1");
-	unsigned mask = columns_data_mask(&nodes[0]);
-	assert_false(mask & (1u << COL_PTP_OFFSET));
+	column_mask mask = columns_data_mask(&nodes[0]);
+	assert_false(mask & (COLUMN_BIT(column_of("ptp-offset"))));
 	columns_layout(100, mask, 16, &l);
 	assert_layout_sane(&l, 100);
 	assert_true(has_column(&l, COL_FREQ));
 	assert_true(has_column(&l, COL_SKEW));
 	assert_true(has_column(&l, COL_SPARK));
-	assert_false(has_column(&l, COL_PTP_OFFSET));
-	assert_false(has_column(&l, COL_DELAY));
+	assert_false(has_column(&l, column_of("ptp-offset")));
+	assert_false(has_column(&l, column_of("path-delay")));
 	free(nodes);
 }
 
@@ -345,13 +388,13 @@ static void test_layout_narrow(void **state)
 {
 	(void)state;
 	column_layout l;
-	columns_layout(20, ~0u, 30, &l);
+	columns_layout(20, ALL_COLUMNS, 30, &l);
 	assert_int_equal(l.n, 2);
 	assert_int_equal(l.id[0], COL_NODE);
 	assert_int_equal(l.id[1], COL_STATUS);
 	assert_true(l.x[1] + l.width[1] <= 20);
 	/* short names: a short column */
-	columns_layout(200, 1u << COL_NODE | 1u << COL_STATUS, 2, &l);
+	columns_layout(200, COLUMN_BIT(COL_NODE) | COLUMN_BIT(COL_STATUS), 2, &l);
 	assert_int_equal(l.width[0], 4);
 }
 
@@ -388,7 +431,7 @@ static void test_cells(void **state)
 	cell_of(&nodes[0], COL_AGE, true, &c);
 	assert_string_equal(c.text, "1s");
 	/* PTP does not apply */
-	cell_of(&nodes[0], COL_PTP_OFFSET, true, &c);
+	cell_of(&nodes[0], column_of("ptp-offset"), true, &c);
 	assert_string_equal(c.text, "-");
 	assert_int_equal(c.tone, TONE_DIM);
 
@@ -426,16 +469,16 @@ static void test_cells(void **state)
 	/* PTP slave */
 	make_ptp_slave(&nodes[2], "p1", -42);
 	add_finding(&nodes[2], SEVERITY_CRIT, "ptp.offset");
-	cell_of(&nodes[2], COL_PTP_OFFSET, true, &c);
+	cell_of(&nodes[2], column_of("ptp-offset"), true, &c);
 	assert_string_equal(c.text, "-42 ns");
 	assert_int_equal(c.tone, TONE_CRIT);
-	cell_of(&nodes[2], COL_PORT, true, &c);
+	cell_of(&nodes[2], column_of("port"), true, &c);
 	assert_string_equal(c.text, "SLAVE");
 	cell_of(&nodes[2], COL_SOURCE, true, &c);
 	assert_string_equal(c.text, "96bec0.fffe.dfca68");
 	cell_of(&nodes[2], COL_STRATUM, true, &c);
 	assert_string_equal(c.text, "1");
-	cell_of(&nodes[2], COL_DELAY, true, &c);
+	cell_of(&nodes[2], column_of("path-delay"), true, &c);
 	assert_string_equal(c.text, "8.737 \xc2\xb5s");
 	cell_of(&nodes[2], COL_HWTS, true, &c);
 	assert_string_equal(c.text, "HW");
@@ -722,7 +765,7 @@ static void test_help_lists_every_key(void **state)
 		}
 	}
 	/* and every column */
-	for (int c = 0; c < COL_COUNT; c++) {
+	for (int c = 0; c < columns_count(); c++) {
 		assert_non_null(strstr(text, columns_info((column_id)c)->title));
 	}
 	free(text);
@@ -860,6 +903,37 @@ static void test_detail_doc(void **state)
 		nd->obs.ptp.ports[i].state = PTP_PORT_SLAVE;
 	}
 
+	/* the Sync lines (ptp.no_sync's evidence): software timestamping with
+	 * the realtime reads around pmc, the rx Sync count standing still */
+	ptp_obs *pt = &nd->obs.ptp;
+	ptp_port *port = &pt->ports[0];
+	doc_init(&d);
+	detail_doc_build(&d, nd, NOW, 100, true);
+	assert_non_null(strstr(d.lines[line_of(&d, "Last Sync")].text, ": unknown"));
+	assert_int_equal(line_of(&d, "Syncs received"), -1);
+	doc_free(&d);
+	snprintf(port->timestamping, sizeof port->timestamping, "SOFTWARE");
+	pt->realtime_before_ns = pt->ingress_time_ns + 400000000;
+	pt->realtime_after_ns = pt->ingress_time_ns + 510000000;
+	port->sync.rx_sync = 98;
+	port->sync.rx_sync_since = nd->obs.taken_at - 2;
+	doc_init(&d);
+	detail_doc_build(&d, nd, NOW, 100, true);
+	assert_true(line_of(&d, "Last Sync") > line_of(&d, "Offset from master"));
+	assert_true(line_of(&d, "400.000 ms ago") > 0);
+	assert_true(line_of(&d, "98 (unchanged for 2.000 s)") > 0);
+	doc_free(&d);
+	snprintf(port->timestamping, sizeof port->timestamping, "HARDWARE");
+	doc_init(&d);
+	detail_doc_build(&d, nd, NOW, 100, true);
+	assert_true(line_of(&d, "HARDWARE timestamping: the age needs a read of the PHC") > 0);
+	doc_free(&d);
+	pt->ingress_time_ns = 0;
+	doc_init(&d);
+	detail_doc_build(&d, nd, NOW, 100, true);
+	assert_true(line_of(&d, "none since ptp4l started") > 0);
+	doc_free(&d);
+
 #ifdef NODE_EVENTS
 	/* the connection log, when the model keeps one */
 	nd->polls_completed = 41;
@@ -933,6 +1007,7 @@ int main(void)
 		cmocka_unit_test(test_sort_by_column),
 		cmocka_unit_test(test_sort_by_name_is_natural),
 		cmocka_unit_test(test_filter),
+		cmocka_unit_test(test_columns_from_the_registry),
 		cmocka_unit_test(test_layout_80),
 		cmocka_unit_test(test_offset_cell_shares_ptp),
 		cmocka_unit_test(test_layout_250_uses_the_width),

@@ -18,6 +18,18 @@
 #include "columns.h"
 #include "view.h"
 
+#define ALL_COLUMNS (~(column_mask)0)
+
+/* A collector's grid column by key; the test fails if it is not there. */
+static column_id column_of(const char *key)
+{
+	column_id id = columns_find(key);
+	if (id < 0) {
+		fail_msg("no grid column \"%s\"", key);
+	}
+	return id;
+}
+
 #define NOW 1800000000.0
 
 /* n nodes "n00".."n(n-1)", chrony ok, |offset| growing with the index (so
@@ -284,8 +296,8 @@ static void test_build_counts(void **state)
 	view_update(&v, NOW);
 	assert_int_equal(v.connecting, 1); /* n02 renamed: fresh, no error; "down" has one */
 	assert_int_equal(v.node_width, (int)strlen("a-much-longer-host-name"));
-	assert_true(v.data_mask & (1u << COL_OFFSET));
-	assert_false(v.data_mask & (1u << COL_PTP_OFFSET));
+	assert_true(v.data_mask & (COLUMN_BIT(COL_OFFSET)));
+	assert_false(v.data_mask & (COLUMN_BIT(column_of("ptp-offset"))));
 
 	/* the layout counts the rows shown; connecting counts every node */
 	view_set_filter(&v, "^n0", err, sizeof err);
