@@ -156,6 +156,18 @@ static json_t *ptp_json(const observation *obs, bool *ok)
 	json_value_put(o, "last_sync_age_s", json_value_number(ptp_sync_last_age_s(p)), ok);
 	/* system clock - PHC (system_clock.h); details in the "phc" object */
 	json_value_put(o, "phc_sys_offset_ns", json_value_ns(phc_sys_offset_ns(obs)), ok);
+	/* The grandmaster's quality, null wherever gm_identity is: a LISTENING
+	 * or FAULTY ptp4l reports its own defaults as if it were one. */
+	json_value_put(o, "gm_clock_class", gm ? json_value_int(p->gm_clock_class) : json_null(), ok);
+	json_value_put(o, "gm_clock_accuracy", gm ? json_value_int(p->gm_clock_accuracy) : json_null(), ok);
+	json_value_put(o, "gm_offset_scaled_log_variance",
+		       gm ? json_value_int(p->gm_offset_scaled_log_variance) : json_null(), ok);
+	/* TIME_PROPERTIES_DATA_SET as ptp4l holds it (from the grandmaster's
+	 * Announce, or its own when it is one), like current_utc_offset */
+	json_value_put(o, "time_source", json_value_int(p->time_source), ok);
+	json_value_put(o, "ptp_timescale", json_value_flag(p->ptp_timescale), ok);
+	json_value_put(o, "time_traceable", json_value_flag(p->time_traceable), ok);
+	json_value_put(o, "frequency_traceable", json_value_flag(p->frequency_traceable), ok);
 	return o;
 }
 
@@ -178,6 +190,9 @@ PTP_VALUE(v_ptp_mean_path_delay, ptp_following_port(p) ? prom_ns_seconds(p->mean
 PTP_VALUE(v_ptp_steps_removed, prom_int(p->steps_removed))
 PTP_VALUE(v_ptp_gm_present, p->gm_present == INT_UNKNOWN ? NAN : p->gm_present != 0)
 PTP_VALUE(v_ptp_sync_age, ptp_sync_last_age_s(p))
+/* As synctop_ptp_grandmaster_info: only for a grandmaster the node keeps
+ * time from (or is), never a LISTENING clock's own default class. */
+PTP_VALUE(v_ptp_gm_clock_class, cluster_node_grandmaster(p) ? prom_int(p->gm_clock_class) : NAN)
 
 
 /* The state is a label: ptp4l's internal numbering (GRAND_MASTER = 7) and
@@ -230,6 +245,9 @@ static const prom_family pmc_prometheus[] = {
 	 NULL},
 	{"synctop_ptp_gm_present", "gauge",
 	 "ptp4l gmPresent: 1 if the node sees a grandmaster, else 0.", v_ptp_gm_present, NULL},
+	{"synctop_ptp_gm_clock_class", "gauge",
+	 "clockClass of the grandmaster the node follows or is (PARENT_DATA_SET gm.ClockClass): 6 locked, "
+	 "7 holdover, 248 free-running, ...", v_ptp_gm_clock_class, NULL},
 	{"synctop_ptp_port_state", "gauge",
 	 "1 per PTP port, labelled with its state as pmc prints it (SLAVE, MASTER, LISTENING, FAULTY, ...).",
 	 NULL, emit_ptp_port_state},
@@ -411,8 +429,12 @@ static void pmc_block(text_sink *out, const ptp_obs *p, int which)
 				    "\t\tobservedParentClockPhaseChangeRate    0x7fffffff\n");
 		text_sink_printf(out, "\t\tgrandmasterPriority1                  %d\n", known_or_zero(p->gm_priority1));
 		text_sink_printf(out, "\t\tgm.ClockClass                         %d\n", known_or_zero(p->gm_clock_class));
-		text_sink_puts(out, "\t\tgm.ClockAccuracy                      0xfe\n"
-				    "\t\tgm.OffsetScaledLogVariance            0xffff\n");
+		/* unknown prints as IEEE 1588's own "unknown" / "not computed" */
+		text_sink_printf(out, "\t\tgm.ClockAccuracy                      0x%02x\n",
+				 (unsigned)(p->gm_clock_accuracy == INT_UNKNOWN ? 0xfe : p->gm_clock_accuracy));
+		text_sink_printf(out, "\t\tgm.OffsetScaledLogVariance            0x%04x\n",
+				 (unsigned)(p->gm_offset_scaled_log_variance == INT_UNKNOWN ? 0xffff :
+					    p->gm_offset_scaled_log_variance));
 		text_sink_printf(out, "\t\tgrandmasterPriority2                  %d\n", known_or_zero(p->gm_priority2));
 		text_sink_printf(out, "\t\tgrandmasterIdentity                   %s\n", p->grandmaster_identity);
 		break;

@@ -320,6 +320,9 @@ static const field_spec parent_fields[] = {
 	OBS_FIELD("parentPortIdentity", FK_PORT_ID, parent_port_identity, 0, 0),
 	OBS_FIELD("grandmasterPriority1", FK_INT, gm_priority1, 0, UINT8_MAX),
 	OBS_FIELD("gm.ClockClass", FK_INT, gm_clock_class, 0, UINT8_MAX),
+	/* linuxptp pmc.c pmc_show(): "0x%02hhx" and "0x%04hx" */
+	OBS_FIELD("gm.ClockAccuracy", FK_INT, gm_clock_accuracy, 0, UINT8_MAX),
+	OBS_FIELD("gm.OffsetScaledLogVariance", FK_INT, gm_offset_scaled_log_variance, 0, UINT16_MAX),
 	OBS_FIELD("grandmasterPriority2", FK_INT, gm_priority2, 0, UINT8_MAX),
 	OBS_FIELD("grandmasterIdentity", FK_CLOCK_ID, grandmaster_identity, 0, 0),
 };

@@ -1,6 +1,6 @@
 /* pmc_rules.c - the health rules for the PTP part of an observation: port
- * states, the grandmaster, offsetFromMaster and the path delay.  Limits from
- * thresholds.h (docs/checks.md). */
+ * states, the grandmaster and its quality, offsetFromMaster and the path
+ * delay.  Limits from thresholds.h (docs/checks.md). */
 #include <config.h>
 
 #include "pmc_rules.h"
@@ -111,6 +111,146 @@ static void rule_ptp_gm(const ptp_obs *p, finding_list *out)
 	}
 }
 
+/* Whose clock quality a node depends on.  A port that follows a master
+ * (SLAVE or UNCALIBRATED): the grandmaster's, from PARENT_DATA_SET.  A node
+ * that is the grandmaster (a MASTER or GRAND_MASTER port and PARENT_DATA_SET
+ * naming its own clock): its own, because the fix is made there and every
+ * node below it inherits the class; an operator looking at the grandmaster
+ * should see what its followers see.  Anything else (LISTENING, FAULTY, a
+ * boundary clock between masters) names itself as grandmaster without
+ * serving anyone: not judged, the port rule says what is wrong. */
+typedef enum {
+	GM_NOT_JUDGED,
+	GM_FOLLOWED,
+	GM_SELF,
+} gm_relation;
+
+static gm_relation grandmaster_relation(const ptp_obs *p)
+{
+	if (ptp_following_port(p)) {
+		return GM_FOLLOWED;
+	}
+	if (p->state != OBS_OK) {
+		return GM_NOT_JUDGED;
+	}
+	const char *gm = p->grandmaster_identity[0] ? p->grandmaster_identity : p->gm_identity;
+	if (!gm[0] || !p->clock_identity[0] || strncmp(gm, p->clock_identity, PTP_ID_LEN) != 0) {
+		return GM_NOT_JUDGED;
+	}
+	for (int i = 0; i < ptp_port_count(p); i++) {
+		if (p->ports[i].state == PTP_PORT_MASTER || p->ports[i].state == PTP_PORT_GRAND_MASTER) {
+			return GM_SELF;
+		}
+	}
+	return GM_NOT_JUDGED;
+}
+
+/* Locked is fine; holdover within specification still meets it, so it is a
+ * warn even where traceability is required; everything else that says the
+ * grandmaster has no good reference is a warn, crit where the group requires
+ * a traceable grandmaster.  Classes of alternate profiles other than
+ * G.8275's are not judged: synctop cannot know what they promise. */
+static severity clock_class_severity(ptp_class_kind kind, bool traceable)
+{
+	switch (kind) {
+	case PTP_CLASS_HOLDOVER:
+		return SEVERITY_WARN;
+	case PTP_CLASS_DEGRADED:
+	case PTP_CLASS_FREE_RUNNING:
+	case PTP_CLASS_SLAVE_ONLY:
+	case PTP_CLASS_RESERVED:
+		return traceable ? SEVERITY_CRIT : SEVERITY_WARN;
+	case PTP_CLASS_UNKNOWN:
+	case PTP_CLASS_LOCKED:
+	case PTP_CLASS_PROFILE:
+		break;
+	}
+	return SEVERITY_OK;
+}
+
+static void clock_class_hint(finding *f, ptp_class_kind kind, const char *where)
+{
+	switch (kind) {
+	case PTP_CLASS_HOLDOVER:
+		finding_hint(f, "The grandmaster (%s) lost its reference and runs on its oscillator, "
+			     "within spec for now: check its GNSS antenna and lock (ts2phc, gpsd) or PRTC "
+			     "input; `pmc -u -b 0 'GET PARENT_DATA_SET'`.", where);
+		break;
+	case PTP_CLASS_DEGRADED:
+		finding_hint(f, "The grandmaster's (%s) holdover is out of spec, its time drifts: "
+			     "restore its reference (GNSS antenna, lock, PRTC) or make a locked "
+			     "grandmaster win (priority1).", where);
+		break;
+	case PTP_CLASS_FREE_RUNNING:
+		finding_hint(f, "The grandmaster (%s) has no traceable reference (clockClass 248 is "
+			     "ptp4l's default): give it GNSS/PRTC (ts2phc) and a class that says so, or "
+			     "accept NTP-grade time if NTP steers it.", where);
+		break;
+	case PTP_CLASS_SLAVE_ONLY:
+	case PTP_CLASS_RESERVED:
+		finding_hint(f, "No grandmaster should announce this class: check `clockClass` in "
+			     "ptp4l.conf on the grandmaster (%s); `pmc -u -b 0 'GET PARENT_DATA_SET'`.",
+			     where);
+		break;
+	default:
+		break;
+	}
+}
+
+static void rule_ptp_gm_clock_class(const ptp_obs *p, const thresholds *th, finding_list *out)
+{
+	gm_relation rel = grandmaster_relation(p);
+	if (rel == GM_NOT_JUDGED) {
+		return;
+	}
+	int cls = p->gm_clock_class;
+	ptp_class_kind kind = ptp_clock_class_kind(cls);
+	severity sev = clock_class_severity(kind, th->gm_traceable);
+	if (sev == SEVERITY_OK) {
+		return;
+	}
+	finding f;
+	char gm[NAME_LEN];
+	HEALTH_CLEAN(gm, p->grandmaster_identity);
+	finding_start(&f, sev, "ptp.gm_clock_class");
+	const char *why = sev == SEVERITY_CRIT ? " (the group requires gm_traceable)" : "";
+	if (rel == GM_SELF) {
+		finding_message(&f, "This node is the grandmaster, clockClass %d: %s%s", cls,
+				ptp_clock_class_meaning(cls), why);
+		clock_class_hint(&f, kind, "this node");
+	} else {
+		finding_message(&f, "Grandmaster %s is clockClass %d: %s%s", gm[0] ? gm : "(unnamed)",
+				cls, ptp_clock_class_meaning(cls), why);
+		clock_class_hint(&f, kind, gm[0] ? gm : "see PARENT_DATA_SET");
+	}
+	health_add_finding(out, &f);
+}
+
+/* Only where the group requires it: most fleets run a grandmaster that says
+ * timeTraceable 0 (synced by NTP, or free-running) on purpose. */
+static void rule_ptp_gm_traceable(const ptp_obs *p, const thresholds *th, finding_list *out)
+{
+	gm_relation rel = grandmaster_relation(p);
+	if (!th->gm_traceable || rel == GM_NOT_JUDGED || p->time_traceable != 0) {
+		return;
+	}
+	finding f;
+	char gm[NAME_LEN];
+	HEALTH_CLEAN(gm, p->grandmaster_identity);
+	finding_start(&f, SEVERITY_CRIT, "ptp.gm_not_traceable");
+	if (rel == GM_SELF) {
+		finding_message(&f, "This node is the grandmaster and says its time is not traceable "
+				"(timeTraceable 0); the group requires gm_traceable");
+	} else {
+		finding_message(&f, "Grandmaster %s says its time is not traceable (timeTraceable 0); "
+				"the group requires gm_traceable", gm[0] ? gm : "(unnamed)");
+	}
+	finding_hint(&f, "Check the grandmaster's reference (GNSS lock, PRTC) and what it announces: "
+		     "`pmc -u -b 0 'GET TIME_PROPERTIES_DATA_SET'` (linuxptp sets it with ts2phc or "
+		     "SET GRANDMASTER_SETTINGS_NP); or drop gm_traceable for this group.");
+	health_add_finding(out, &f);
+}
+
 static void rule_ptp_offset(const ptp_obs *p, const nic_obs *nic, const thresholds *th,
 			    finding_list *out)
 {
@@ -212,6 +352,8 @@ void pmc_rules(const health_context *ctx, finding_list *out)
 	const thresholds *th = ctx->th;
 	rule_ptp_port_states(&o->ptp, &o->nic, out);
 	rule_ptp_gm(&o->ptp, out);
+	rule_ptp_gm_clock_class(&o->ptp, th, out);
+	rule_ptp_gm_traceable(&o->ptp, th, out);
 	rule_ptp_offset(&o->ptp, &o->nic, th, out);
 	rule_ptp_path_delay(&o->ptp, &o->nic, h, th, out);
 	pmc_sync_rules(ctx, out);

@@ -113,14 +113,20 @@ const char *cluster_node_grandmaster(const ptp_obs *ptp)
 	return NULL;
 }
 
+typedef struct {
+	const char *identity;
+	int clock_class;
+} gm_seen;
+
 static int cmp_identity(const void *a, const void *b)
 {
-	return strncmp(*(const char *const *)a, *(const char *const *)b, PTP_ID_LEN);
+	return strncmp(((const gm_seen *)a)->identity, ((const gm_seen *)b)->identity, PTP_ID_LEN);
 }
 
 typedef struct {
 	const char *identity;
 	size_t nodes;
+	int clock_class;
 } gm_run;
 
 static int cmp_run(const void *a, const void *b)
@@ -136,7 +142,7 @@ static int cmp_run(const void *a, const void *b)
  * Exact for any number of distinct grandmasters, in O(n log n). */
 static void count_grandmasters(const node *nodes, size_t n, cluster_summary *out)
 {
-	const char **ids = xmalloc((n ? n : 1) * sizeof *ids);
+	gm_seen *ids = xmalloc((n ? n : 1) * sizeof *ids);
 	size_t n_ids = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -146,7 +152,9 @@ static void count_grandmasters(const node *nodes, size_t n, cluster_summary *out
 		}
 		const char *id = cluster_node_grandmaster(ptp);
 		if (id) {
-			ids[n_ids++] = id;
+			ids[n_ids].identity = id;
+			ids[n_ids].clock_class = ptp->gm_clock_class;
+			n_ids++;
 		}
 	}
 	if (n_ids == 0) {
@@ -158,11 +166,15 @@ static void count_grandmasters(const node *nodes, size_t n, cluster_summary *out
 	gm_run *runs = xmalloc(n_ids * sizeof *runs);
 	size_t n_runs = 0;
 	for (size_t i = 0; i < n_ids; i++) {
-		if (n_runs > 0 && cmp_identity(&runs[n_runs - 1].identity, &ids[i]) == 0) {
+		if (n_runs > 0 && strncmp(runs[n_runs - 1].identity, ids[i].identity, PTP_ID_LEN) == 0) {
 			runs[n_runs - 1].nodes++;
+			if (ids[i].clock_class > runs[n_runs - 1].clock_class) {
+				runs[n_runs - 1].clock_class = ids[i].clock_class; /* INT_UNKNOWN is below all */
+			}
 		} else {
-			runs[n_runs].identity = ids[i];
+			runs[n_runs].identity = ids[i].identity;
 			runs[n_runs].nodes = 1;
+			runs[n_runs].clock_class = ids[i].clock_class;
 			n_runs++;
 		}
 	}
@@ -175,6 +187,7 @@ static void count_grandmasters(const node *nodes, size_t n, cluster_summary *out
 		memcpy(out->gms[i].identity, runs[i].identity, len);
 		out->gms[i].identity[len] = '\0';
 		out->gms[i].nodes = runs[i].nodes;
+		out->gms[i].clock_class = runs[i].clock_class;
 	}
 	free(runs);
 	free(ids);

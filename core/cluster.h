@@ -18,6 +18,10 @@
 typedef struct {
 	char identity[PTP_ID_LEN];
 	size_t nodes; /* nodes that name this grandmaster */
+	/* its gm.ClockClass (PARENT_DATA_SET) as those nodes report it; should
+	 * they differ (a class change seen mid-sweep), the highest number, the
+	 * least good in IEEE 1588's order; INT_UNKNOWN when none knows it */
+	int clock_class;
 } cluster_gm;
 
 typedef struct {

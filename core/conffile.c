@@ -84,6 +84,7 @@ enum {
 	SET_IFACE,
 	SET_NTP_UPSTREAM,
 	SET_GRANDMASTER,
+	SET_GM_TRACEABLE,
 	SET_THRESHOLD,
 	N_SETTINGS = SET_THRESHOLD + CONF_MAX_THRESHOLD_KEYS
 };
@@ -490,6 +491,16 @@ static int parse_grandmaster(vctx *c, json_t *val, const spos *ps, layer *l)
 	return 0;
 }
 
+static int parse_gm_traceable(vctx *c, json_t *val, const spos *ps, layer *l)
+{
+	if (!json_is_boolean(val)) {
+		return fail_at(c, ps->line, ps->col, "\"gm_traceable\" must be true or false");
+	}
+	l->v.th.gm_traceable = json_is_true(val);
+	mark(l, SET_GM_TRACEABLE, ps);
+	return 0;
+}
+
 /* The keys a defaults object and a group share.  Returns 1 if key is not
  * one of them. */
 static int parse_common(vctx *c, const char *key, json_t *val, size_t cp, layer *l)
@@ -504,6 +515,8 @@ static int parse_common(vctx *c, const char *key, json_t *val, size_t cp, layer 
 		return parse_upstream(c, val, &c->pos[cp], l);
 	} else if (strcmp(key, "grandmaster") == 0) {
 		return parse_grandmaster(c, val, &c->pos[cp], l);
+	} else if (strcmp(key, "gm_traceable") == 0) {
+		return parse_gm_traceable(c, val, &c->pos[cp], l);
 	}
 	return 1;
 }
@@ -633,6 +646,9 @@ static void apply(const layer *l, node_settings *out)
 	}
 	if (l->set[SET_GRANDMASTER]) {
 		memcpy(out->grandmaster, l->v.grandmaster, sizeof out->grandmaster);
+	}
+	if (l->set[SET_GM_TRACEABLE]) {
+		out->th.gm_traceable = l->v.th.gm_traceable;
 	}
 }
 

@@ -110,6 +110,7 @@ void ptp_obs_init(ptp_obs *ptp)
 	ptp->offset_from_master_ns = PTP_NS_UNKNOWN;
 	ptp->mean_path_delay_ns = PTP_NS_UNKNOWN;
 	ptp->gm_priority1 = ptp->gm_priority2 = ptp->gm_clock_class = INT_UNKNOWN;
+	ptp->gm_clock_accuracy = ptp->gm_offset_scaled_log_variance = INT_UNKNOWN;
 	ptp->current_utc_offset = INT_UNKNOWN;
 	ptp->current_utc_offset_valid = INT_UNKNOWN;
 	ptp->leap61 = ptp->leap59 = INT_UNKNOWN;
@@ -452,6 +453,98 @@ const ntp_peer *ntp_system_peer(const ntp_obs *n)
 		if (n->peers[i].tally == '*' || n->peers[i].tally == 'o') {
 			return &n->peers[i];
 		}
+	}
+	return NULL;
+}
+
+/* The classes both tables name (observation.h), in words.  G.8275.1's
+ * T-GM / T-BC are the telecom grandmaster and boundary clock. */
+static const struct {
+	int cls;
+	ptp_class_kind kind;
+	const char *meaning;
+} clock_classes[] = {
+	{6, PTP_CLASS_LOCKED, "locked to a primary reference (PRTC, e.g. GNSS)"},
+	{7, PTP_CLASS_HOLDOVER, "holdover within specification: lost its primary reference"},
+	{13, PTP_CLASS_LOCKED, "locked to an application-specific time source (ARB timescale)"},
+	{14, PTP_CLASS_HOLDOVER, "holdover within specification: lost its application-specific source"},
+	{52, PTP_CLASS_DEGRADED, "degraded: holdover out of specification (was class 7)"},
+	{58, PTP_CLASS_DEGRADED, "degraded: holdover out of specification (was class 14)"},
+	{135, PTP_CLASS_HOLDOVER, "boundary clock in holdover within specification (G.8275)"},
+	{140, PTP_CLASS_DEGRADED,
+	 "degraded: holdover out of specification, frequency from a category 1 source (G.8275)"},
+	{150, PTP_CLASS_DEGRADED,
+	 "degraded: holdover out of specification, frequency from a category 2 source (G.8275)"},
+	{160, PTP_CLASS_DEGRADED,
+	 "degraded: holdover out of specification, frequency from a category 3 source (G.8275)"},
+	{165, PTP_CLASS_DEGRADED, "degraded: boundary clock in holdover out of specification (G.8275)"},
+	{187, PTP_CLASS_DEGRADED, "degraded: holdover out of specification (was class 7, may be a slave)"},
+	{193, PTP_CLASS_DEGRADED, "degraded: holdover out of specification (was class 14, may be a slave)"},
+	{248, PTP_CLASS_FREE_RUNNING, "free-running default: no reference at all"},
+	{255, PTP_CLASS_SLAVE_ONLY, "slave-only: a clock that never serves time"},
+};
+
+ptp_class_kind ptp_clock_class_kind(int cls)
+{
+	if (cls < 0 || cls > 255) {
+		return PTP_CLASS_UNKNOWN;
+	}
+	for (size_t i = 0; i < sizeof clock_classes / sizeof clock_classes[0]; i++) {
+		if (clock_classes[i].cls == cls) {
+			return clock_classes[i].kind;
+		}
+	}
+	if ((cls >= 68 && cls <= 122) || (cls >= 133 && cls <= 170) || (cls >= 216 && cls <= 232)) {
+		return PTP_CLASS_PROFILE;
+	}
+	return PTP_CLASS_RESERVED;
+}
+
+const char *ptp_clock_class_meaning(int cls)
+{
+	for (size_t i = 0; i < sizeof clock_classes / sizeof clock_classes[0]; i++) {
+		if (clock_classes[i].cls == cls) {
+			return clock_classes[i].meaning;
+		}
+	}
+	switch (ptp_clock_class_kind(cls)) {
+	case PTP_CLASS_PROFILE:
+		return "defined by an alternate PTP profile";
+	case PTP_CLASS_RESERVED:
+		return "reserved: IEEE 1588 defines no meaning";
+	default:
+		return "unknown";
+	}
+}
+
+const char *ptp_clock_accuracy_name(int acc)
+{
+	static const char *const names[] = {
+		"within 25 ns", "within 100 ns", "within 250 ns", "within 1 µs", "within 2.5 µs",
+		"within 10 µs", "within 25 µs", "within 100 µs", "within 250 µs", "within 1 ms",
+		"within 2.5 ms", "within 10 ms", "within 25 ms", "within 100 ms", "within 250 ms",
+		"within 1 s", "within 10 s", "worse than 10 s",
+	}; /* 0x20 .. 0x31 */
+	if (acc >= 0x20 && acc < 0x20 + (int)(sizeof names / sizeof names[0])) {
+		return names[acc - 0x20];
+	}
+	if (acc == 0xFE) {
+		return "unknown";
+	}
+	return NULL;
+}
+
+const char *ptp_time_source_name(int src)
+{
+	switch (src) {
+	case 0x10: return "ATOMIC_CLOCK";
+	case 0x20: return "GPS";
+	case 0x30: return "TERRESTRIAL_RADIO";
+	case 0x40: return "PTP";
+	case 0x50: return "NTP";
+	case 0x60: return "HAND_SET";
+	case 0x90: return "OTHER";
+	case 0xA0: return "INTERNAL_OSCILLATOR";
 	}
 	return NULL;
 }

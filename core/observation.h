@@ -276,6 +276,8 @@ typedef struct {
 	char parent_port_identity[PTP_ID_LEN];
 	char grandmaster_identity[PTP_ID_LEN];
 	int gm_priority1, gm_priority2, gm_clock_class;
+	int gm_clock_accuracy;             /* 0..0xFF, IEEE 1588 clockAccuracy enum */
+	int gm_offset_scaled_log_variance; /* 0..0xFFFF */
 
 	/* TIME_PROPERTIES_DATA_SET */
 	int current_utc_offset;
@@ -319,6 +321,37 @@ const ptp_port *ptp_primary_port(const ptp_obs *p);
 /* A SLAVE port: its servo has locked, so its offset says how well the node
  * keeps PTP time (an UNCALIBRATED port is still converging); NULL if none. */
 const ptp_port *ptp_locked_port(const ptp_obs *p);
+
+/* What a clockClass says about the clock that announces it: IEEE 1588-2008
+ * clause 7.6.2.4 Table 5 (the default profile; IEEE 1588-2019 keeps these
+ * values) and, for the telecom profiles' 135..165 inside 1588's "alternate
+ * profile" range, ITU-T G.8275.1 clause 6.4 Table 2 (G.8275.2 uses the same
+ * values).  The two tables never give one number two meanings. */
+typedef enum {
+	PTP_CLASS_UNKNOWN = 0,  /* INT_UNKNOWN, or not 0..255 */
+	PTP_CLASS_LOCKED,       /* 6, 13: locked to its reference */
+	PTP_CLASS_HOLDOVER,     /* 7, 14, 135: lost it, holdover within specification */
+	PTP_CLASS_DEGRADED,     /* 52, 58, 187, 193, 140, 150, 160, 165: holdover out of specification */
+	PTP_CLASS_FREE_RUNNING, /* 248: the default, no reference at all */
+	PTP_CLASS_SLAVE_ONLY,   /* 255 */
+	PTP_CLASS_PROFILE,      /* 68..122, 133..170, 216..232 not named above */
+	PTP_CLASS_RESERVED,     /* every other value */
+} ptp_class_kind;
+
+ptp_class_kind ptp_clock_class_kind(int cls);
+
+/* The class in words ("locked to a primary reference (PRTC, e.g. GNSS)",
+ * "free-running default: no reference at all", ...); "unknown" for
+ * INT_UNKNOWN.  For the finding, the drill-down and the header alike. */
+const char *ptp_clock_class_meaning(int cls);
+
+/* IEEE 1588-2008 Table 6 clockAccuracy ("within 100 ns", "unknown"); NULL
+ * for a value the table does not define. */
+const char *ptp_clock_accuracy_name(int acc);
+
+/* IEEE 1588-2008 Table 7 timeSource ("GPS", "NTP", "INTERNAL_OSCILLATOR",
+ * ...); NULL for a value the table does not define. */
+const char *ptp_time_source_name(int src);
 
 /* --------------------------------------------------------------------- NIC */
 

@@ -98,6 +98,7 @@ static json_t *summary_json(const cluster_summary *s, bool *ok)
 		json_t *gm = json_object();
 		json_value_put(gm, "identity", json_value_text(s->gms[i].identity, sizeof s->gms[i].identity), ok);
 		json_value_put(gm, "nodes", json_value_count(s->gms[i].nodes), ok);
+		json_value_put(gm, "clock_class", json_value_int(s->gms[i].clock_class), ok);
 		json_value_append(gms, gm, ok);
 	}
 	json_value_put(o, "grandmasters", gms, ok);

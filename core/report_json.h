@@ -15,8 +15,10 @@
  *     "offset_spread_s": 0.0023,      that answered with chrony OK; null if none
  *     "ptp_max_abs_offset_ns": 85,    PTP offsetFromMaster over answering
  *     "ptp_offset_spread_ns": 120,    SLAVE nodes; null if none
- *     "grandmasters": [ {"identity": "96bec0.fffe.dfca68", "nodes": 47} ],
- *                                     most followed first, at most 8
+ *     "grandmasters": [ {"identity": "96bec0.fffe.dfca68", "nodes": 47,
+ *                        "clock_class": 6} ],
+ *                                     most followed first, at most 8;
+ *                                     clock_class: cluster.h, null if unknown
  *     "grandmasters_more": 0          distinct identities not listed
  *   },
  *   "nodes": [ {
@@ -84,10 +86,16 @@
  *         "rx_sync_unchanged_s": 2.0  how long rx_sync has not moved (from
  *                                     the previous poll); null at the first
  *       } ],
- *       "last_sync_age_s": 0.41       age of the last Sync (core/ptp_sync.h):
+ *       "last_sync_age_s": 0.41,      age of the last Sync (core/ptp_sync.h):
  *                                     null unless a port follows a master
  *                                     with software timestamping, or with
  *                                     no Sync since a step or a GM change
+ *       "gm_clock_class": 6, "gm_clock_accuracy": 33,
+ *       "gm_offset_scaled_log_variance": 20061,
+ *                                     PARENT_DATA_SET; null wherever
+ *                                     gm_identity is
+ *       "time_source": 32, "ptp_timescale": true, "time_traceable": true,
+ *       "frequency_traceable": true   TIME_PROPERTIES_DATA_SET
  *     },
  *     "nic": null                     ethtool not asked for or not installed
  *       | {

@@ -10,6 +10,7 @@ void thresholds_init_defaults(thresholds *th)
 {
 	th->expect_chrony = EXPECT_AUTO; /* judge by what is seen running */
 	th->expect_ptp = EXPECT_AUTO;
+	th->gm_traceable = false; /* a free-running grandmaster synced by NTP is common: warn only */
 
 	/* chrony README: LAN accuracy "tens of microseconds", Internet "within a few milliseconds". */
 	th->chrony_offset_warn_s = 1e-3;   /* 1 ms: far worse than LAN-grade NTP */

@@ -7,6 +7,7 @@
 #ifndef SYNCTOP_THRESHOLDS_H
 #define SYNCTOP_THRESHOLDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -74,6 +75,10 @@ typedef struct {
 	/* ptp4l or phc2sys found restarted (daemons collector): warn for this
 	 * long after the poll that found it. */
 	double daemon_restart_warn_s;
+	/* The grandmaster must be traceable (the configuration's per-group
+	 * `gm_traceable`): a free-running, degraded or unknown-quality
+	 * clockClass and timeTraceable 0 are then crit, not warn (pmc_rules.c). */
+	bool gm_traceable;
 } thresholds;
 
 void thresholds_init_defaults(thresholds *th);

@@ -817,7 +817,7 @@ static void ptp_truth(const demo_cluster *c, const demo_node *nd, double now, pt
 	p->number_ports = 1;
 	p->priority1 = master ? 100 : 128;
 	p->priority2 = 128;
-	p->clock_class = master ? 248 : 255;
+	p->clock_class = !master ? 255 : nd->scenario == DEMO_GRANDMASTER_B ? 7 : 6;
 
 	/* false on the grandmaster itself and on a clock that lost its master */
 	p->master_offset_ns = gm ? ptp.offset_ns : 0;
@@ -832,7 +832,10 @@ static void ptp_truth(const demo_cluster *c, const demo_node *nd, double now, pt
 	snprintf(p->grandmaster_identity, sizeof p->grandmaster_identity, "%s", gm_id);
 	p->gm_priority1 = gm || master ? 100 : 128;
 	p->gm_priority2 = 128;
-	p->gm_clock_class = gm || master ? 248 : 255;
+	/* grandmaster A is locked to GNSS (class 6); B has lost its reference
+	 * and is in holdover within specification (class 7) */
+	const demo_node *gm_node = gm ? gm : master ? nd : NULL;
+	p->gm_clock_class = !gm_node ? 255 : gm_node->scenario == DEMO_GRANDMASTER_B ? 7 : 6;
 
 	p->current_utc_offset = 37;
 	p->current_utc_offset_valid = 0;

@@ -84,6 +84,24 @@ static void client_state(const tui *t, int y, int *x, int cols)
 	}
 }
 
+/* The class of a grandmaster the fleet follows, in the words of
+ * ptp_clock_class_meaning up to its first ':' ("free-running default"),
+ * toned warn when synctop warns about it (pmc_rules.c).  The words only
+ * when there is one grandmaster: with several, the split is the news. */
+static void gm_class(const tui *t, int cls, bool words, int *x, int cols)
+{
+	if (cls == INT_UNKNOWN) {
+		return;
+	}
+	ptp_class_kind kind = ptp_clock_class_kind(cls);
+	bool fine = kind == PTP_CLASS_LOCKED || kind == PTP_CLASS_PROFILE || kind == PTP_CLASS_UNKNOWN;
+	putf(t, 1, x, cols, fine ? ROLE_DEFAULT : ROLE_STATUS_WARN, " class %d", cls);
+	if (words) {
+		const char *m = ptp_clock_class_meaning(cls);
+		putf(t, 1, x, cols, ROLE_DIM, " %.*s", (int)strcspn(m, ":"), m);
+	}
+}
+
 /* Whom the PTP nodes follow: more than one grandmaster is a split. */
 static void grandmasters(const tui *t, const cluster_summary *s, int *xp, int cols)
 {
@@ -101,6 +119,7 @@ static void grandmasters(const tui *t, const cluster_summary *s, int *xp, int co
 		tw_clean(s->gms[i].identity, sizeof s->gms[i].identity, t->utf8, id, sizeof id);
 		putf(t, 1, &x, cols, total > 1 ? ROLE_STATUS_CRIT : ROLE_DEFAULT, "%s%s", i ? ", " : "", id);
 		putf(t, 1, &x, cols, ROLE_DIM, " (%zu)", s->gms[i].nodes);
+		gm_class(t, s->gms[i].clock_class, total == 1, &x, cols);
 	}
 	if (s->gms_more) {
 		putf(t, 1, &x, cols, ROLE_DIM, " +%zu more", s->gms_more);

@@ -395,6 +395,54 @@ static void system_clock_lines(ctx *c)
 	}
 }
 
+/* The worst severity among the node's findings with this code. */
+static cell_tone code_tone(const node *nd, const char *code)
+{
+	severity worst = SEVERITY_OK;
+	int count = nd->findings.count < 0 ? 0
+		    : nd->findings.count > MAX_FINDINGS ? MAX_FINDINGS : nd->findings.count;
+	for (int i = 0; i < count; i++) {
+		const finding *f = &nd->findings.items[i];
+		if (f->code && strcmp(f->code, code) == 0 && f->sev > worst) {
+			worst = f->sev;
+		}
+	}
+	return worst == SEVERITY_CRIT ? TONE_CRIT : worst == SEVERITY_WARN ? TONE_WARN : TONE_PLAIN;
+}
+
+/* The grandmaster's clockQuality (PARENT_DATA_SET) in words.  Without a
+ * grandmaster (no port follows a master or is one) ptp4l reports its own
+ * defaults there: shown as such, not as anyone's quality. */
+static void gm_quality(ctx *c, const ptp_obs *p, bool has_gm)
+{
+	char buf[200];
+	if (!has_gm) {
+		kv(c, "GM clock class", "- (no port follows a master or is one)");
+		return;
+	}
+	if (p->gm_clock_class == INT_UNKNOWN) {
+		snprintf(buf, sizeof buf, "unknown");
+	} else {
+		snprintf(buf, sizeof buf, "%d: %s", p->gm_clock_class, ptp_clock_class_meaning(p->gm_clock_class));
+	}
+	kv_role(c, "GM clock class", tone_role(code_tone(c->nd, "ptp.gm_clock_class"), c->value), buf);
+	if (p->gm_clock_accuracy == INT_UNKNOWN) {
+		snprintf(buf, sizeof buf, "unknown");
+	} else {
+		const char *name = ptp_clock_accuracy_name(p->gm_clock_accuracy);
+		snprintf(buf, sizeof buf, "0x%02X (%s)", (unsigned)p->gm_clock_accuracy & 0xffu,
+			 name ? name : "not an IEEE 1588 value");
+	}
+	kv(c, "GM clock accuracy", buf);
+	if (p->gm_offset_scaled_log_variance == INT_UNKNOWN) {
+		snprintf(buf, sizeof buf, "unknown");
+	} else {
+		snprintf(buf, sizeof buf, "0x%04X%s", (unsigned)p->gm_offset_scaled_log_variance & 0xffffu,
+			 p->gm_offset_scaled_log_variance == 0xffff ? " (not computed)" : "");
+	}
+	kv(c, "GM log variance", buf);
+}
+
 static void ptp_section(ctx *c)
 {
 	const ptp_obs *p = &c->nd->obs.ptp;
@@ -428,10 +476,9 @@ static void ptp_section(ctx *c)
 	}
 	fmt_int(p->gm_priority1, a, sizeof a);
 	fmt_int(p->gm_priority2, b, sizeof b);
-	snprintf(buf, sizeof buf, "%s / %s, class ", a, b);
-	fmt_int(p->gm_clock_class, a, sizeof a);
-	strncat(buf, a, sizeof buf - strlen(buf) - 1);
+	snprintf(buf, sizeof buf, "%s / %s", a, b);
 	kv(c, "GM priority 1 / 2", buf);
+	gm_quality(c, p, gm != NULL);
 	kv_remote(c, "Parent port", p->parent_port_identity, sizeof p->parent_port_identity);
 	fmt_int(p->steps_removed, buf, sizeof buf);
 	kv(c, "Steps removed", buf);
@@ -471,11 +518,13 @@ static void ptp_section(ctx *c)
 	fmt_bool(p->time_traceable, a, sizeof a);
 	fmt_bool(p->frequency_traceable, b, sizeof b);
 	snprintf(buf, sizeof buf, "time %s, frequency %s", a, b);
-	kv(c, "Traceable", buf);
+	kv_role(c, "Traceable", tone_role(code_tone(c->nd, "ptp.gm_not_traceable"), c->value), buf);
 	if (p->time_source == INT_UNKNOWN) {
 		kv(c, "Time source", "unknown");
 	} else {
-		snprintf(buf, sizeof buf, "0x%02X", (unsigned)p->time_source & 0xffu);
+		const char *name = ptp_time_source_name(p->time_source);
+		snprintf(buf, sizeof buf, "0x%02X%s%s%s", (unsigned)p->time_source & 0xffu, name ? " (" : "",
+			 name ? name : "", name ? ")" : "");
 		kv(c, "Time source", buf);
 	}
 	if (p->foreign_responses > 0) {

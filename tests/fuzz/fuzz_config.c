@@ -70,7 +70,7 @@ static bool same_settings(const node_settings *a, const node_settings *b)
 	       x->cluster_ptp_spread_warn_ns == y->cluster_ptp_spread_warn_ns &&
 	       x->cluster_ptp_spread_crit_ns == y->cluster_ptp_spread_crit_ns && a->pmc_sudo == b->pmc_sudo &&
 	       strcmp(a->iface, b->iface) == 0 && strcmp(a->ntp_upstream, b->ntp_upstream) == 0 &&
-	       strcmp(a->grandmaster, b->grandmaster) == 0;
+	       strcmp(a->grandmaster, b->grandmaster) == 0 && x->gm_traceable == y->gm_traceable;
 }
 
 static void check_settings(const node_settings *ns)

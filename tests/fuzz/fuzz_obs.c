@@ -210,6 +210,8 @@ void fuzz_check_ptp(const ptp_obs *p)
 	FUZZ_CHECK(int_or_unknown(p->gm_priority1, 0, 255));
 	FUZZ_CHECK(int_or_unknown(p->gm_priority2, 0, 255));
 	FUZZ_CHECK(int_or_unknown(p->gm_clock_class, 0, 255));
+	FUZZ_CHECK(int_or_unknown(p->gm_clock_accuracy, 0, 255));
+	FUZZ_CHECK(int_or_unknown(p->gm_offset_scaled_log_variance, 0, 65535));
 	FUZZ_CHECK(int_or_unknown(p->current_utc_offset, INT16_MIN, INT16_MAX));
 	FUZZ_CHECK(int_or_unknown(p->current_utc_offset_valid, 0, 1));
 	FUZZ_CHECK(int_or_unknown(p->leap61, 0, 1));

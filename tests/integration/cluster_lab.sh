@@ -421,9 +421,22 @@ expect_jq "node2 is a PTP SLAVE of node1" --arg g "$gm1" \
 	'.nodes[] | select(.host == "node2") | .ptp.port_state == "SLAVE" and .ptp.gm_identity == $g'
 expect_only cluster.grandmaster crit healthy
 expect_msg healthy cluster.grandmaster "^Follows grandmaster $shim_gm while 3 of 4 PTP nodes follow $gm1"
-expect_jq "summary.grandmasters: $gm1 on 3 nodes, $shim_gm on 1" --arg g "$gm1" --arg s "$shim_gm" \
-	'(.summary.grandmasters | sort_by(.identity)) == ([{identity: $g, nodes: 3}, {identity: $s, nodes: 1}] | sort_by(.identity))
+# node1's ptp4l announces the default clockClass 248; the shims' grandmaster 6
+expect_jq "summary.grandmasters: $gm1 on 3 nodes (class 248), $shim_gm on 1 (class 6)" --arg g "$gm1" --arg s "$shim_gm" \
+	'(.summary.grandmasters | sort_by(.identity)) == ([{identity: $g, nodes: 3, clock_class: 248},
+		{identity: $s, nodes: 1, clock_class: 6}] | sort_by(.identity))
 		and .summary.grandmasters_more == 0'
+# the grandmaster's quality: 248 warns on node1 (it is the grandmaster) and on
+# its followers node2 and node3 (UNCALIBRATED follows it too); healthy's is 6
+expect_only ptp.gm_clock_class warn node1 node2 node3
+expect_msg node2 ptp.gm_clock_class "^Grandmaster $gm1 is clockClass 248: free-running"
+expect_only ptp.gm_not_traceable crit
+write_config "$tmp/traceable.json" '{"groups": [{"name": "must-trace", "hosts": "node2,healthy", "gm_traceable": true}]}'
+run_json gm-traceable --config "$tmp/traceable.json" node1 node2 node3 healthy
+expect_only ptp.gm_clock_class warn node1 node2=crit node3
+# healthy's grandmaster is locked but its capture says timeTraceable 0
+expect_only ptp.gm_not_traceable crit node2 healthy
+expect_msg node2 ptp.gm_clock_class "\(the group requires gm_traceable\)$"
 "$bin" --check -F "$cfg" --timeout "$TIMEOUT" node1 node2 node3 healthy >"$tmp/gm.check" 2>&1
 tail -n 1 "$tmp/gm.check" | grep -q "2 grandmasters: $gm1 (3 nodes), $shim_gm (1 node)"
 ok $? "--check summary line counts the grandmasters"

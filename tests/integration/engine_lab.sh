@@ -69,7 +69,10 @@ jq -e '.version == 1 and (.generated_at | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9
 	and all(.nodes[] | .ptp | select(. != null);
 	        has("port_state") and has("offset_from_master_ns") and has("mean_path_delay_ns")
 	        and has("gm_identity") and has("gm_present") and has("steps_removed")
-	        and has("clock_identity") and has("error"))
+	        and has("clock_identity") and has("error") and has("gm_clock_class")
+	        and has("gm_clock_accuracy") and has("gm_offset_scaled_log_variance")
+	        and has("time_source") and has("ptp_timescale") and has("time_traceable")
+	        and has("frequency_traceable"))
 	and all(.nodes[] | .nic | select(. != null);
 	        has("interface") and has("hw_transmit") and has("hw_receive") and has("hw_raw_clock")
 	        and has("phc_index") and has("error"))
@@ -82,6 +85,9 @@ expect healthy .chrony.leap_status Normal
 expect healthy .ptp.port_state SLAVE
 expect healthy .nic.hw_transmit true
 expect healthy .nic.phc_index 0
+# the shims' grandmaster is locked (clockClass 6, synthetic PARENT_DATA_SET)
+expect healthy .ptp.gm_clock_class 6
+expect healthy .ptp.gm_clock_accuracy 33
 expect chrony-down .status crit
 expect_match chrony-down .chrony.error "506|not answering"
 expect chrony-down .chrony.system_time_offset_s null
@@ -198,6 +204,27 @@ ok $? "node1: local stratum 8 NTP server, PTP master"
 jq -e '.nodes[] | select(.host == "node3") | .ptp.port_state == "UNCALIBRATED" and .status == "warn"' \
 	"$tmp/real.json" >/dev/null
 ok $? "node3: PTP port UNCALIBRATED is a warning"
+# node1's ptp4l announces the default clockClass 248 (no reference): its
+# followers and node1 itself (the grandmaster) warn ptp.gm_clock_class.
+jq -e '.nodes[] | select(.host == "node2") | .ptp.gm_clock_class == 248 and .ptp.gm_clock_accuracy == 254
+	and .ptp.gm_offset_scaled_log_variance == 65535 and .ptp.time_source == 160
+	and .ptp.time_traceable == false and .ptp.ptp_timescale == false
+	and ([.findings[] | select(.code == "ptp.gm_clock_class")] | length == 1
+	     and .[0].severity == "warn" and (.[0].message | test("is clockClass 248: free-running")))' \
+	"$tmp/real.json" >/dev/null
+ok $? "node2: its grandmaster's clockClass 248 (ptp4l's default) is a warning, named in words"
+jq -e '.nodes[] | select(.host == "node1") | [.findings[] | select(.code == "ptp.gm_clock_class")]
+	| length == 1 and .[0].severity == "warn" and (.[0].message | test("^This node is the grandmaster, clockClass 248"))' \
+	"$tmp/real.json" >/dev/null
+ok $? "node1: the grandmaster itself warns about its own clockClass 248"
+printf '{"defaults": {"gm_traceable": true}}\n' >"$tmp/traceable.json"
+"$bin" --once --json -F "$cfg" --config "$tmp/traceable.json" node1 node2 >"$tmp/traceable.out" 2>/dev/null
+jq -e '[.nodes[] | .status] == ["crit", "crit"]
+	and all(.nodes[]; [.findings[] | select(.code == "ptp.gm_clock_class" or .code == "ptp.gm_not_traceable")
+	        | .severity] == ["crit", "crit"])' "$tmp/traceable.out" >/dev/null
+r=$?
+ok $r "gm_traceable: clockClass 248 and timeTraceable 0 are crit on node1 and node2"
+[ $r -eq 0 ] || diag "$(jq -c '[.nodes[] | [.host, .status, [.findings[].code]]]' "$tmp/traceable.out")"
 jq -e '.nodes[] | select(.host == "node2") | (.chrony.sources | length) == 1
 	and .chrony.sources[0].state == "selected" and .chrony.sources[0].reach > 0' "$tmp/real.json" >/dev/null
 ok $? "node2: chrony sources parsed from the real daemon"

@@ -8,7 +8,8 @@
 # root namespace).  Both ptp4l run -S under `setpriv --bounding-set -sys_time`:
 # neither can steer a clock.  Before the fix ethtool looked only at eth0 (the
 # default route; --once has one poll) and the node came out ok; it must come
-# out warn with nic.no_hw_timestamping on vptp.  Cleans up after itself.
+# out warn with nic.no_hw_timestamping on vptp (and ptp.gm_clock_class: the
+# master announces ptp4l's default clockClass 248).  Cleans up after itself.
 set -u
 . "$(dirname "$0")/tap.sh"
 bin=${SYNCTOP_BIN:?}
@@ -140,6 +141,11 @@ ok $? "the node is warn (software timestamping), not ok or crit: $(jq -c "[$node
 jq -e "[$node.findings[] | select(.code == \"nic.no_hw_timestamping\" and (.message | contains(\"vptp\")))] | length == 1" \
 	"$tmp/out.json" >/dev/null
 ok $? "nic.no_hw_timestamping names vptp"
+# the lab master is a ptp4l with the default clockClass 248: a warn, not crit
+jq -e "$node.ptp.gm_clock_class == 248 and ([$node.findings[] | select(.code == \"ptp.gm_clock_class\"
+	and .severity == \"warn\" and (.message | contains(\"clockClass 248: free-running\")))] | length == 1)" \
+	"$tmp/out.json" >/dev/null
+ok $? "ptp.gm_clock_class warns about the master's default clockClass 248"
 
 # shellcheck disable=SC2086
 "$bin" --check --clock-check 0 $common "root@$subnet.10" >"$tmp/check.out" 2>&1

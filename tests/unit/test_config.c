@@ -375,6 +375,29 @@ static void test_upstream_and_grandmaster_syntax(void **state)
 	}
 }
 
+/* gm_traceable: a boolean, in defaults or a group, key by key like the rest. */
+static void test_gm_traceable(void **state)
+{
+	(void)state;
+	node_settings ns;
+	node_settings_init(&ns);
+	assert_false(ns.th.gm_traceable); /* built-in: a free-running grandmaster only warns */
+	conffile *cf = parse_ok("{\"defaults\": {\"gm_traceable\": true},\n"
+				" \"groups\": [{\"name\": \"lab\", \"hosts\": \"lab[1-3]\", \"gm_traceable\": false},\n"
+				"            {\"name\": \"gpu\", \"hosts\": \"gpu1\", \"expect\": {\"ptp\": \"yes\"}}]}");
+	assert_int_equal(conffile_resolve(cf, "other", &ns), -1);
+	assert_true(ns.th.gm_traceable);
+	assert_int_equal(conffile_resolve(cf, "lab2", &ns), 0);
+	assert_false(ns.th.gm_traceable);
+	assert_int_equal(conffile_resolve(cf, "gpu1", &ns), 1);
+	assert_true(ns.th.gm_traceable); /* the group left it: from defaults */
+	conffile_free(cf);
+	parse_fails("{\"defaults\": {\"gm_traceable\": \"yes\"}}",
+		    "t.json:1:31: \"gm_traceable\" must be true or false");
+	parse_fails("{\"groups\": [{\"name\": \"g\", \"hosts\": \"n\", \"gm_traceable\": 1}]}",
+		    "t.json:1:57: \"gm_traceable\" must be true or false");
+}
+
 static void test_syntax_errors(void **state)
 {
 	(void)state;
@@ -505,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_groups_need_name_and_hosts),
 		cmocka_unit_test(test_bad_host_list_points_inside_the_string),
 		cmocka_unit_test(test_upstream_and_grandmaster_syntax),
+		cmocka_unit_test(test_gm_traceable),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_threshold_keys_from_descriptors),

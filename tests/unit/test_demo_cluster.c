@@ -48,13 +48,14 @@ typedef struct {
 static const verdict verdicts[] = {
 	{DEMO_NTP_SERVER, NODE_STATUS_OK, {NULL}},
 	{DEMO_GRANDMASTER_A, NODE_STATUS_OK, {NULL}},
-	{DEMO_GRANDMASTER_B, NODE_STATUS_OK, {NULL}},
+	/* B has lost its reference: holdover (clockClass 7), as its followers see */
+	{DEMO_GRANDMASTER_B, NODE_STATUS_WARN, {"ptp.gm_clock_class"}},
 	{DEMO_LOGIN, NODE_STATUS_OK, {NULL}},
 	{DEMO_HEALTHY, NODE_STATUS_OK, {NULL}},
 	{DEMO_DRIFT, NODE_STATUS_OK, {NULL}}, /* until 10 min of history: see test_drift_* */
 	{DEMO_UNSYNC, NODE_STATUS_CRIT, {"chrony.leap", "chrony.no_selected_source", "chrony.reach"}},
 	{DEMO_LEAP, NODE_STATUS_WARN, {"chrony.leap"}},
-	{DEMO_OTHER_GM, NODE_STATUS_OK, {NULL}},
+	{DEMO_OTHER_GM, NODE_STATUS_WARN, {"ptp.gm_clock_class"}},
 	{DEMO_SOFT_TS, NODE_STATUS_WARN, {"ptp.offset", "nic.no_hw_timestamping"}},
 	{DEMO_SLOW, NODE_STATUS_OK, {NULL}},
 	{DEMO_UNREACHABLE, NODE_STATUS_UNKNOWN, {NULL}}, /* never answers: test_transport_unreachable */
@@ -712,8 +713,8 @@ static void test_cluster_view(void **state)
 	assert_int_equal(sum.nodes, 48);
 	assert_int_equal(sum.unknown, 1);
 	assert_int_equal(sum.crit, 3);
-	assert_int_equal(sum.warn, 3);
-	assert_int_equal(sum.ok, 41);
+	assert_int_equal(sum.warn, 5);
+	assert_int_equal(sum.ok, 39);
 	/* grandmaster A and B (gm2 and gpu023); the FAULTY clock names itself
 	 * as ptp4l does, but follows nobody and is not counted */
 	assert_int_equal(sum.n_gms, 2);

@@ -975,6 +975,177 @@ static void test_ptp_gm_absent(void **state)
 	free(n);
 }
 
+/* The grandmaster's clockClass, every class both tables name, with and
+ * without gm_traceable (IEEE 1588-2008 Table 5, ITU-T G.8275.1 Table 2). */
+static void test_ptp_gm_clock_class_table(void **state)
+{
+	(void)state;
+	static const struct {
+		int cls;
+		severity plain, traceable;
+		const char *words;
+	} cases[] = {
+		{6, SEVERITY_OK, SEVERITY_OK, "locked to a primary reference"},
+		{7, SEVERITY_WARN, SEVERITY_WARN, "holdover within specification"},
+		{13, SEVERITY_OK, SEVERITY_OK, "application-specific"},
+		{14, SEVERITY_WARN, SEVERITY_WARN, "holdover within specification"},
+		{52, SEVERITY_WARN, SEVERITY_CRIT, "degraded"},
+		{58, SEVERITY_WARN, SEVERITY_CRIT, "degraded"},
+		{135, SEVERITY_WARN, SEVERITY_WARN, "boundary clock in holdover within specification"},
+		{140, SEVERITY_WARN, SEVERITY_CRIT, "category 1"},
+		{150, SEVERITY_WARN, SEVERITY_CRIT, "category 2"},
+		{160, SEVERITY_WARN, SEVERITY_CRIT, "category 3"},
+		{165, SEVERITY_WARN, SEVERITY_CRIT, "boundary clock in holdover out of specification"},
+		{187, SEVERITY_WARN, SEVERITY_CRIT, "degraded"},
+		{193, SEVERITY_WARN, SEVERITY_CRIT, "degraded"},
+		{248, SEVERITY_WARN, SEVERITY_CRIT, "free-running"},
+		{255, SEVERITY_WARN, SEVERITY_CRIT, "slave-only"},
+		/* reserved: no defined meaning, so no promise of quality */
+		{0, SEVERITY_WARN, SEVERITY_CRIT, "reserved"},
+		{8, SEVERITY_WARN, SEVERITY_CRIT, "reserved"},
+		{250, SEVERITY_WARN, SEVERITY_CRIT, "reserved"},
+		/* other profiles' own classes: synctop cannot know what they promise */
+		{68, SEVERITY_OK, SEVERITY_OK, "alternate PTP profile"},
+		{100, SEVERITY_OK, SEVERITY_OK, "alternate PTP profile"},
+		{133, SEVERITY_OK, SEVERITY_OK, "alternate PTP profile"},
+		{220, SEVERITY_OK, SEVERITY_OK, "alternate PTP profile"},
+		{INT_UNKNOWN, SEVERITY_OK, SEVERITY_OK, "unknown"},
+	};
+	node *n = ptp_node();
+	snprintf(n->obs.ptp.grandmaster_identity, sizeof n->obs.ptp.grandmaster_identity,
+		 "96bec0.fffe.dfca68");
+	thresholds plain = defaults(), traceable = defaults();
+	traceable.gm_traceable = true;
+	n->obs.ptp.time_traceable = 1; /* this test is about the class alone */
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		n->obs.ptp.gm_clock_class = cases[i].cls;
+		assert_contains(ptp_clock_class_meaning(cases[i].cls), cases[i].words);
+		expect_code(n, &plain, "ptp.gm_clock_class", cases[i].plain);
+		if (cases[i].plain != SEVERITY_OK) {
+			const finding *f = find(&n->findings, "ptp.gm_clock_class");
+			char want[160];
+			snprintf(want, sizeof want, "Grandmaster 96bec0.fffe.dfca68 is clockClass %d: %s",
+				 cases[i].cls, ptp_clock_class_meaning(cases[i].cls));
+			assert_string_equal(f->message, want);
+			assert_true(strlen(f->hint) + 1 < sizeof f->hint); /* nothing cut off */
+		}
+		expect_code(n, &traceable, "ptp.gm_clock_class", cases[i].traceable);
+		if (cases[i].traceable == SEVERITY_CRIT) {
+			assert_contains(find(&n->findings, "ptp.gm_clock_class")->message,
+					"(the group requires gm_traceable)");
+		}
+		expect_code(n, &traceable, "ptp.gm_not_traceable", SEVERITY_OK);
+	}
+	free(n);
+}
+
+static void test_ptp_gm_clock_class_message_and_hint(void **state)
+{
+	(void)state;
+	node *n = ptp_node();
+	thresholds th = defaults();
+	snprintf(n->obs.ptp.grandmaster_identity, sizeof n->obs.ptp.grandmaster_identity,
+		 "96bec0.fffe.dfca68");
+	n->obs.ptp.gm_clock_class = 248; /* fixtures/pmc-batch-multi-get-slave.txt */
+	expect_code(n, &th, "ptp.gm_clock_class", SEVERITY_WARN);
+	const finding *f = find(&n->findings, "ptp.gm_clock_class");
+	assert_string_equal(f->message, "Grandmaster 96bec0.fffe.dfca68 is clockClass 248: "
+			    "free-running default: no reference at all");
+	assert_contains(f->hint, "GNSS");
+	assert_contains(f->hint, "96bec0.fffe.dfca68");
+	assert_int_equal(n->status, NODE_STATUS_WARN);
+	n->obs.ptp.gm_clock_class = 7;
+	expect_code(n, &th, "ptp.gm_clock_class", SEVERITY_WARN);
+	assert_contains(find(&n->findings, "ptp.gm_clock_class")->hint, "GNSS antenna and lock");
+	n->obs.ptp.gm_clock_class = 6;
+	expect_code(n, &th, "ptp.gm_clock_class", SEVERITY_OK);
+	assert_int_equal(n->status, NODE_STATUS_OK);
+	free(n);
+}
+
+/* Judged while a port follows a master, and on the grandmaster itself; a
+ * LISTENING or FAULTY clock names itself with its own default class. */
+static void test_ptp_gm_clock_class_whose(void **state)
+{
+	(void)state;
+	node *n = ptp_node();
+	thresholds th = defaults();
+	ptp_obs *p = &n->obs.ptp;
+	snprintf(p->clock_identity, sizeof p->clock_identity, "1aed80.fffe.1a0b51");
+	snprintf(p->grandmaster_identity, sizeof p->grandmaster_identity, "96bec0.fffe.dfca68");
+	p->gm_clock_class = 248;
+	p->ports[0].state = PTP_PORT_UNCALIBRATED; /* follows, still locking */
+	expect_code(n, &th, "ptp.gm_clock_class", SEVERITY_WARN);
+	static const ptp_port_state not_following[] = {
+		PTP_PORT_LISTENING, PTP_PORT_FAULTY, PTP_PORT_DISABLED, PTP_PORT_INITIALIZING,
+		PTP_PORT_PRE_MASTER, PTP_PORT_PASSIVE, PTP_PORT_MASTER, PTP_PORT_UNKNOWN,
+	};
+	/* another clock's identity while not following: not ours to judge */
+	for (size_t i = 0; i < sizeof not_following / sizeof not_following[0]; i++) {
+		p->ports[0].state = not_following[i];
+		expect_code(n, &th, "ptp.gm_clock_class", SEVERITY_OK);
+	}
+	/* its own identity: the grandmaster itself, when a port serves time */
+	snprintf(p->grandmaster_identity, sizeof p->grandmaster_identity, "1aed80.fffe.1a0b51");
+	p->gm_present = 0;
+	p->ports[0].state = PTP_PORT_MASTER;
+	expect_code(n, &th, "ptp.gm_clock_class", SEVERITY_WARN);
+	assert_string_equal(find(&n->findings, "ptp.gm_clock_class")->message,
+			    "This node is the grandmaster, clockClass 248: free-running default: no reference at all");
+	assert_contains(find(&n->findings, "ptp.gm_clock_class")->hint, "this node");
+	p->ports[0].state = PTP_PORT_GRAND_MASTER;
+	expect_code(n, &th, "ptp.gm_clock_class", SEVERITY_WARN);
+	p->grandmaster_identity[0] = '\0'; /* then TIME_STATUS_NP's gmIdentity */
+	snprintf(p->gm_identity, sizeof p->gm_identity, "1aed80.fffe.1a0b51");
+	expect_code(n, &th, "ptp.gm_clock_class", SEVERITY_WARN);
+	p->gm_clock_class = 6;
+	expect_code(n, &th, "ptp.gm_clock_class", SEVERITY_OK);
+	p->gm_clock_class = 255;
+	/* a LISTENING, FAULTY or PRE_MASTER clock names itself: nobody's time */
+	for (size_t i = 0; i < 6; i++) {
+		p->ports[0].state = not_following[i];
+		expect_code(n, &th, "ptp.gm_clock_class", SEVERITY_OK);
+	}
+	/* pmc did not answer: nothing to judge */
+	p->ports[0].state = PTP_PORT_SLAVE;
+	p->state = OBS_GARBAGE;
+	expect_code(n, &th, "ptp.gm_clock_class", SEVERITY_OK);
+	free(n);
+}
+
+static void test_ptp_gm_not_traceable(void **state)
+{
+	(void)state;
+	node *n = ptp_node();
+	thresholds plain = defaults(), traceable = defaults();
+	traceable.gm_traceable = true;
+	ptp_obs *p = &n->obs.ptp;
+	snprintf(p->clock_identity, sizeof p->clock_identity, "1aed80.fffe.1a0b51");
+	snprintf(p->grandmaster_identity, sizeof p->grandmaster_identity, "96bec0.fffe.dfca68");
+	p->gm_clock_class = 6;
+	p->time_traceable = 0;
+	expect_code(n, &plain, "ptp.gm_not_traceable", SEVERITY_OK); /* only where required */
+	expect_code(n, &traceable, "ptp.gm_not_traceable", SEVERITY_CRIT);
+	assert_string_equal(find(&n->findings, "ptp.gm_not_traceable")->message,
+			    "Grandmaster 96bec0.fffe.dfca68 says its time is not traceable (timeTraceable 0); "
+			    "the group requires gm_traceable");
+	assert_contains(find(&n->findings, "ptp.gm_not_traceable")->hint, "gm_traceable");
+	assert_int_equal(n->status, NODE_STATUS_CRIT);
+	p->time_traceable = 1;
+	expect_code(n, &traceable, "ptp.gm_not_traceable", SEVERITY_OK);
+	p->time_traceable = INT_UNKNOWN; /* not asked or not printed: no claim either way */
+	expect_code(n, &traceable, "ptp.gm_not_traceable", SEVERITY_OK);
+	p->time_traceable = 0;
+	p->ports[0].state = PTP_PORT_LISTENING;
+	expect_code(n, &traceable, "ptp.gm_not_traceable", SEVERITY_OK);
+	/* the grandmaster itself */
+	snprintf(p->grandmaster_identity, sizeof p->grandmaster_identity, "1aed80.fffe.1a0b51");
+	p->ports[0].state = PTP_PORT_MASTER;
+	expect_code(n, &traceable, "ptp.gm_not_traceable", SEVERITY_CRIT);
+	assert_contains(find(&n->findings, "ptp.gm_not_traceable")->message, "This node is the grandmaster");
+	free(n);
+}
+
 static void test_ptp_offset_boundaries(void **state)
 {
 	(void)state;
@@ -1487,6 +1658,10 @@ int main(void)
 		cmocka_unit_test(test_chrony_drift_needs_ten_minutes),
 		cmocka_unit_test(test_ptp_port_states),
 		cmocka_unit_test(test_ptp_gm_absent),
+		cmocka_unit_test(test_ptp_gm_clock_class_table),
+		cmocka_unit_test(test_ptp_gm_clock_class_message_and_hint),
+		cmocka_unit_test(test_ptp_gm_clock_class_whose),
+		cmocka_unit_test(test_ptp_gm_not_traceable),
 		cmocka_unit_test(test_ptp_offset_boundaries),
 		cmocka_unit_test(test_ptp_path_delay_sign),
 		cmocka_unit_test(test_ptp_path_delay_jump),

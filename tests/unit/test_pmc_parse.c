@@ -96,6 +96,8 @@ static void assert_clock_fields_unknown(const ptp_obs *o)
 	assert_string_equal(o->parent_port_identity, "");
 	assert_string_equal(o->grandmaster_identity, "");
 	assert_int_equal(o->gm_clock_class, INT_UNKNOWN);
+	assert_int_equal(o->gm_clock_accuracy, INT_UNKNOWN);
+	assert_int_equal(o->gm_offset_scaled_log_variance, INT_UNKNOWN);
 	assert_int_equal(o->current_utc_offset, INT_UNKNOWN);
 	assert_int_equal(o->time_source, INT_UNKNOWN);
 	assert_true(o->ingress_time_ns == PTP_NS_UNKNOWN);
@@ -145,6 +147,8 @@ static void test_batch_slave_fills_everything(void **state)
 	assert_int_equal(o.gm_priority1, 100);
 	assert_int_equal(o.gm_priority2, 128);
 	assert_int_equal(o.gm_clock_class, 248);
+	assert_int_equal(o.gm_clock_accuracy, 0xfe);                /* unknown */
+	assert_int_equal(o.gm_offset_scaled_log_variance, 0xffff);  /* not computed */
 	/* TIME_PROPERTIES_DATA_SET */
 	assert_int_equal(o.current_utc_offset, 37);
 	assert_int_equal(o.current_utc_offset_valid, 0);
@@ -222,6 +226,8 @@ static void test_single_data_sets_per_role(void **state)
 		assert_string_equal(o.grandmaster_identity, MASTER_CLOCK);
 		assert_int_equal(o.gm_priority1, 100);
 		assert_int_equal(o.gm_clock_class, 248);
+		assert_int_equal(o.gm_clock_accuracy, 0xfe);
+		assert_int_equal(o.gm_offset_scaled_log_variance, 0xffff);
 		assert_int_equal(o.gm_priority2, 128);
 
 		snprintf(name, sizeof name, "pmc-default-data-set-%s", roles[i].role);
@@ -241,6 +247,8 @@ static void test_single_data_sets_per_role(void **state)
 		assert_int_equal(o.current_utc_offset, 37);
 		assert_int_equal(o.time_source, 0xa0);
 		assert_int_equal(o.ptp_timescale, 0);
+		assert_int_equal(o.time_traceable, 0);
+		assert_int_equal(o.frequency_traceable, 0);
 
 		snprintf(name, sizeof name, "pmc-port-data-set-%s", roles[i].role);
 		parse_fixture(name, &o);
@@ -892,6 +900,80 @@ static void test_crlf_and_hex(void **state)
 	assert_int_equal(o.ptp_timescale, 1);
 }
 
+/* The grandmaster's quality as linuxptp pmc.c pmc_show() prints it: class
+ * "%hhu", accuracy "0x%02hhx", variance "0x%04hx"; values of a GNSS-locked
+ * grandmaster (IEEE 1588-2008 Table 6: 0x21 = within 100 ns). */
+static void test_gm_quality_fields(void **state)
+{
+	(void)state;
+	ptp_obs o;
+	parse_text("sending: GET PARENT_DATA_SET\n"
+		   "\t" SLAVE_CLOCK "-0 seq 0 RESPONSE MANAGEMENT PARENT_DATA_SET \n"
+		   "\t\tparentPortIdentity                    " MASTER_CLOCK "-1\n"
+		   "\t\tgm.ClockClass                         6\n"
+		   "\t\tgm.ClockAccuracy                      0x21\n"
+		   "\t\tgm.OffsetScaledLogVariance            0x4e5d\n"
+		   "\t\tgrandmasterIdentity                   " MASTER_CLOCK "\n"
+		   "sending: GET TIME_PROPERTIES_DATA_SET\n"
+		   "\t" SLAVE_CLOCK "-0 seq 1 RESPONSE MANAGEMENT TIME_PROPERTIES_DATA_SET \n"
+		   "\t\tptpTimescale          1\n"
+		   "\t\ttimeTraceable         1\n"
+		   "\t\tfrequencyTraceable    1\n"
+		   "\t\ttimeSource            0x20\n",
+		   "", 0, &o);
+	assert_int_equal(o.state, OBS_OK);
+	assert_int_equal(o.gm_clock_class, 6);
+	assert_int_equal(o.gm_clock_accuracy, 0x21);
+	assert_int_equal(o.gm_offset_scaled_log_variance, 0x4e5d);
+	assert_int_equal(o.ptp_timescale, 1);
+	assert_int_equal(o.time_traceable, 1);
+	assert_int_equal(o.frequency_traceable, 1);
+	assert_int_equal(o.time_source, 0x20);
+	assert_string_equal(ptp_clock_accuracy_name(o.gm_clock_accuracy), "within 100 ns");
+	assert_string_equal(ptp_time_source_name(o.time_source), "GPS");
+
+	/* beyond the field's width: not a value pmc can print */
+	parse_text("sending: GET PARENT_DATA_SET\n"
+		   "\t" SLAVE_CLOCK "-0 seq 0 RESPONSE MANAGEMENT PARENT_DATA_SET \n"
+		   "\t\tgm.ClockAccuracy                      0x121\n",
+		   "", 0, &o);
+	assert_failed(&o, OBS_GARBAGE);
+	parse_text("sending: GET PARENT_DATA_SET\n"
+		   "\t" SLAVE_CLOCK "-0 seq 0 RESPONSE MANAGEMENT PARENT_DATA_SET \n"
+		   "\t\tgm.OffsetScaledLogVariance            0x10000\n",
+		   "", 0, &o);
+	assert_failed(&o, OBS_GARBAGE);
+}
+
+/* The words for the codes pmc prints in hex. */
+static void test_quality_names(void **state)
+{
+	(void)state;
+	assert_string_equal(ptp_clock_accuracy_name(0x20), "within 25 ns");
+	assert_string_equal(ptp_clock_accuracy_name(0x23), "within 1 µs");
+	assert_string_equal(ptp_clock_accuracy_name(0x30), "within 10 s");
+	assert_string_equal(ptp_clock_accuracy_name(0x31), "worse than 10 s");
+	assert_string_equal(ptp_clock_accuracy_name(0xfe), "unknown");
+	assert_null(ptp_clock_accuracy_name(0x1f));
+	assert_null(ptp_clock_accuracy_name(0x32));
+	assert_null(ptp_clock_accuracy_name(INT_UNKNOWN));
+	assert_string_equal(ptp_time_source_name(0xa0), "INTERNAL_OSCILLATOR");
+	assert_string_equal(ptp_time_source_name(0x50), "NTP");
+	assert_string_equal(ptp_time_source_name(0x40), "PTP");
+	assert_null(ptp_time_source_name(0x21));
+	assert_null(ptp_time_source_name(INT_UNKNOWN));
+	assert_int_equal(ptp_clock_class_kind(INT_UNKNOWN), PTP_CLASS_UNKNOWN);
+	assert_int_equal(ptp_clock_class_kind(256), PTP_CLASS_UNKNOWN);
+	assert_int_equal(ptp_clock_class_kind(-1), PTP_CLASS_UNKNOWN);
+	assert_string_equal(ptp_clock_class_meaning(INT_UNKNOWN), "unknown");
+	/* every value 0..255 has words, and a kind other than unknown */
+	for (int c = 0; c <= 255; c++) {
+		assert_true(ptp_clock_class_kind(c) != PTP_CLASS_UNKNOWN);
+		assert_true(strlen(ptp_clock_class_meaning(c)) > 0);
+		assert_string_not_equal(ptp_clock_class_meaning(c), "unknown");
+	}
+}
+
 static void test_other_blocks_are_skipped(void **state)
 {
 	(void)state;
@@ -1046,6 +1128,8 @@ static void test_boundary_clock_with_two_remotes(void **state)
 	assert_int_equal(o.number_ports, 2);
 	assert_int_equal(o.clock_class, 248);
 	assert_int_equal(o.gm_clock_class, 6);
+	assert_int_equal(o.gm_clock_accuracy, 0xfe);
+	assert_int_equal(o.gm_offset_scaled_log_variance, 0xffff);
 	/* both of the node's ports, none of the others' */
 	assert_int_equal(o.n_ports, 2);
 	assert_string_equal(o.ports[0].port_identity, BC_CLOCK "-1");
@@ -1464,6 +1548,8 @@ int main(void)
 		cmocka_unit_test(test_rounding_to_nanoseconds),
 		cmocka_unit_test(test_bad_identities_are_left_empty),
 		cmocka_unit_test(test_crlf_and_hex),
+		cmocka_unit_test(test_gm_quality_fields),
+		cmocka_unit_test(test_quality_names),
 		cmocka_unit_test(test_other_blocks_are_skipped),
 		cmocka_unit_test(test_management_error_status),
 		cmocka_unit_test(test_only_error_answers),

@@ -306,6 +306,36 @@ static void test_cluster_grandmasters(void **state)
 	free(nodes);
 }
 
+/* Each grandmaster carries its class as its followers report it; should
+ * they disagree mid-sweep, the least good (highest) one; unknown when none
+ * knows it. */
+static void test_cluster_grandmaster_class(void **state)
+{
+	(void)state;
+	node *nodes = make_nodes(6, NULL);
+	set_ptp(&nodes[0], PTP_PORT_SLAVE, 10, "00000a.fffe.000000");
+	nodes[0].obs.ptp.gm_clock_class = 6;
+	set_ptp(&nodes[1], PTP_PORT_SLAVE, 10, "00000a.fffe.000000");
+	nodes[1].obs.ptp.gm_clock_class = 7; /* the grandmaster went into holdover */
+	set_ptp(&nodes[2], PTP_PORT_SLAVE, 10, "00000a.fffe.000000"); /* class unknown */
+	set_ptp(&nodes[3], PTP_PORT_SLAVE, 10, "00000b.fffe.000000"); /* class unknown */
+	set_ptp(&nodes[4], PTP_PORT_SLAVE, 10, "00000c.fffe.000000");
+	nodes[4].obs.ptp.gm_clock_class = 248;
+	set_ptp(&nodes[5], PTP_PORT_LISTENING, 10, "00000d.fffe.000000"); /* names itself: not counted */
+	nodes[5].obs.ptp.gm_clock_class = 255;
+
+	cluster_summary s;
+	cluster_summarise(nodes, 6, &s);
+	assert_int_equal(s.n_gms, 3);
+	assert_string_equal(s.gms[0].identity, "00000a.fffe.000000");
+	assert_int_equal(s.gms[0].clock_class, 7);
+	assert_string_equal(s.gms[1].identity, "00000b.fffe.000000");
+	assert_int_equal(s.gms[1].clock_class, INT_UNKNOWN);
+	assert_string_equal(s.gms[2].identity, "00000c.fffe.000000");
+	assert_int_equal(s.gms[2].clock_class, 248);
+	free(nodes);
+}
+
 /* ---------------------------------------------------------------- JSON */
 
 /* Serialise, check no non-finite number slipped through, and parse back. */
@@ -407,7 +437,8 @@ static const char *const sourcestat_keys[] = {
 static const char *const ptp_keys[] = {
 	"error", "port_state", "offset_from_master_ns", "mean_path_delay_ns", "gm_identity", "gm_present",
 	"steps_removed", "clock_identity", "domain_number", "current_utc_offset", "ports", "last_sync_age_s",
-	"phc_sys_offset_ns", NULL,
+	"phc_sys_offset_ns", "gm_clock_class", "gm_clock_accuracy", "gm_offset_scaled_log_variance", "time_source", "ptp_timescale",
+	"time_traceable", "frequency_traceable", NULL,
 };
 static const char *const port_keys[] = {
 	"port_identity", "port_number", "state", "peer_mean_path_delay_ns", "log_sync_interval",
@@ -431,6 +462,13 @@ static void test_json_healthy_node(void **state)
 	node *nd = &nodes[0];
 	set_chrony(nd, -0.00012345678901234567);
 	set_ptp(nd, PTP_PORT_SLAVE, -6600, "96bec0.fffe.dfca68");
+	nd->obs.ptp.gm_clock_class = 6;
+	nd->obs.ptp.gm_clock_accuracy = 0x21;
+	nd->obs.ptp.gm_offset_scaled_log_variance = 0x4e5d;
+	nd->obs.ptp.time_source = 0x20;
+	nd->obs.ptp.ptp_timescale = 1;
+	nd->obs.ptp.time_traceable = 1;
+	nd->obs.ptp.frequency_traceable = 0;
 	nd->obs.daemons.state = OBS_OK;
 	nd->obs.daemons.running = DAEMON_CHRONYD | DAEMON_PTP4L;
 	daemon_proc *ptp4l = &nd->obs.daemons.procs[daemon_index(DAEMON_PTP4L)];
@@ -468,6 +506,7 @@ static void test_json_healthy_node(void **state)
 	assert_int_equal(json_array_size(gms), 1);
 	want_str(json_array_get(gms, 0), "identity", "96bec0.fffe.dfca68");
 	want_int(json_array_get(gms, 0), "nodes", 1);
+	want_int(json_array_get(gms, 0), "clock_class", 6);
 	want_int(sum, "grandmasters_more", 0);
 
 	json_t *arr = get(root, "nodes");
@@ -520,6 +559,13 @@ static void test_json_healthy_node(void **state)
 	want_int(p, "current_utc_offset", 37);
 	want_null(p, "phc_sys_offset_ns"); /* phc_ctl not run */
 	want_null(jn, "phc");
+	want_int(p, "gm_clock_class", 6);
+	want_int(p, "gm_clock_accuracy", 0x21);
+	want_int(p, "gm_offset_scaled_log_variance", 0x4e5d);
+	want_int(p, "time_source", 0x20);
+	assert_true(json_is_true(get(p, "ptp_timescale")));
+	assert_true(json_is_true(get(p, "time_traceable")));
+	assert_true(json_is_false(get(p, "frequency_traceable")));
 	json_t *port = json_array_get(get(p, "ports"), 0);
 	want_keys(port, port_keys);
 	want_str(port, "port_identity", "1aed80.fffe.1a0b51-1");
@@ -727,7 +773,9 @@ static void test_json_unknowns_are_null(void **state)
 	json_t *p = get(n1, "ptp");
 	static const char *const unknown_ptp[] = {
 		"port_state", "offset_from_master_ns", "mean_path_delay_ns", "gm_identity", "gm_present",
-		"steps_removed", "clock_identity", "domain_number", "current_utc_offset",
+		"steps_removed", "clock_identity", "domain_number", "current_utc_offset", "gm_clock_class",
+		"gm_clock_accuracy", "gm_offset_scaled_log_variance", "time_source", "ptp_timescale",
+		"time_traceable", "frequency_traceable",
 	};
 	for (size_t i = 0; i < sizeof unknown_ptp / sizeof unknown_ptp[0]; i++) {
 		want_null(p, unknown_ptp[i]);
@@ -761,6 +809,16 @@ static void test_stale_ptp_values_not_reported(void **state)
 	want_str(p, "port_state", "LISTENING");
 	want_null(p, "offset_from_master_ns");
 	want_null(p, "mean_path_delay_ns");
+	json_decref(root);
+
+	/* a LISTENING ptp4l reports its own defaults as grandmaster: no class */
+	nodes[0].obs.ptp.gm_clock_class = 248;
+	nodes[0].obs.ptp.gm_clock_accuracy = 0xfe;
+	root = round_trip(nodes, 1, 1796207937.0);
+	p = get(json_array_get(get(root, "nodes"), 0), "ptp");
+	want_null(p, "gm_identity");
+	want_null(p, "gm_clock_class");
+	want_null(p, "gm_clock_accuracy");
 	json_decref(root);
 
 	char *buf = NULL;
@@ -1171,6 +1229,7 @@ int main(void)
 		cmocka_unit_test(test_cluster_chrony_spread),
 		cmocka_unit_test(test_cluster_ptp_spread),
 		cmocka_unit_test(test_cluster_grandmasters),
+		cmocka_unit_test(test_cluster_grandmaster_class),
 		cmocka_unit_test(test_json_healthy_node),
 		cmocka_unit_test(test_json_unknowns_are_null),
 		cmocka_unit_test(test_json_nics_boundary_clock),

@@ -907,6 +907,21 @@ static void test_detail_doc(void **state)
 	assert_int_equal(line_of(&d, "UNREACHABLE"), -1);
 	assert_true(line_of(&d, "Offset from master") > 0);
 	assert_int_equal(line_of(&d, "is stale"), -1);
+	/* the grandmaster's quality in words (the capture's master: ptp4l defaults) */
+	static const char *const gm_rows[][2] = {
+		{"GM clock class", ": 248: free-running default: no reference at all"},
+		{"GM clock accuracy", ": 0xFE (unknown)"},
+		{"GM log variance", ": 0xFFFF (not computed)"},
+		{"Time source", ": 0xA0 (INTERNAL_OSCILLATOR)"},
+		{"Traceable", ": time no, frequency no"},
+	};
+	for (size_t i = 0; i < sizeof gm_rows / sizeof gm_rows[0]; i++) {
+		long at = line_of(&d, gm_rows[i][0]);
+		assert_true(at > tracking);
+		if (!strstr(d.lines[at].text, gm_rows[i][1])) {
+			fail_msg("\"%s\" lacks \"%s\"", d.lines[at].text, gm_rows[i][1]);
+		}
+	}
 	for (size_t i = 0; i < d.n; i++) {
 		if (tw_width(d.lines[i].text) > 100) {
 			fail_msg("line %zu is %d columns: %s", i, tw_width(d.lines[i].text), d.lines[i].text);
@@ -925,6 +940,9 @@ static void test_detail_doc(void **state)
 	assert_true(stale > 0);
 	assert_non_null(strstr(d.lines[stale].text, "is stale"));
 	assert_int_equal(line_of(&d, "Mean path delay"), -1);
+	/* a LISTENING ptp4l's PARENT_DATA_SET is its own default, nobody's quality */
+	assert_non_null(strstr(d.lines[line_of(&d, "GM clock class")].text, ": - (no port follows a master or is one)"));
+	assert_int_equal(line_of(&d, "GM clock accuracy"), -1);
 	doc_free(&d);
 	for (int i = 0; i < nd->obs.ptp.n_ports; i++) {
 		nd->obs.ptp.ports[i].state = PTP_PORT_SLAVE;
