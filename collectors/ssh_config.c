@@ -25,6 +25,8 @@
 
 #include "sanitize.h"
 #include "ssh_config.h"
+#include "ssh_match.h"
+#include "ssh_unsupported.h"
 #include "textfile.h"
 
 #define MAX_DEPTH 16                     /* OpenSSH's READCONF_MAX_DEPTH */
@@ -38,48 +40,97 @@ typedef enum {
 	K_HOST,
 	K_MATCH,
 	K_INCLUDE,
+	/* honoured */
 	K_HOSTNAME,
 	K_USER,
 	K_PORT,
 	K_IDENTITY_FILE,
 	K_IDENTITIES_ONLY,
 	K_KNOWN_HOSTS,
+	K_GLOBAL_KNOWN_HOSTS,
+	K_HOST_KEY_ALIAS,
 	K_STRICT,
 	K_CONNECT_TIMEOUT,
 	K_SERVER_ALIVE,
+	/* change the route, the destination or the host key lookup in a way
+	 * synctop cannot follow: an error for a host they apply to */
+	K_PROXY_COMMAND,
+	K_PROXY_JUMP,
+	K_CANONICALIZE,
+	K_CANONICAL_CNAMES,
+	K_REMOTE_COMMAND,
+	K_BIND_ADDRESS,
+	K_BIND_INTERFACE,
+	K_KNOWN_HOSTS_COMMAND,
+	K_REVOKED_HOST_KEYS,
+	/* authentication libssh2 cannot do: named if authentication fails */
+	K_GSSAPI,
+	K_CERTIFICATE_FILE,
+	K_PKCS11,
+	K_SK_PROVIDER,
+	K_IDENTITY_AGENT,
+	K_COUNT,
 } key_id;
 
+/* Keys are listed with the spelling ssh_config(5) gives them, which is also
+ * how messages name them. */
 static const struct {
 	const char *name;
 	key_id id;
 } keys[] = {
-	{"host", K_HOST},
-	{"match", K_MATCH},
-	{"include", K_INCLUDE},
-	{"hostname", K_HOSTNAME},
-	{"user", K_USER},
-	{"port", K_PORT},
-	{"identityfile", K_IDENTITY_FILE},
-	{"identitiesonly", K_IDENTITIES_ONLY},
-	{"userknownhostsfile", K_KNOWN_HOSTS},
-	{"stricthostkeychecking", K_STRICT},
-	{"connecttimeout", K_CONNECT_TIMEOUT},
-	{"serveraliveinterval", K_SERVER_ALIVE},
+	{"Host", K_HOST},
+	{"Match", K_MATCH},
+	{"Include", K_INCLUDE},
+	{"HostName", K_HOSTNAME},
+	{"User", K_USER},
+	{"Port", K_PORT},
+	{"IdentityFile", K_IDENTITY_FILE},
+	{"IdentitiesOnly", K_IDENTITIES_ONLY},
+	{"UserKnownHostsFile", K_KNOWN_HOSTS},
+	{"GlobalKnownHostsFile", K_GLOBAL_KNOWN_HOSTS},
+	{"HostKeyAlias", K_HOST_KEY_ALIAS},
+	{"StrictHostKeyChecking", K_STRICT},
+	{"ConnectTimeout", K_CONNECT_TIMEOUT},
+	{"ServerAliveInterval", K_SERVER_ALIVE},
+	{"ProxyCommand", K_PROXY_COMMAND},
+	{"ProxyJump", K_PROXY_JUMP},
+	{"CanonicalizeHostname", K_CANONICALIZE},
+	{"CanonicalizePermittedCNAMEs", K_CANONICAL_CNAMES},
+	{"RemoteCommand", K_REMOTE_COMMAND},
+	{"BindAddress", K_BIND_ADDRESS},
+	{"BindInterface", K_BIND_INTERFACE},
+	{"KnownHostsCommand", K_KNOWN_HOSTS_COMMAND},
+	{"RevokedHostKeys", K_REVOKED_HOST_KEYS},
+	{"GSSAPIAuthentication", K_GSSAPI},
+	{"CertificateFile", K_CERTIFICATE_FILE},
+	{"PKCS11Provider", K_PKCS11},
+	{"SecurityKeyProvider", K_SK_PROVIDER},
+	{"IdentityAgent", K_IDENTITY_AGENT},
 };
+
+static const char *key_name(key_id id)
+{
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		if (keys[i].id == id) {
+			return keys[i].name;
+		}
+	}
+	return "?";
+}
 
 typedef enum {
 	E_FILE,       /* a top-level file starts: the active state resets */
 	E_INC_BEGIN,  /* an included file starts */
 	E_INC_END,    /* ... and ends: the includer's state comes back */
 	E_HOST,       /* argv = patterns */
-	E_MATCH_ALL,  /* "Match all": like "Host *" */
-	E_MATCH_SKIP, /* any other Match: nothing below it applies */
+	E_MATCH,      /* argv = criteria, checked by ssh_match_check() */
 	E_OPTION,     /* key, argv and ival */
 	E_INCLUDE,    /* argv = paths; only between parse_text() and the splice */
 } entry_kind;
 
-/* UserKnownHostsFile none */
-#define KNOWN_HOSTS_NONE 1
+/* ival of "none" (UserKnownHostsFile, ProxyCommand, ...): a value that
+ * wins like any other and means "nothing" */
+#define VALUE_NONE 1
 
 typedef struct {
 	entry_kind kind;
@@ -110,6 +161,9 @@ struct ssh_config {
 	char more[64]; /* "... and N more" once warnings overflow */
 	char home[SSH_PATH_LEN];       /* $HOME, "" when unset */
 	char local_user[SSH_USER_LEN]; /* for %u and the default %r */
+	char local_host[SSH_HOSTNAME_LEN];  /* %l: gethostname() */
+	char local_short[SSH_HOSTNAME_LEN]; /* %L: up to the first dot */
+	char uid[24];                       /* %i */
 };
 
 /* ------------------------------------------------------------------ helpers */
@@ -207,48 +261,6 @@ static bool is_space(char c)
 static bool is_alnum(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-/* A glob as ssh matches Host patterns: '*' any run, '?' one character,
- * case-sensitive.  Iterative, O(len(s) * len(p)) at worst. */
-static bool match_glob(const char *s, const char *p)
-{
-	const char *star = NULL, *resume = NULL;
-	while (*s) {
-		if (*p == '*') {
-			star = p++;
-			resume = s;
-		} else if (*p == '?' || (*p && *p == *s)) {
-			s++;
-			p++;
-		} else if (star) {
-			p = star + 1;
-			s = ++resume;
-		} else {
-			return false;
-		}
-	}
-	while (*p == '*') {
-		p++;
-	}
-	return *p == '\0';
-}
-
-/* ssh's Host rule: some positive pattern matches and no negated one does. */
-static bool host_matches(const entry *e, const char *host)
-{
-	bool any = false;
-	for (int i = 0; i < e->argc; i++) {
-		const char *pat = e->argv[i];
-		bool negated = pat[0] == '!';
-		if (match_glob(host, negated ? pat + 1 : pat)) {
-			if (negated) {
-				return false;
-			}
-			any = true;
-		}
-	}
-	return any;
 }
 
 /* ----------------------------------------------------------- value parsing */
@@ -374,7 +386,8 @@ static const char *path_problem(const ssh_config *cfg, const char *raw, char *bu
 		}
 		p++;
 		switch (*p) {
-		case '%': case 'u': case 'h': case 'r': case 'n':
+		case '%': case 'u': case 'h': case 'r': case 'n': case 'p': case 'i': case 'k':
+		case 'l': case 'L':
 			break;
 		case 'd':
 			needs_home = true;
@@ -482,6 +495,26 @@ static int split_values(parser *p, const char *s, size_t pos, size_t n)
 		*text++ = '\0';
 		p->argc++;
 	}
+	return 0;
+}
+
+/* The rest of the line as one value, for the keys ssh reads that way. */
+static int raw_value(parser *p, const char *s, size_t pos, size_t n)
+{
+	size_t len = n - pos;
+	void *block = malloc(sizeof(char *) + sizeof(unsigned) + len + 1);
+	if (!block) {
+		set_err(p->err, p->err_len, "out of memory");
+		return -1;
+	}
+	p->argv = block;
+	p->cols = (void *)(p->argv + 1);
+	char *text = (char *)(p->cols + 1);
+	memcpy(text, s + pos, len);
+	text[len] = '\0';
+	p->argv[0] = text;
+	p->cols[0] = (unsigned)pos + 1;
+	p->argc = len > 0 ? 1 : 0;
 	return 0;
 }
 
@@ -625,6 +658,7 @@ static int handle(parser *p, key_id key, const char *keyword)
 	int v = 0;
 	switch (key) {
 	case K_UNKNOWN:
+	case K_COUNT:
 		return 0;
 	case K_HOST:
 		for (int i = 0; i < p->argc; i++) {
@@ -633,15 +667,14 @@ static int handle(parser *p, key_id key, const char *keyword)
 			}
 		}
 		return emit(p, E_HOST, key, 0, 0, p->argc);
-	case K_MATCH:
-		if (p->argc == 1 && !strcasecmp(p->argv[0], "all")) {
-			return emit(p, E_MATCH_ALL, key, 0, 0, 0);
+	case K_MATCH: {
+		char why[128];
+		int bad = 0;
+		if (ssh_match_check(p->argc, p->argv, &bad, why, sizeof why) != 0) {
+			return syntax(p, p->cols[bad], "%s", why);
 		}
-		add_warning(p->cfg,
-			    "%s:%u: Match is not supported; its block (up to the next Host or "
-			    "Match) is ignored",
-			    p->file, p->line);
-		return emit(p, E_MATCH_SKIP, key, 0, 0, 0);
+		return emit(p, E_MATCH, key, 0, 0, p->argc);
+	}
 	case K_INCLUDE:
 		if (check_include(p) != 0) {
 			return -1;
@@ -690,7 +723,7 @@ static int handle(parser *p, key_id key, const char *keyword)
 			}
 		}
 		if (p->argc == 1 && !strcmp(p->argv[0], "none")) {
-			return emit(p, E_OPTION, key, KNOWN_HOSTS_NONE, 0, 0);
+			return emit(p, E_OPTION, key, VALUE_NONE, 0, 0);
 		}
 		return emit_paths(p, key, "UserKnownHostsFile", SSH_KNOWN_HOSTS_MAX);
 	case K_STRICT:
@@ -701,6 +734,67 @@ static int handle(parser *p, key_id key, const char *keyword)
 			return syntax(p, p->cols[0],
 				      "bad value '%s' for %s (yes, no, accept-new, ask or off)",
 				      p->argv[0], keyword);
+		}
+		return emit(p, E_OPTION, key, v, 0, 0);
+	case K_GLOBAL_KNOWN_HOSTS:
+		for (int i = 0; i < p->argc; i++) {
+			if (p->argv[i][0] == '\0') {
+				return syntax(p, p->cols[i], "empty file name");
+			}
+		}
+		if (p->argc == 1 && !strcmp(p->argv[0], "none")) {
+			return emit(p, E_OPTION, key, VALUE_NONE, 0, 0);
+		}
+		return emit_paths(p, key, "GlobalKnownHostsFile", SSH_KNOWN_HOSTS_MAX);
+	case K_HOST_KEY_ALIAS:
+		if (only_one(p, keyword) != 0) {
+			return -1;
+		}
+		if (strlen(p->argv[0]) >= SSH_HOSTNAME_LEN) {
+			return syntax(p, p->cols[0], "HostKeyAlias longer than %d characters",
+				      SSH_HOSTNAME_LEN - 1);
+		}
+		return emit(p, E_OPTION, key, 0, 0, 1);
+	case K_PROXY_COMMAND:
+	case K_PROXY_JUMP:
+	case K_REMOTE_COMMAND:
+	case K_KNOWN_HOSTS_COMMAND:
+	case K_CANONICAL_CNAMES:
+	case K_REVOKED_HOST_KEYS:
+	case K_PKCS11:
+	case K_SK_PROVIDER:
+	case K_IDENTITY_AGENT:
+		/* only whether it is set, and to "none" (or the default), matters */
+		v = !strcasecmp(p->argv[0], "none") ||
+		    (key == K_SK_PROVIDER && !strcasecmp(p->argv[0], "internal")) ||
+		    (key == K_IDENTITY_AGENT && !strcmp(p->argv[0], "SSH_AUTH_SOCK"));
+		return emit(p, E_OPTION, key, v ? VALUE_NONE : 0, 0, 1);
+	case K_BIND_ADDRESS:
+	case K_BIND_INTERFACE:
+	case K_CERTIFICATE_FILE:
+		if (only_one(p, keyword) != 0) {
+			return -1;
+		}
+		return emit(p, E_OPTION, key, 0, 0, 1);
+	case K_CANONICALIZE:
+		if (only_one(p, keyword) != 0) {
+			return -1;
+		}
+		/* readconf.c multistate_canonicalizehostname */
+		if (!strcasecmp(p->argv[0], "always")) {
+			v = 2;
+		} else if (parse_yes_no(p->argv[0], &v) != 0) {
+			return syntax(p, p->cols[0], "bad value '%s' for %s (yes, no or always)",
+				      p->argv[0], keyword);
+		}
+		return emit(p, E_OPTION, key, v, 0, 1);
+	case K_GSSAPI:
+		if (only_one(p, keyword) != 0) {
+			return -1;
+		}
+		if (parse_yes_no(p->argv[0], &v) != 0) {
+			return syntax(p, p->cols[0], "bad value '%s' for %s (yes or no)", p->argv[0],
+				      keyword);
 		}
 		return emit(p, E_OPTION, key, v, 0, 0);
 	case K_CONNECT_TIMEOUT:
@@ -770,13 +864,18 @@ static int parse_line(parser *p, const char *s, size_t n)
 		return syntax(p, (unsigned)kw_start + 1, "missing keyword before '='");
 	}
 	unsigned value_col = (unsigned)pos + 1;
-	if (split_values(p, s, pos, n) != 0) {
+	key_id key = lookup(s + kw_start, kw_len);
+	/* ssh takes a command as the rest of the line, quotes and all
+	 * (readconf.c:process_config_line, parse_command) */
+	bool raw = key == K_PROXY_COMMAND || key == K_REMOTE_COMMAND ||
+		   key == K_KNOWN_HOSTS_COMMAND || key == K_PROXY_JUMP;
+	if ((raw ? raw_value(p, s, pos, n) : split_values(p, s, pos, n)) != 0) {
 		return -1;
 	}
 	if (p->argc == 0) {
 		return syntax(p, value_col, "missing value for %s", keyword);
 	}
-	return handle(p, lookup(s + kw_start, kw_len), keyword);
+	return handle(p, key, keyword);
 }
 
 /* Parse a whole file's text into entries appended to out.  Pure apart from
@@ -1006,6 +1105,13 @@ static ssh_config *config_new(void)
 		user = pw ? pw->pw_name : "";
 	}
 	snprintf(cfg->local_user, sizeof cfg->local_user, "%s", user);
+	if (gethostname(cfg->local_host, sizeof cfg->local_host) != 0) {
+		cfg->local_host[0] = '\0';
+	}
+	cfg->local_host[sizeof cfg->local_host - 1] = '\0';
+	snprintf(cfg->local_short, sizeof cfg->local_short, "%.*s",
+		 (int)strcspn(cfg->local_host, "."), cfg->local_host);
+	snprintf(cfg->uid, sizeof cfg->uid, "%lu", (unsigned long)getuid());
 	return cfg;
 }
 
@@ -1084,137 +1190,71 @@ const char *ssh_config_warning(const ssh_config *cfg, size_t i)
 
 /* -------------------------------------------------------------- resolving */
 
-typedef void (*visit_fn)(const entry *e, void *ctx);
+/* How sure synctop is that the lines being read apply to the host.  ssh
+ * always knows; synctop does not below a Match criterion it does not
+ * evaluate (exec, localnetwork, ...: ssh_match.h). */
+typedef enum { LEVEL_NO = 0, LEVEL_MAYBE, LEVEL_YES } level;
 
-/* Call fn for every option that applies to host, in reading order, keeping
- * ssh's state: each file starts active, Host/Match lines switch it, and an
- * Include inside an inactive block can never become active. */
-static void walk(const ssh_config *cfg, const char *host, visit_fn fn, void *ctx)
-{
-	struct {
-		bool active, never;
-	} stack[MAX_DEPTH + 2];
-	int sp = 0;
-	bool active = true, never = false;
-
-	for (size_t i = 0; i < cfg->entries.n; i++) {
-		const entry *e = &cfg->entries.v[i];
-		switch (e->kind) {
-		case E_FILE:
-			active = true;
-			never = false;
-			sp = 0;
-			break;
-		case E_INC_BEGIN:
-			if (sp < (int)(sizeof stack / sizeof stack[0])) {
-				stack[sp].active = active;
-				stack[sp].never = never;
-				sp++;
-			}
-			never = never || !active;
-			active = !never;
-			break;
-		case E_INC_END:
-			if (sp > 0) {
-				sp--;
-				active = stack[sp].active;
-				never = stack[sp].never;
-			}
-			break;
-		case E_HOST:
-			active = !never && host_matches(e, host);
-			break;
-		case E_MATCH_ALL:
-			active = !never;
-			break;
-		case E_MATCH_SKIP:
-			active = false;
-			break;
-		case E_OPTION:
-			if (active) {
-				fn(e, ctx);
-			}
-			break;
-		case E_INCLUDE:
-			break;
-		}
-	}
-}
+#define MAX_IDENTITY_LINES 64
 
 typedef struct {
 	ssh_host_options *out;
 	const ssh_config *cfg;
-	const char *hostname_raw;
-	const entry *known_hosts;
-	/* token values for path expansion */
-	const char *host;        /* %n: the name as given */
-	const char *remote_host; /* %h: HostName, else the name */
-	const char *remote_user; /* %r: User, else the local user */
+	const char *host;     /* as given: %n, originalhost, Host lines (first pass) */
+	const char *cli_user; /* "" = none */
+	int cli_port;         /* 0 = none */
+	bool final_pass;
+	bool wants_final;
+	char final_host[SSH_HOSTNAME_LEN]; /* Host and Match host in the final pass */
+	/* the first line obtained for each key: ssh keeps the first value */
+	const entry *first[K_COUNT];
+	/* every IdentityFile line that applied, in order (they add up) */
+	const entry *identity[MAX_IDENTITY_LINES];
+	size_t n_identity;
+	const entry *certificate; /* the first CertificateFile that applied */
+	/* token values, known once the passes are done */
+	const char *remote_host; /* %h */
+	const char *remote_user; /* %r */
+	char port[8];            /* %p */
+	const char *key_alias;   /* %k */
 } resolver;
+
+static void say(char *dst, size_t len, const char *fmt, va_list ap)
+{
+	char raw[SSH_ERROR_LEN];
+	vsnprintf(raw, sizeof raw, fmt, ap);
+	sanitize_show(raw, strlen(raw), dst, len); /* see set_err() */
+}
 
 static void warn(ssh_host_options *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void warn(ssh_host_options *out, const char *fmt, ...)
 {
-	char raw[SSH_WARNING_LEN];
 	va_list ap;
 	if (out->warning[0] != '\0') {
 		return; /* keep the first */
 	}
 	va_start(ap, fmt);
-	vsnprintf(raw, sizeof raw, fmt, ap);
+	say(out->warning, sizeof out->warning, fmt, ap);
 	va_end(ap);
-	sanitize_show(raw, strlen(raw), out->warning, sizeof out->warning); /* see set_err() */
 }
 
-static void first_scalars(const entry *e, void *ctx)
+static void refuse(resolver *r, const entry *e, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* A line synctop cannot honour applies: the host gets an error naming it. */
+static void refuse(resolver *r, const entry *e, const char *fmt, ...)
 {
-	resolver *r = ctx;
-	ssh_host_options *o = r->out;
-	switch (e->key) {
-	case K_HOSTNAME:
-		if (!r->hostname_raw) {
-			r->hostname_raw = e->argv[0];
-		}
-		break;
-	case K_USER:
-		if (o->user[0] == '\0') {
-			snprintf(o->user, sizeof o->user, "%s", e->argv[0]);
-		}
-		break;
-	case K_PORT:
-		if (o->port == SSH_OPTION_UNSET) {
-			o->port = e->ival;
-		}
-		break;
-	case K_IDENTITIES_ONLY:
-		if (o->identities_only == SSH_OPTION_UNSET) {
-			o->identities_only = e->ival;
-		}
-		break;
-	case K_KNOWN_HOSTS:
-		if (!r->known_hosts) {
-			r->known_hosts = e;
-		}
-		break;
-	case K_STRICT:
-		if (o->strict_host_key_checking == SSH_STRICT_UNSET) {
-			o->strict_host_key_checking = (ssh_strict)e->ival;
-		}
-		break;
-	case K_CONNECT_TIMEOUT:
-		if (o->connect_timeout == SSH_OPTION_UNSET) {
-			o->connect_timeout = e->ival;
-		}
-		break;
-	case K_SERVER_ALIVE:
-		if (o->server_alive_interval == SSH_OPTION_UNSET) {
-			o->server_alive_interval = e->ival;
-		}
-		break;
-	default:
-		break;
+	char where[SSH_PATH_LEN + 16];
+	va_list ap;
+	if (r->out->error[0] != '\0') {
+		return; /* keep the first */
 	}
+	snprintf(where, sizeof where, "%s:%u", e->file, e->line);
+	sanitize_show(where, strlen(where), r->out->error_at, sizeof r->out->error_at);
+	va_start(ap, fmt);
+	say(r->out->error, sizeof r->out->error, fmt, ap);
+	va_end(ap);
 }
 
 /* Append src to dst[*n], failing rather than truncating: a cut path would
@@ -1231,6 +1271,224 @@ static bool put(char *dst, size_t len, size_t *n, const char *src)
 	return true;
 }
 
+/* HostName takes %h and %% only (ssh.c:main, "keep in sync with
+ * readconf.c:match_cfg_line"; check_hostname() refused the others). */
+static bool expand_hostname(const char *raw, const char *host, char *dst, size_t len)
+{
+	size_t n = 0;
+	dst[0] = '\0';
+	for (const char *p = raw; *p; p++) {
+		char one[2] = {*p, 0};
+		bool ok;
+		if (p[0] == '%' && p[1] == 'h') {
+			ok = put(dst, len, &n, host);
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			ok = put(dst, len, &n, "%");
+			p++;
+		} else {
+			ok = put(dst, len, &n, one);
+		}
+		if (!ok) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The host "Match host" looks at: in the first pass ssh expands the
+ * HostName obtained so far (readconf.c:match_cfg_line), in the final pass
+ * it is the final host name. */
+static const char *match_host(const resolver *r, char *buf, size_t len)
+{
+	const entry *hn = r->first[K_HOSTNAME];
+	if (r->final_pass) {
+		return r->final_host;
+	}
+	if (hn && expand_hostname(hn->argv[0], r->host, buf, len)) {
+		return buf;
+	}
+	return r->host;
+}
+
+/* ssh's Host rule: some positive pattern matches and no negated one does
+ * (readconf.c:process_config_line, oHost; match.c:match_pattern). */
+static bool host_matches(const entry *e, const char *host)
+{
+	bool any = false;
+	for (int i = 0; i < e->argc; i++) {
+		const char *pat = e->argv[i];
+		bool negated = pat[0] == '!';
+		if (ssh_match_pattern(host, negated ? pat + 1 : pat)) {
+			if (negated) {
+				return false;
+			}
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* A line in a block that applies. */
+static void apply(resolver *r, const entry *e)
+{
+	switch (e->key) {
+	case K_IDENTITY_FILE:
+		if (r->n_identity < MAX_IDENTITY_LINES) {
+			r->identity[r->n_identity++] = e;
+		} else {
+			warn(r->out, "%s:%u: more than %d IdentityFile lines apply; ignored", e->file,
+			     e->line, MAX_IDENTITY_LINES);
+		}
+		return;
+	case K_CERTIFICATE_FILE:
+		if (!r->certificate) {
+			r->certificate = e;
+		}
+		return;
+	case K_PROXY_JUMP:
+		/* readconf.c:parse_jump: a host is taken only while neither
+		 * ProxyCommand nor ProxyJump is set ("none" is always kept) */
+		if (e->ival != VALUE_NONE && r->first[K_PROXY_COMMAND]) {
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	if (!r->first[e->key]) {
+		r->first[e->key] = e;
+	}
+}
+
+/* A line in a block that may or may not apply (an unevaluated Match).  If
+ * it would decide where or how synctop connects, the host gets an error;
+ * any other line is left out with a warning. */
+static void uncertain(resolver *r, const entry *e, const entry *match, const char *what)
+{
+	bool set = r->first[e->key] != NULL;
+	bool matters;
+	switch (e->key) {
+	case K_HOSTNAME:
+	case K_USER:
+	case K_PORT:
+	case K_KNOWN_HOSTS:
+	case K_GLOBAL_KNOWN_HOSTS:
+	case K_HOST_KEY_ALIAS:
+	case K_STRICT:
+	case K_BIND_ADDRESS:
+	case K_BIND_INTERFACE:
+		matters = !set;
+		break;
+	case K_PROXY_COMMAND:
+	case K_PROXY_JUMP:
+		matters = e->ival != VALUE_NONE && !r->first[K_PROXY_COMMAND] &&
+			  !r->first[K_PROXY_JUMP];
+		break;
+	case K_CANONICALIZE:
+		matters = e->ival != 0 && !set;
+		break;
+	case K_REMOTE_COMMAND:
+	case K_KNOWN_HOSTS_COMMAND:
+	case K_CANONICAL_CNAMES:
+	case K_REVOKED_HOST_KEYS:
+		matters = e->ival != VALUE_NONE && !set;
+		break;
+	default:
+		warn(r->out, "%s:%u: synctop does not evaluate 'Match %s': the %s line at %s:%u "
+		     "is not used", match->file, match->line, what, key_name(e->key), e->file,
+		     e->line);
+		return;
+	}
+	if (matters) {
+		refuse(r, e, "%s:%u: synctop does not evaluate 'Match %s', and that block sets %s "
+		       "(%s:%u), which decides how %s is reached: move the %s line to a Host block "
+		       "for the hosts it is meant for", match->file, match->line, what,
+		       key_name(e->key), e->file, e->line, r->host, key_name(e->key));
+	}
+}
+
+/* One pass over the entries with ssh's "active" state: each file starts
+ * active, Host/Match lines switch it, and nothing in a file included from
+ * an inactive block ever applies (SSHCONF_NEVERMATCH).  Levels take the
+ * lower of the block's and the includer's. */
+static void walk(resolver *r)
+{
+	struct {
+		level active, cap;
+		const entry *match, *cap_match;
+		const char *what, *cap_what;
+	} stack[MAX_DEPTH + 2], st = {LEVEL_YES, LEVEL_YES, NULL, NULL, NULL, NULL};
+	int sp = 0;
+	const char *host_lines = r->final_pass ? r->final_host : r->host;
+
+	for (size_t i = 0; i < r->cfg->entries.n && r->out->error[0] == '\0'; i++) {
+		const entry *e = &r->cfg->entries.v[i];
+		level lv;
+		switch (e->kind) {
+		case E_FILE:
+			st.active = st.cap = LEVEL_YES;
+			st.match = st.cap_match = NULL;
+			sp = 0;
+			break;
+		case E_INC_BEGIN:
+			if (sp < (int)(sizeof stack / sizeof stack[0])) {
+				stack[sp++] = st;
+			}
+			if (st.active < st.cap) {
+				st.cap = st.active;
+				st.cap_match = st.match;
+				st.cap_what = st.what;
+			}
+			st.active = st.cap;
+			st.match = st.cap_match;
+			st.what = st.cap_what;
+			break;
+		case E_INC_END:
+			if (sp > 0) {
+				st = stack[--sp];
+			}
+			break;
+		case E_HOST:
+			lv = host_matches(e, host_lines) ? LEVEL_YES : LEVEL_NO;
+			st.active = lv < st.cap ? lv : st.cap;
+			st.match = st.cap_match;
+			st.what = st.cap_what;
+			break;
+		case E_MATCH: {
+			char buf[SSH_HOSTNAME_LEN];
+			const char *user = r->cli_user[0] ? r->cli_user
+					   : r->first[K_USER] ? r->first[K_USER]->argv[0]
+							      : r->cfg->local_user;
+			ssh_match_context ctx = {
+				.host = match_host(r, buf, sizeof buf),
+				.original_host = r->host,
+				.user = user,
+				.local_user = r->cfg->local_user,
+				.final_pass = r->final_pass,
+			};
+			const char *what = NULL;
+			ssh_match_result m = ssh_match_eval(e->argc, e->argv, &ctx, &r->wants_final,
+							    &what);
+			lv = m == SSH_MATCH_YES ? LEVEL_YES : m == SSH_MATCH_NO ? LEVEL_NO : LEVEL_MAYBE;
+			st.active = lv < st.cap ? lv : st.cap;
+			st.match = lv == LEVEL_MAYBE ? e : st.cap_match;
+			st.what = lv == LEVEL_MAYBE ? what : st.cap_what;
+			break;
+		}
+		case E_OPTION:
+			if (st.active == LEVEL_YES) {
+				apply(r, e);
+			} else if (st.active == LEVEL_MAYBE) {
+				uncertain(r, e, st.match, st.what);
+			}
+			break;
+		case E_INCLUDE:
+			break;
+		}
+	}
+}
+
 static bool expand_path(const resolver *r, const char *raw, char *dst, size_t len)
 {
 	size_t n = 0;
@@ -1242,6 +1500,7 @@ static bool expand_path(const resolver *r, const char *raw, char *dst, size_t le
 		}
 		raw++;
 	}
+	/* ssh.c:default_client_percent_expand's tokens, less %C and %j */
 	for (const char *p = raw; *p; p++) {
 		const char *v = one;
 		if (*p != '%') {
@@ -1254,6 +1513,11 @@ static bool expand_path(const resolver *r, const char *raw, char *dst, size_t le
 			case 'h': v = r->remote_host; break;
 			case 'r': v = r->remote_user; break;
 			case 'n': v = r->host; break;
+			case 'p': v = r->port; break;
+			case 'i': v = r->cfg->uid; break;
+			case 'k': v = r->key_alias; break;
+			case 'l': v = r->cfg->local_host; break;
+			case 'L': v = r->cfg->local_short; break;
 			default: return false; /* path_problem() kept these out */
 			}
 		}
@@ -1264,14 +1528,10 @@ static bool expand_path(const resolver *r, const char *raw, char *dst, size_t le
 	return true;
 }
 
-static void add_identities(const entry *e, void *ctx)
+static void add_identity(resolver *r, const entry *e)
 {
-	resolver *r = ctx;
 	ssh_host_options *o = r->out;
 	char path[SSH_PATH_LEN];
-	if (e->key != K_IDENTITY_FILE) {
-		return;
-	}
 	if (!expand_path(r, e->argv[0], path, sizeof path)) {
 		warn(o, "%s:%u: IdentityFile %s is too long once expanded; ignored", e->file,
 		     e->line, e->argv[0]);
@@ -1290,65 +1550,204 @@ static void add_identities(const entry *e, void *ctx)
 	memcpy(o->identity_file[o->identity_count++], path, sizeof path);
 }
 
+/* UserKnownHostsFile / GlobalKnownHostsFile: all files of the first line. */
+static int known_hosts_files(resolver *r, const entry *e, char (*dst)[SSH_PATH_LEN])
+{
+	int count = 0;
+	for (int i = 0; e->ival != VALUE_NONE && i < e->argc; i++) {
+		if (!expand_path(r, e->argv[i], dst[count], SSH_PATH_LEN)) {
+			dst[count][0] = '\0';
+			warn(r->out, "%s:%u: %s %s is too long once expanded; ignored", e->file,
+			     e->line, key_name(e->key), e->argv[i]);
+			continue;
+		}
+		count++;
+	}
+	return count;
+}
+
+/* The lines that would take ssh some other way than a direct connection
+ * that synctop can make: the first that applies becomes the host's error. */
+static void check_route(resolver *r)
+{
+	const entry *e;
+	const char *host = r->host;
+	if ((e = r->first[K_PROXY_JUMP]) && e->ival != VALUE_NONE) {
+		refuse(r, e, "%s:%u: ProxyJump applies to %s. " SSH_UNSUPPORTED_PROXYJUMP ": "
+		       SSH_UNSUPPORTED_ROUTE_FIX, e->file, e->line, host);
+	}
+	if ((e = r->first[K_PROXY_COMMAND]) && e->ival != VALUE_NONE) {
+		refuse(r, e, "%s:%u: ProxyCommand applies to %s, and synctop's built-in SSH client "
+		       "cannot run a proxy command: " SSH_UNSUPPORTED_ROUTE_FIX, e->file, e->line,
+		       host);
+	}
+	if ((e = r->first[K_CANONICALIZE]) && e->ival != 0) {
+		refuse(r, e, "%s:%u: CanonicalizeHostname %s applies to %s, and synctop does not "
+		       "canonicalize host names: name the node in full (or give it a HostName) and "
+		       "set CanonicalizeHostname no for it", e->file, e->line, e->argv[0], host);
+	}
+	if ((e = r->first[K_CANONICAL_CNAMES]) && e->ival != VALUE_NONE) {
+		refuse(r, e, "%s:%u: CanonicalizePermittedCNAMEs applies to %s, and synctop does not "
+		       "follow CNAMEs to a new host name: name the node as the CNAME ends (or give "
+		       "it a HostName) and set CanonicalizePermittedCNAMEs none for it", e->file,
+		       e->line, host);
+	}
+	if ((e = r->first[K_REMOTE_COMMAND]) && e->ival != VALUE_NONE) {
+		refuse(r, e, "%s:%u: RemoteCommand applies to %s; it would replace synctop's probe "
+		       "shell (ssh itself refuses a command line with it): set RemoteCommand none "
+		       "for it", e->file, e->line, host);
+	}
+	if ((e = r->first[K_BIND_ADDRESS]) || (e = r->first[K_BIND_INTERFACE])) {
+		refuse(r, e, "%s:%u: %s applies to %s, and synctop's built-in SSH client connects "
+		       "from the default source address and interface: drop the line for it, or "
+		       "run synctop where the default route reaches the node", e->file, e->line,
+		       key_name(e->key), host);
+	}
+	if (((e = r->first[K_KNOWN_HOSTS_COMMAND]) && e->ival != VALUE_NONE) ||
+	    ((e = r->first[K_REVOKED_HOST_KEYS]) && e->ival != VALUE_NONE)) {
+		refuse(r, e, "%s:%u: %s applies to %s, and synctop checks host keys against "
+		       "known_hosts files only (UserKnownHostsFile, GlobalKnownHostsFile, @revoked "
+		       "lines): list the keys there and set %s none for it", e->file, e->line,
+		       key_name(e->key), host, key_name(e->key));
+	}
+}
+
+/* Keys about authentication that libssh2 cannot honour: named in the
+ * node's error if its authentication fails (ssh_transport.c). */
+static void auth_notes(resolver *r)
+{
+	static const key_id listed[] = {K_PKCS11, K_SK_PROVIDER, K_IDENTITY_AGENT};
+	ssh_host_options *o = r->out;
+	const entry *e;
+	size_t n = 0;
+	if ((e = r->first[K_GSSAPI]) && e->ival == 1) {
+		snprintf(o->auth_gssapi, sizeof o->auth_gssapi, "GSSAPIAuthentication yes (%s:%u)",
+			 e->file, e->line);
+	}
+	if ((e = r->certificate)) {
+		int w = snprintf(o->auth_unsupported, sizeof o->auth_unsupported,
+				 "CertificateFile (%s:%u)", e->file, e->line);
+		n = w > 0 ? (size_t)w : 0;
+	}
+	for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++) {
+		if ((e = r->first[listed[i]]) && e->ival != VALUE_NONE && n < sizeof o->auth_unsupported) {
+			int w = snprintf(o->auth_unsupported + n, sizeof o->auth_unsupported - n,
+					 "%s%s (%s:%u)", n ? ", " : "", key_name(e->key), e->file,
+					 e->line);
+			n += w > 0 ? (size_t)w : 0;
+		}
+	}
+}
+
+/* ssh.c:main lowercases the host name unless it is an address
+ * (is_addr_fast: a ':' or '%', or only digits and dots). */
+static void final_host_name(resolver *r, const char *name)
+{
+	bool addr = strchr(name, ':') || strchr(name, '%') ||
+		    strspn(name, "0123456789.") == strlen(name);
+	snprintf(r->final_host, sizeof r->final_host, "%s", name);
+	for (char *c = r->final_host; !addr && *c; c++) {
+		if (*c >= 'A' && *c <= 'Z') {
+			*c = (char)(*c - 'A' + 'a');
+		}
+	}
+}
+
 static void options_init(ssh_host_options *out)
 {
 	memset(out, 0, sizeof *out);
 	out->port = SSH_OPTION_UNSET;
 	out->identities_only = SSH_OPTION_UNSET;
 	out->known_hosts_count = SSH_OPTION_UNSET;
+	out->global_known_hosts_count = SSH_OPTION_UNSET;
 	out->strict_host_key_checking = SSH_STRICT_UNSET;
 	out->connect_timeout = SSH_OPTION_UNSET;
 	out->server_alive_interval = SSH_OPTION_UNSET;
 }
 
-void ssh_config_resolve(const ssh_config *cfg, const char *host, ssh_host_options *out)
+void ssh_config_resolve_query(const ssh_config *cfg, const ssh_config_query *q,
+			      ssh_host_options *out)
 {
-	resolver r = {.out = out, .cfg = cfg, .host = host ? host : ""};
+	resolver r = {
+		.out = out,
+		.cfg = cfg,
+		.host = q && q->host ? q->host : "",
+		.cli_user = q && q->user ? q->user : "",
+		.cli_port = q ? q->port : 0,
+	};
+	const entry *e;
 
 	options_init(out);
 	if (!cfg) {
 		return;
 	}
-	walk(cfg, r.host, first_scalars, &r);
-
-	if (r.hostname_raw) {
-		size_t n = 0;
-		bool ok = true;
-		for (const char *p = r.hostname_raw; *p && ok; p++) {
-			char one[2] = {*p, 0};
-			if (p[0] == '%' && p[1] == 'h') {
-				ok = put(out->hostname, sizeof out->hostname, &n, r.host);
-				p++;
-			} else if (p[0] == '%' && p[1] == '%') {
-				ok = put(out->hostname, sizeof out->hostname, &n, "%");
-				p++;
-			} else {
-				ok = put(out->hostname, sizeof out->hostname, &n, one);
+	walk(&r);
+	if ((e = r.first[K_HOSTNAME]) &&
+	    !expand_hostname(e->argv[0], r.host, out->hostname, sizeof out->hostname)) {
+		out->hostname[0] = '\0';
+		warn(out, "HostName %s is too long for %s once expanded; ignored", e->argv[0],
+		     r.host);
+	}
+	/* ssh.c:main reads the files again when a Match line asked for
+	 * "final" (the same happens after canonicalization, which check_route()
+	 * refuses): Host and "Match host" then see the final host name, and
+	 * only what is still unset can be obtained. */
+	if (r.wants_final && out->error[0] == '\0') {
+		final_host_name(&r, out->hostname[0] ? out->hostname : r.host);
+		r.final_pass = true;
+		walk(&r);
+	}
+	if (out->error[0] != '\0') {
+		return;
+	}
+	if ((e = r.first[K_USER])) {
+		snprintf(out->user, sizeof out->user, "%s", e->argv[0]);
+	}
+	out->port = (e = r.first[K_PORT]) ? e->ival : SSH_OPTION_UNSET;
+	out->identities_only = (e = r.first[K_IDENTITIES_ONLY]) ? e->ival : SSH_OPTION_UNSET;
+	if ((e = r.first[K_STRICT])) {
+		out->strict_host_key_checking = (ssh_strict)e->ival;
+	}
+	out->connect_timeout = (e = r.first[K_CONNECT_TIMEOUT]) ? e->ival : SSH_OPTION_UNSET;
+	out->server_alive_interval = (e = r.first[K_SERVER_ALIVE]) ? e->ival : SSH_OPTION_UNSET;
+	if ((e = r.first[K_HOST_KEY_ALIAS])) {
+		/* ssh.c:main lowercases it; sshconnect.c looks it up without a port */
+		snprintf(out->host_key_alias, sizeof out->host_key_alias, "%s", e->argv[0]);
+		for (char *c = out->host_key_alias; *c; c++) {
+			if (*c >= 'A' && *c <= 'Z') {
+				*c = (char)(*c - 'A' + 'a');
 			}
 		}
-		if (!ok) {
-			out->hostname[0] = '\0';
-			warn(out, "HostName %s is too long for %s once expanded; ignored",
-			     r.hostname_raw, r.host);
-		}
 	}
+
 	r.remote_host = out->hostname[0] ? out->hostname : r.host;
-	r.remote_user = out->user[0] ? out->user : cfg->local_user;
-
-	walk(cfg, r.host, add_identities, &r);
-
-	if (r.known_hosts) {
-		const entry *e = r.known_hosts;
-		out->known_hosts_count = 0;
-		for (int i = 0; e->ival != KNOWN_HOSTS_NONE && i < e->argc; i++) {
-			char *dst = out->known_hosts_file[out->known_hosts_count];
-			if (!expand_path(&r, e->argv[i], dst, SSH_PATH_LEN)) {
-				dst[0] = '\0';
-				warn(out, "%s:%u: UserKnownHostsFile %s is too long once expanded; "
-				     "ignored", e->file, e->line, e->argv[i]);
-				continue;
-			}
-			out->known_hosts_count++;
-		}
+	r.remote_user = r.cli_user[0] ? r.cli_user : out->user[0] ? out->user : cfg->local_user;
+	snprintf(r.port, sizeof r.port, "%d",
+		 r.cli_port > 0 ? r.cli_port : out->port != SSH_OPTION_UNSET ? out->port : 22);
+	r.key_alias = out->host_key_alias[0] ? out->host_key_alias : r.host;
+	for (size_t i = 0; i < r.n_identity; i++) {
+		add_identity(&r, r.identity[i]);
 	}
+	if ((e = r.first[K_KNOWN_HOSTS])) {
+		out->known_hosts_count = known_hosts_files(&r, e, out->known_hosts_file);
+	}
+	if ((e = r.first[K_GLOBAL_KNOWN_HOSTS])) {
+		out->global_known_hosts_count =
+			known_hosts_files(&r, e, out->global_known_hosts_file);
+	}
+	if (strchr(out->user, '%') || strstr(out->user, "${")) {
+		e = r.first[K_USER];
+		refuse(&r, e, "%s:%u: User %s applies to %s, and synctop does not expand %%tokens "
+		       "or ${VARIABLES} in User: write the user name out", e->file, e->line,
+		       e->argv[0], r.host);
+		return;
+	}
+	check_route(&r);
+	auth_notes(&r);
+}
+
+void ssh_config_resolve(const ssh_config *cfg, const char *host, ssh_host_options *out)
+{
+	ssh_config_query q = {.host = host};
+	ssh_config_resolve_query(cfg, &q, out);
 }
