@@ -20,8 +20,8 @@
 /* Authentication only OpenSSH can do (Kerberos, certificates, PKCS#11,
  * FIDO): said when a node's authentication fails. */
 #define SSH_UNSUPPORTED_AUTH_FIX \
-	"synctop's built-in SSH client (libssh2) authenticates with ssh-agent keys and key files " \
-	"only: give this node a plain key (IdentityFile, or one loaded with ssh-add)"
+	"synctop's built-in SSH client uses agent keys and key files only; give the node a plain " \
+	"key (IdentityFile or ssh-add)"
 
 /* A host known only through @cert-authority. */
 #define SSH_UNSUPPORTED_HOSTCERT_FIX \
