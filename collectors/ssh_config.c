@@ -1242,7 +1242,8 @@ static void warn(ssh_host_options *out, const char *fmt, ...)
 static void refuse(resolver *r, const entry *e, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* A line synctop cannot honour applies: the host gets an error naming it. */
+/* A line synctop cannot honour applies: the host gets an error, which
+ * starts with the place of e. */
 static void refuse(resolver *r, const entry *e, const char *fmt, ...)
 {
 	char where[SSH_PATH_LEN + 16];
@@ -1401,7 +1402,7 @@ static void uncertain(resolver *r, const entry *e, const entry *match, const cha
 		return;
 	}
 	if (matters) {
-		refuse(r, e, "%s:%u: synctop does not evaluate 'Match %s', and that block sets %s "
+		refuse(r, match, "%s:%u: synctop does not evaluate 'Match %s', and that block sets %s "
 		       "(%s:%u), which decides how %s is reached: move the %s line to a Host block "
 		       "for the hosts it is meant for", match->file, match->line, what,
 		       key_name(e->key), e->file, e->line, r->host, key_name(e->key));
