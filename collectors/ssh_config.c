@@ -69,6 +69,8 @@ typedef enum {
 	K_PKCS11,
 	K_SK_PROVIDER,
 	K_IDENTITY_AGENT,
+	/* ignored, but said in the log: it may pick another path to the node */
+	K_ADDRESS_FAMILY,
 	K_COUNT,
 } key_id;
 
@@ -106,6 +108,7 @@ static const struct {
 	{"PKCS11Provider", K_PKCS11},
 	{"SecurityKeyProvider", K_SK_PROVIDER},
 	{"IdentityAgent", K_IDENTITY_AGENT},
+	{"AddressFamily", K_ADDRESS_FAMILY},
 };
 
 static const char *key_name(key_id id)
@@ -769,6 +772,16 @@ static int handle(parser *p, key_id key, const char *keyword)
 		    (key == K_SK_PROVIDER && !strcasecmp(p->argv[0], "internal")) ||
 		    (key == K_IDENTITY_AGENT && !strcmp(p->argv[0], "SSH_AUTH_SOCK"));
 		return emit(p, E_OPTION, key, v ? VALUE_NONE : 0, 0, 1);
+	case K_ADDRESS_FAMILY:
+		if (only_one(p, keyword) != 0) {
+			return -1;
+		}
+		if (strcasecmp(p->argv[0], "any") && strcasecmp(p->argv[0], "inet") &&
+		    strcasecmp(p->argv[0], "inet6")) {
+			return syntax(p, p->cols[0], "bad value '%s' for %s (any, inet or inet6)",
+				      p->argv[0], keyword);
+		}
+		return emit(p, E_OPTION, key, strcasecmp(p->argv[0], "any") ? 0 : VALUE_NONE, 0, 1);
 	case K_BIND_ADDRESS:
 	case K_BIND_INTERFACE:
 	case K_CERTIFICATE_FILE:
@@ -1621,6 +1634,10 @@ static void auth_notes(resolver *r)
 	ssh_host_options *o = r->out;
 	const entry *e;
 	size_t n = 0;
+	if ((e = r->first[K_ADDRESS_FAMILY]) && e->ival != VALUE_NONE) {
+		snprintf(o->ignored, sizeof o->ignored, "AddressFamily %s (%s:%u)", e->argv[0],
+			 e->file, e->line);
+	}
 	if ((e = r->first[K_GSSAPI]) && e->ival == 1) {
 		snprintf(o->auth_gssapi, sizeof o->auth_gssapi, "GSSAPIAuthentication yes (%s:%u)",
 			 e->file, e->line);

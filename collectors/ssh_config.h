@@ -32,7 +32,9 @@
  *     GSSAPIAuthentication yes, CertificateFile, PKCS11Provider,
  *     SecurityKeyProvider, IdentityAgent;
  *   every other key is ignored: valid OpenSSH that does not change where
- *     synctop connects (README.md lists the notable ones).
+ *     synctop connects (README.md lists the notable ones); AddressFamily
+ *     inet/inet6 is ignored but reported (ssh_host_options.ignored), as
+ *     synctop connects to the first address the resolver gives.
  * Lines below a Match synctop does not evaluate (exec, localnetwork,
  * tagged, version, command, sessiontype) may or may not apply: one that
  * would decide the route, destination, user or host key lookup is an error
@@ -96,6 +98,9 @@ typedef struct {
 	 * matters when the server offers Kerberos.  "" if none. */
 	char auth_unsupported[SSH_NOTE_LEN];
 	char auth_gssapi[SSH_NOTE_LEN];
+	/* A key synctop ignores though it may change the path to the host, for
+	 * the log: "AddressFamily inet (file:line)"; "" if none. */
+	char ignored[SSH_NOTE_LEN];
 } ssh_host_options;
 
 /* What the command line says about one host, which ssh knows before it

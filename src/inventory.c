@@ -217,6 +217,10 @@ static int build_spec(inventory *inv, const cli_options *opt, const conffile *co
 		 * authentication fails (ssh_transport.c) */
 		snprintf(so->auth_unsupported, sizeof so->auth_unsupported, "%s", ho.auth_unsupported);
 		snprintf(so->auth_gssapi, sizeof so->auth_gssapi, "%s", ho.auth_gssapi);
+		if (ho.ignored[0]) {
+			log_printf("%s: ssh_config: %s ignored: synctop connects to the first address the resolver "
+				   "returns for %s", spec->name, ho.ignored, so->host);
+		}
 		if (ho.auth_unsupported[0] || ho.auth_gssapi[0]) {
 			log_printf("%s: ssh_config: %s%s%s: not used by synctop's SSH client (libssh2), which "
 				   "authenticates with agent keys and key files", spec->name, ho.auth_gssapi,

@@ -103,6 +103,7 @@ static void check_options(const ssh_host_options *o)
 	FUZZ_CHECK(fuzz_terminated(o->host_key_alias, sizeof o->host_key_alias));
 	FUZZ_CHECK(fuzz_terminated(o->auth_unsupported, sizeof o->auth_unsupported));
 	FUZZ_CHECK(fuzz_terminated(o->auth_gssapi, sizeof o->auth_gssapi));
+	FUZZ_CHECK(fuzz_terminated(o->ignored, sizeof o->ignored));
 	/* an error always says where, and the place starts the message */
 	FUZZ_CHECK((o->error[0] == '\0') == (o->error_at[0] == '\0'));
 	FUZZ_CHECK(strncmp(o->error, o->error_at, strlen(o->error_at)) == 0);

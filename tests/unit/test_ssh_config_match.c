@@ -417,6 +417,18 @@ static void test_auth_keys_are_noted_not_refused(void **state)
 	assert_string_equal(o.auth_gssapi, ""); /* "no" came first */
 	assert_string_equal(o.auth_unsupported, "");
 	ssh_config_free(cfg);
+
+	/* AddressFamily is ignored but said (the log): not an error */
+	cfg = load_text("Host *\n  AddressFamily inet\n", path, sizeof path);
+	resolve(cfg, "node1", NULL, &o);
+	assert_string_equal(o.error, "");
+	snprintf(want, sizeof want, "AddressFamily inet (%s:2)", path);
+	assert_string_equal(o.ignored, want);
+	ssh_config_free(cfg);
+	cfg = load_text("Host *\n  AddressFamily any\n", path, sizeof path);
+	resolve(cfg, "node1", NULL, &o);
+	assert_string_equal(o.ignored, "");
+	ssh_config_free(cfg);
 }
 
 /* Debian's stock /etc/ssh/ssh_config: Include of ssh_config.d, "Host *"
