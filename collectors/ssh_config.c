@@ -776,12 +776,12 @@ static int handle(parser *p, key_id key, const char *keyword)
 		if (only_one(p, keyword) != 0) {
 			return -1;
 		}
-		if (strcasecmp(p->argv[0], "any") && strcasecmp(p->argv[0], "inet") &&
-		    strcasecmp(p->argv[0], "inet6")) {
+		if (strcasecmp(p->argv[0], "any") != 0 && strcasecmp(p->argv[0], "inet") != 0 &&
+		    strcasecmp(p->argv[0], "inet6") != 0) {
 			return syntax(p, p->cols[0], "bad value '%s' for %s (any, inet or inet6)",
 				      p->argv[0], keyword);
 		}
-		return emit(p, E_OPTION, key, strcasecmp(p->argv[0], "any") ? 0 : VALUE_NONE, 0, 1);
+		return emit(p, E_OPTION, key, strcasecmp(p->argv[0], "any") != 0 ? 0 : VALUE_NONE, 0, 1);
 	case K_BIND_ADDRESS:
 	case K_BIND_INTERFACE:
 	case K_CERTIFICATE_FILE:
@@ -1380,7 +1380,9 @@ static void apply(resolver *r, const entry *e)
  * any other line is left out with a warning. */
 static void uncertain(resolver *r, const entry *e, const entry *match, const char *what)
 {
-	bool set = r->first[e->key] != NULL;
+	/* the command line's user and port beat any line */
+	bool set = r->first[e->key] != NULL || (e->key == K_USER && r->cli_user[0]) ||
+		   (e->key == K_PORT && r->cli_port > 0);
 	bool matters;
 	switch (e->key) {
 	case K_HOSTNAME:

@@ -49,6 +49,9 @@ int ssh_match_pattern_list(const char *s, const char *list, bool lower)
 {
 	int got_positive = 0;
 	const char *p = list;
+	if (!s || !p) {
+		return 0;
+	}
 	while (*p) {
 		bool negated = *p == '!';
 		if (negated) {

@@ -185,7 +185,7 @@ static int build_spec(inventory *inv, const cli_options *opt, const conffile *co
 		}
 	}
 
-	const char *files[SSH_KNOWN_HOSTS_MAX], *global[SSH_KNOWN_HOSTS_MAX];
+	const char *files[SSH_KNOWN_HOSTS_MAX], *global[SSH_KNOWN_HOSTS_MAX] = {0};
 	size_t n_files = 0;
 	if (opt->n_known_hosts) {
 		for (int i = 0; i < opt->n_known_hosts; i++) {

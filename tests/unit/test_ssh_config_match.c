@@ -374,6 +374,14 @@ static void test_unevaluated_match(void **state)
 		  path, sizeof path);
 	assert_non_null(strstr(err, "'Match localnetwork'"));
 	assert_non_null(strstr(err, "sets HostName"));
+	/* a User there cannot matter when the command line gives the user */
+	ssh_config *c2 = load_text("Match exec true\n  User other\n", path, sizeof path);
+	ssh_host_options o2;
+	resolve(c2, "node1", NULL, &o2);
+	assert_non_null(strstr(o2.error, "sets User"));
+	resolve(c2, "node1", "ops", &o2);
+	assert_string_equal(o2.error, "");
+	ssh_config_free(c2);
 	ssh_config *cfg;
 	ssh_host_options o;
 	/* a line that does not decide the route is left out, with a warning */
