@@ -42,7 +42,7 @@
  *
  * Tokens: HostName takes %h and %% (as ssh).  IdentityFile and the
  * KnownHostsFile keys take %% %d (home) %u (local user) %h (HostName, else
- * the name) %n (the name as given) %r (remote user) %p (port) %i (uid) %k
+ * the name, lowercased unless an address, as ssh does) %n (the name as given) %r (remote user) %p (port) %i (uid) %k
  * (HostKeyAlias, else the name) %l %L (local host name, long and short).
  * Differences from ssh: ~ is $HOME (ssh uses the password database), %C and
  * %j make a path unusable (a warning names it and the path is ignored), and
@@ -73,7 +73,8 @@ typedef enum {
 
 /* What the configuration says about one host.  Every field may be unset. */
 typedef struct {
-	char hostname[SSH_HOSTNAME_LEN]; /* HostName with %h expanded; "" = unset */
+	char hostname[SSH_HOSTNAME_LEN]; /* HostName with %h expanded, lowercased
+					  * unless an address (ssh.c:main); "" = unset */
 	char user[SSH_USER_LEN];         /* "" = unset */
 	int port;                        /* SSH_OPTION_UNSET or 1..65535 */
 	char identity_file[SSH_IDENTITY_MAX][SSH_PATH_LEN]; /* expanded, in order */

@@ -175,6 +175,11 @@ static void apply(resolver *r, const entry *e)
 			r->certificate = e;
 		}
 		return;
+	case K_HOSTNAME:
+		if (r->final_pass) {
+			return; /* ssh.c:main set it to the final name before that pass */
+		}
+		break;
 	case K_PROXY_JUMP:
 		/* readconf.c:parse_jump: a host is taken only while neither
 		 * ProxyCommand nor ProxyJump is set ("none" is always kept) */
@@ -197,7 +202,7 @@ static void uncertain(resolver *r, const entry *e, const entry *match, const cha
 {
 	/* the command line's user and port beat any line */
 	bool set = r->first[e->key] != NULL || (e->key == K_USER && r->cli_user[0]) ||
-		   (e->key == K_PORT && r->cli_port > 0);
+		   (e->key == K_PORT && r->cli_port > 0) || (e->key == K_HOSTNAME && r->final_pass);
 	bool matters;
 	switch (e->key) {
 	case K_HOSTNAME:
@@ -523,12 +528,16 @@ void ssh_config_resolve_query(const ssh_config *cfg, const ssh_config_query *q,
 		warn(out, "HostName %s is too long for %s once expanded; ignored", e->argv[0],
 		     r.host);
 	}
+	/* the host name ssh goes on with: lowercased unless an address */
+	final_host_name(&r, out->hostname[0] ? out->hostname : r.host);
+	if (out->hostname[0]) {
+		snprintf(out->hostname, sizeof out->hostname, "%s", r.final_host);
+	}
 	/* ssh.c:main reads the files again when a Match line asked for
 	 * "final" (the same happens after canonicalization, which check_route()
 	 * refuses): Host and "Match host" then see the final host name, and
 	 * only what is still unset can be obtained. */
 	if (r.wants_final && out->error[0] == '\0') {
-		final_host_name(&r, out->hostname[0] ? out->hostname : r.host);
 		r.final_pass = true;
 		walk(&r);
 	}
@@ -555,7 +564,7 @@ void ssh_config_resolve_query(const ssh_config *cfg, const ssh_config_query *q,
 		}
 	}
 
-	r.remote_host = out->hostname[0] ? out->hostname : r.host;
+	r.remote_host = r.final_host; /* %h: ssh.c:main's cinfo->remhost */
 	r.remote_user = r.cli_user[0] ? r.cli_user : out->user[0] ? out->user : cfg->local_user;
 	snprintf(r.port, sizeof r.port, "%d",
 		 r.cli_port > 0 ? r.cli_port : out->port != SSH_OPTION_UNSET ? out->port : 22);

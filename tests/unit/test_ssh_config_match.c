@@ -212,7 +212,7 @@ static void test_match_in_files(void **state)
 	/* "Match host" sees the HostName obtained so far, %h expanded;
 	 * originalhost the name typed; user the User obtained so far */
 	resolve(cfg, "alias1", NULL, &o);
-	assert_string_equal(o.hostname, "Real1.Example");
+	assert_string_equal(o.hostname, "real1.example"); /* lowercased, as ssh does */
 	assert_int_equal(o.port, 2001);
 	assert_string_equal(o.user, "orig");
 	assert_int_equal(o.connect_timeout, 11);
@@ -273,6 +273,19 @@ static void test_match_final_second_pass(void **state)
 	assert_string_equal(o.user, "");
 	assert_int_equal(o.connect_timeout, 33);
 	assert_int_equal(o.port, SSH_OPTION_UNSET);
+	ssh_config_free(cfg);
+
+	/* HostName is not obtained in the final pass: ssh set it before */
+	cfg = load_text("Match final\n  HostName late.example\n", path, sizeof path);
+	resolve(cfg, "foo", NULL, &o);
+	assert_string_equal(o.hostname, "");
+	ssh_config_free(cfg);
+	/* %h is the lowercased host name, unless it is an address */
+	cfg = load_text("Host *\n  IdentityFile /k/%h\n", path, sizeof path);
+	resolve(cfg, "Node1", NULL, &o);
+	assert_string_equal(o.identity_file[0], "/k/node1");
+	resolve(cfg, "fe80::A%eth0", NULL, &o);
+	assert_string_equal(o.identity_file[0], "/k/fe80::A%eth0");
 	ssh_config_free(cfg);
 
 	/* without a "final" criterion there is no second pass */
