@@ -36,6 +36,7 @@
 #include <openssl/hmac.h>
 
 #include "base64.h"
+#include "ssh_unsupported.h"
 
 /* Messages are cut to their buffer on purpose: a path can be longer. */
 __attribute__((format(printf, 3, 4)))
@@ -571,7 +572,7 @@ known_hosts_result known_hosts_verify_text(const known_hosts_file *files, size_t
 		return verdict_error(v, "invalid StrictHostKeyChecking policy");
 	}
 
-	kh_pos revoked = no_pos, match = no_pos, changed = no_pos, other = no_pos;
+	kh_pos revoked = no_pos, match = no_pos, changed = no_pos, other = no_pos, ca = no_pos;
 	char other_type[sizeof v->key_type] = "";
 	unsigned char *key = malloc(KEY_BLOB_MAX);
 	if (!key) {
@@ -581,8 +582,15 @@ known_hosts_result known_hosts_verify_text(const known_hosts_file *files, size_t
 	kh_entry e;
 	while (iter_next(&it, &e)) {
 		size_t key_len;
-		if (e.marker == MARK_CA || !host_match(&e, h.lookup, h.lookup_len) ||
-			!entry_key(&e, key, KEY_BLOB_MAX, &key_len)) {
+		if (e.marker == MARK_CA) {
+			/* remembered to say why a host vouched for only by a CA is
+			 * not known: its key is never compared */
+			if (ca.file == KNOWN_HOSTS_NO_FILE && host_match(&e, h.lookup, h.lookup_len)) {
+				ca = (kh_pos){e.file, e.line};
+			}
+			continue;
+		}
+		if (!host_match(&e, h.lookup, h.lookup_len) || !entry_key(&e, key, KEY_BLOB_MAX, &key_len)) {
 			continue;
 		}
 		kh_pos here = {e.file, e.line};
@@ -633,7 +641,7 @@ known_hosts_result known_hosts_verify_text(const known_hosts_file *files, size_t
 			h.display, label, v->fingerprint, file_path(files, nfiles, v->file), v->line,
 			qhost, qpath);
 	} else {
-		char also[512] = "";
+		char also[768] = "";
 		v->result = KNOWN_HOSTS_NOT_FOUND;
 		if (other.file != KNOWN_HOSTS_NO_FILE) {
 			/* OpenSSH treats a new key type as a new host, but it is worth
@@ -642,6 +650,12 @@ known_hosts_result known_hosts_verify_text(const known_hosts_file *files, size_t
 			set_pos(v, other);
 			say(also, sizeof also, " (known_hosts only lists a key of type %s for it, at %s:%zu)",
 				type_label(other_type), file_path(files, nfiles, v->file), v->line);
+		}
+		if (other.file == KNOWN_HOSTS_NO_FILE && ca.file != KNOWN_HOSTS_NO_FILE) {
+			/* the only entry for it is a CA line: OpenSSH would check the
+			 * host's certificate against it */
+			say(also, sizeof also, " (known_hosts lists it only under @cert-authority, at %s:%zu: %s)",
+				file_path(files, nfiles, ca.file), ca.line, SSH_UNSUPPORTED_HOSTCERT_FIX);
 		}
 		if (policy == KNOWN_HOSTS_STRICT_YES) {
 			say(v->message, sizeof v->message,

@@ -1,12 +1,12 @@
-/* ssh_config.c - read OpenSSH client configuration files and resolve the
- * options for one host (see ssh_config.h for what is supported).
+/* ssh_config.c - read OpenSSH client configuration files into entries
+ * (ssh_config_entries.h; see ssh_config.h for what is supported).
  *
  * Loading turns the files into one flat list of entries in reading order:
  * file and include boundaries, Host/Match conditions and options, with
  * Include already spliced in.  parse_text() is pure (text in, entries out);
  * load_file() is the thin layer that opens, checks, globs and reads.
- * Resolving walks that list with ssh's "active" flag, so a config is loaded
- * once and resolved for thousands of hosts without touching the disk. */
+ * ssh_config_resolve.c walks that list, so a config is loaded once and
+ * resolved for thousands of hosts without touching the disk. */
 #include <config.h>
 
 #include <errno.h>
@@ -25,92 +25,61 @@
 
 #include "sanitize.h"
 #include "ssh_config.h"
+#include "ssh_config_entries.h"
+#include "ssh_match.h"
 #include "textfile.h"
 
-#define MAX_DEPTH 16                     /* OpenSSH's READCONF_MAX_DEPTH */
+#define MAX_DEPTH SSH_CONFIG_MAX_DEPTH
 #define MAX_FILES 256                    /* per load: bounds glob include loops */
 #define FILE_MAX (4u << 20)              /* bytes per file */
 #define TOTAL_MAX (64u << 20)            /* bytes per load */
-#define MAX_WARNINGS 32
-
-typedef enum {
-	K_UNKNOWN = 0,
-	K_HOST,
-	K_MATCH,
-	K_INCLUDE,
-	K_HOSTNAME,
-	K_USER,
-	K_PORT,
-	K_IDENTITY_FILE,
-	K_IDENTITIES_ONLY,
-	K_KNOWN_HOSTS,
-	K_STRICT,
-	K_CONNECT_TIMEOUT,
-	K_SERVER_ALIVE,
-} key_id;
-
+#define MAX_WARNINGS SSH_CONFIG_MAX_WARNINGS
+/* Keys are listed with the spelling ssh_config(5) gives them, which is also
+ * how messages name them. */
 static const struct {
 	const char *name;
 	key_id id;
 } keys[] = {
-	{"host", K_HOST},
-	{"match", K_MATCH},
-	{"include", K_INCLUDE},
-	{"hostname", K_HOSTNAME},
-	{"user", K_USER},
-	{"port", K_PORT},
-	{"identityfile", K_IDENTITY_FILE},
-	{"identitiesonly", K_IDENTITIES_ONLY},
-	{"userknownhostsfile", K_KNOWN_HOSTS},
-	{"stricthostkeychecking", K_STRICT},
-	{"connecttimeout", K_CONNECT_TIMEOUT},
-	{"serveraliveinterval", K_SERVER_ALIVE},
+	{"Host", K_HOST},
+	{"Match", K_MATCH},
+	{"Include", K_INCLUDE},
+	{"HostName", K_HOSTNAME},
+	{"User", K_USER},
+	{"Port", K_PORT},
+	{"IdentityFile", K_IDENTITY_FILE},
+	{"IdentitiesOnly", K_IDENTITIES_ONLY},
+	{"UserKnownHostsFile", K_KNOWN_HOSTS},
+	{"GlobalKnownHostsFile", K_GLOBAL_KNOWN_HOSTS},
+	{"HostKeyAlias", K_HOST_KEY_ALIAS},
+	{"StrictHostKeyChecking", K_STRICT},
+	{"ConnectTimeout", K_CONNECT_TIMEOUT},
+	{"ServerAliveInterval", K_SERVER_ALIVE},
+	{"ProxyCommand", K_PROXY_COMMAND},
+	{"ProxyJump", K_PROXY_JUMP},
+	{"CanonicalizeHostname", K_CANONICALIZE},
+	{"CanonicalizePermittedCNAMEs", K_CANONICAL_CNAMES},
+	{"RemoteCommand", K_REMOTE_COMMAND},
+	{"BindAddress", K_BIND_ADDRESS},
+	{"BindInterface", K_BIND_INTERFACE},
+	{"KnownHostsCommand", K_KNOWN_HOSTS_COMMAND},
+	{"RevokedHostKeys", K_REVOKED_HOST_KEYS},
+	{"GSSAPIAuthentication", K_GSSAPI},
+	{"CertificateFile", K_CERTIFICATE_FILE},
+	{"PKCS11Provider", K_PKCS11},
+	{"SecurityKeyProvider", K_SK_PROVIDER},
+	{"IdentityAgent", K_IDENTITY_AGENT},
+	{"AddressFamily", K_ADDRESS_FAMILY},
 };
 
-typedef enum {
-	E_FILE,       /* a top-level file starts: the active state resets */
-	E_INC_BEGIN,  /* an included file starts */
-	E_INC_END,    /* ... and ends: the includer's state comes back */
-	E_HOST,       /* argv = patterns */
-	E_MATCH_ALL,  /* "Match all": like "Host *" */
-	E_MATCH_SKIP, /* any other Match: nothing below it applies */
-	E_OPTION,     /* key, argv and ival */
-	E_INCLUDE,    /* argv = paths; only between parse_text() and the splice */
-} entry_kind;
-
-/* UserKnownHostsFile none */
-#define KNOWN_HOSTS_NONE 1
-
-typedef struct {
-	entry_kind kind;
-	key_id key;
-	int ival;         /* the parsed number, flag or enum */
-	int argc;
-	char **argv;      /* one allocation: the pointers, then the strings */
-	const char *file; /* owned by ssh_config.files */
-	unsigned line;
-	unsigned col;     /* of the first value */
-} entry;
-
-typedef struct {
-	entry *v;
-	size_t n;
-	size_t cap;
-} entry_vec;
-
-struct ssh_config {
-	entry_vec entries;
-	char **files; /* names of the files read, for messages */
-	size_t nfiles;
-	size_t files_cap;
-	size_t bytes_read;
-	char *warnings[MAX_WARNINGS];
-	size_t nwarnings;
-	size_t dropped_warnings;
-	char more[64]; /* "... and N more" once warnings overflow */
-	char home[SSH_PATH_LEN];       /* $HOME, "" when unset */
-	char local_user[SSH_USER_LEN]; /* for %u and the default %r */
-};
+const char *ssh_config_key_name(key_id id)
+{
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		if (keys[i].id == id) {
+			return keys[i].name;
+		}
+	}
+	return "?";
+}
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -207,48 +176,6 @@ static bool is_space(char c)
 static bool is_alnum(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-/* A glob as ssh matches Host patterns: '*' any run, '?' one character,
- * case-sensitive.  Iterative, O(len(s) * len(p)) at worst. */
-static bool match_glob(const char *s, const char *p)
-{
-	const char *star = NULL, *resume = NULL;
-	while (*s) {
-		if (*p == '*') {
-			star = p++;
-			resume = s;
-		} else if (*p == '?' || (*p && *p == *s)) {
-			s++;
-			p++;
-		} else if (star) {
-			p = star + 1;
-			s = ++resume;
-		} else {
-			return false;
-		}
-	}
-	while (*p == '*') {
-		p++;
-	}
-	return *p == '\0';
-}
-
-/* ssh's Host rule: some positive pattern matches and no negated one does. */
-static bool host_matches(const entry *e, const char *host)
-{
-	bool any = false;
-	for (int i = 0; i < e->argc; i++) {
-		const char *pat = e->argv[i];
-		bool negated = pat[0] == '!';
-		if (match_glob(host, negated ? pat + 1 : pat)) {
-			if (negated) {
-				return false;
-			}
-			any = true;
-		}
-	}
-	return any;
 }
 
 /* ----------------------------------------------------------- value parsing */
@@ -374,7 +301,8 @@ static const char *path_problem(const ssh_config *cfg, const char *raw, char *bu
 		}
 		p++;
 		switch (*p) {
-		case '%': case 'u': case 'h': case 'r': case 'n':
+		case '%': case 'u': case 'h': case 'r': case 'n': case 'p': case 'i': case 'k':
+		case 'l': case 'L':
 			break;
 		case 'd':
 			needs_home = true;
@@ -482,6 +410,26 @@ static int split_values(parser *p, const char *s, size_t pos, size_t n)
 		*text++ = '\0';
 		p->argc++;
 	}
+	return 0;
+}
+
+/* The rest of the line as one value, for the keys ssh reads that way. */
+static int raw_value(parser *p, const char *s, size_t pos, size_t n)
+{
+	size_t len = n - pos;
+	void *block = malloc(sizeof(char *) + sizeof(unsigned) + len + 1);
+	if (!block) {
+		set_err(p->err, p->err_len, "out of memory");
+		return -1;
+	}
+	p->argv = block;
+	p->cols = (void *)(p->argv + 1);
+	char *text = (char *)(p->cols + 1);
+	memcpy(text, s + pos, len);
+	text[len] = '\0';
+	p->argv[0] = text;
+	p->cols[0] = (unsigned)pos + 1;
+	p->argc = len > 0 ? 1 : 0;
 	return 0;
 }
 
@@ -625,6 +573,7 @@ static int handle(parser *p, key_id key, const char *keyword)
 	int v = 0;
 	switch (key) {
 	case K_UNKNOWN:
+	case K_COUNT:
 		return 0;
 	case K_HOST:
 		for (int i = 0; i < p->argc; i++) {
@@ -633,15 +582,14 @@ static int handle(parser *p, key_id key, const char *keyword)
 			}
 		}
 		return emit(p, E_HOST, key, 0, 0, p->argc);
-	case K_MATCH:
-		if (p->argc == 1 && !strcasecmp(p->argv[0], "all")) {
-			return emit(p, E_MATCH_ALL, key, 0, 0, 0);
+	case K_MATCH: {
+		char why[128];
+		int bad = 0;
+		if (ssh_match_check(p->argc, p->argv, &bad, why, sizeof why) != 0) {
+			return syntax(p, p->cols[bad], "%s", why);
 		}
-		add_warning(p->cfg,
-			    "%s:%u: Match is not supported; its block (up to the next Host or "
-			    "Match) is ignored",
-			    p->file, p->line);
-		return emit(p, E_MATCH_SKIP, key, 0, 0, 0);
+		return emit(p, E_MATCH, key, 0, 0, p->argc);
+	}
 	case K_INCLUDE:
 		if (check_include(p) != 0) {
 			return -1;
@@ -690,7 +638,7 @@ static int handle(parser *p, key_id key, const char *keyword)
 			}
 		}
 		if (p->argc == 1 && !strcmp(p->argv[0], "none")) {
-			return emit(p, E_OPTION, key, KNOWN_HOSTS_NONE, 0, 0);
+			return emit(p, E_OPTION, key, VALUE_NONE, 0, 0);
 		}
 		return emit_paths(p, key, "UserKnownHostsFile", SSH_KNOWN_HOSTS_MAX);
 	case K_STRICT:
@@ -701,6 +649,77 @@ static int handle(parser *p, key_id key, const char *keyword)
 			return syntax(p, p->cols[0],
 				      "bad value '%s' for %s (yes, no, accept-new, ask or off)",
 				      p->argv[0], keyword);
+		}
+		return emit(p, E_OPTION, key, v, 0, 0);
+	case K_GLOBAL_KNOWN_HOSTS:
+		for (int i = 0; i < p->argc; i++) {
+			if (p->argv[i][0] == '\0') {
+				return syntax(p, p->cols[i], "empty file name");
+			}
+		}
+		if (p->argc == 1 && !strcmp(p->argv[0], "none")) {
+			return emit(p, E_OPTION, key, VALUE_NONE, 0, 0);
+		}
+		return emit_paths(p, key, "GlobalKnownHostsFile", SSH_KNOWN_HOSTS_MAX);
+	case K_HOST_KEY_ALIAS:
+		if (only_one(p, keyword) != 0) {
+			return -1;
+		}
+		if (strlen(p->argv[0]) >= SSH_HOSTNAME_LEN) {
+			return syntax(p, p->cols[0], "HostKeyAlias longer than %d characters",
+				      SSH_HOSTNAME_LEN - 1);
+		}
+		return emit(p, E_OPTION, key, 0, 0, 1);
+	case K_PROXY_COMMAND:
+	case K_PROXY_JUMP:
+	case K_REMOTE_COMMAND:
+	case K_KNOWN_HOSTS_COMMAND:
+	case K_CANONICAL_CNAMES:
+	case K_REVOKED_HOST_KEYS:
+	case K_PKCS11:
+	case K_SK_PROVIDER:
+	case K_IDENTITY_AGENT:
+		/* only whether it is set, and to "none" (or the default), matters */
+		v = !strcasecmp(p->argv[0], "none") ||
+		    (key == K_SK_PROVIDER && !strcasecmp(p->argv[0], "internal")) ||
+		    (key == K_IDENTITY_AGENT && !strcmp(p->argv[0], "SSH_AUTH_SOCK"));
+		return emit(p, E_OPTION, key, v ? VALUE_NONE : 0, 0, 1);
+	case K_ADDRESS_FAMILY:
+		if (only_one(p, keyword) != 0) {
+			return -1;
+		}
+		if (strcasecmp(p->argv[0], "any") != 0 && strcasecmp(p->argv[0], "inet") != 0 &&
+		    strcasecmp(p->argv[0], "inet6") != 0) {
+			return syntax(p, p->cols[0], "bad value '%s' for %s (any, inet or inet6)",
+				      p->argv[0], keyword);
+		}
+		return emit(p, E_OPTION, key, strcasecmp(p->argv[0], "any") != 0 ? 0 : VALUE_NONE, 0, 1);
+	case K_BIND_ADDRESS:
+	case K_BIND_INTERFACE:
+	case K_CERTIFICATE_FILE:
+		if (only_one(p, keyword) != 0) {
+			return -1;
+		}
+		return emit(p, E_OPTION, key, 0, 0, 1);
+	case K_CANONICALIZE:
+		if (only_one(p, keyword) != 0) {
+			return -1;
+		}
+		/* readconf.c multistate_canonicalizehostname */
+		if (!strcasecmp(p->argv[0], "always")) {
+			v = 2;
+		} else if (parse_yes_no(p->argv[0], &v) != 0) {
+			return syntax(p, p->cols[0], "bad value '%s' for %s (yes, no or always)",
+				      p->argv[0], keyword);
+		}
+		return emit(p, E_OPTION, key, v, 0, 1);
+	case K_GSSAPI:
+		if (only_one(p, keyword) != 0) {
+			return -1;
+		}
+		if (parse_yes_no(p->argv[0], &v) != 0) {
+			return syntax(p, p->cols[0], "bad value '%s' for %s (yes or no)", p->argv[0],
+				      keyword);
 		}
 		return emit(p, E_OPTION, key, v, 0, 0);
 	case K_CONNECT_TIMEOUT:
@@ -770,13 +789,18 @@ static int parse_line(parser *p, const char *s, size_t n)
 		return syntax(p, (unsigned)kw_start + 1, "missing keyword before '='");
 	}
 	unsigned value_col = (unsigned)pos + 1;
-	if (split_values(p, s, pos, n) != 0) {
+	key_id key = lookup(s + kw_start, kw_len);
+	/* ssh takes a command as the rest of the line, quotes and all
+	 * (readconf.c:process_config_line, parse_command) */
+	bool raw = key == K_PROXY_COMMAND || key == K_REMOTE_COMMAND ||
+		   key == K_KNOWN_HOSTS_COMMAND || key == K_PROXY_JUMP;
+	if ((raw ? raw_value(p, s, pos, n) : split_values(p, s, pos, n)) != 0) {
 		return -1;
 	}
 	if (p->argc == 0) {
 		return syntax(p, value_col, "missing value for %s", keyword);
 	}
-	return handle(p, lookup(s + kw_start, kw_len), keyword);
+	return handle(p, key, keyword);
 }
 
 /* Parse a whole file's text into entries appended to out.  Pure apart from
@@ -1006,6 +1030,13 @@ static ssh_config *config_new(void)
 		user = pw ? pw->pw_name : "";
 	}
 	snprintf(cfg->local_user, sizeof cfg->local_user, "%s", user);
+	if (gethostname(cfg->local_host, sizeof cfg->local_host) != 0) {
+		cfg->local_host[0] = '\0';
+	}
+	cfg->local_host[sizeof cfg->local_host - 1] = '\0';
+	snprintf(cfg->local_short, sizeof cfg->local_short, "%.*s",
+		 (int)strcspn(cfg->local_host, "."), cfg->local_host);
+	snprintf(cfg->uid, sizeof cfg->uid, "%lu", (unsigned long)getuid());
 	return cfg;
 }
 
@@ -1080,275 +1111,4 @@ const char *ssh_config_warning(const ssh_config *cfg, size_t i)
 		return NULL;
 	}
 	return i < cfg->nwarnings ? cfg->warnings[i] : cfg->more;
-}
-
-/* -------------------------------------------------------------- resolving */
-
-typedef void (*visit_fn)(const entry *e, void *ctx);
-
-/* Call fn for every option that applies to host, in reading order, keeping
- * ssh's state: each file starts active, Host/Match lines switch it, and an
- * Include inside an inactive block can never become active. */
-static void walk(const ssh_config *cfg, const char *host, visit_fn fn, void *ctx)
-{
-	struct {
-		bool active, never;
-	} stack[MAX_DEPTH + 2];
-	int sp = 0;
-	bool active = true, never = false;
-
-	for (size_t i = 0; i < cfg->entries.n; i++) {
-		const entry *e = &cfg->entries.v[i];
-		switch (e->kind) {
-		case E_FILE:
-			active = true;
-			never = false;
-			sp = 0;
-			break;
-		case E_INC_BEGIN:
-			if (sp < (int)(sizeof stack / sizeof stack[0])) {
-				stack[sp].active = active;
-				stack[sp].never = never;
-				sp++;
-			}
-			never = never || !active;
-			active = !never;
-			break;
-		case E_INC_END:
-			if (sp > 0) {
-				sp--;
-				active = stack[sp].active;
-				never = stack[sp].never;
-			}
-			break;
-		case E_HOST:
-			active = !never && host_matches(e, host);
-			break;
-		case E_MATCH_ALL:
-			active = !never;
-			break;
-		case E_MATCH_SKIP:
-			active = false;
-			break;
-		case E_OPTION:
-			if (active) {
-				fn(e, ctx);
-			}
-			break;
-		case E_INCLUDE:
-			break;
-		}
-	}
-}
-
-typedef struct {
-	ssh_host_options *out;
-	const ssh_config *cfg;
-	const char *hostname_raw;
-	const entry *known_hosts;
-	/* token values for path expansion */
-	const char *host;        /* %n: the name as given */
-	const char *remote_host; /* %h: HostName, else the name */
-	const char *remote_user; /* %r: User, else the local user */
-} resolver;
-
-static void warn(ssh_host_options *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void warn(ssh_host_options *out, const char *fmt, ...)
-{
-	char raw[SSH_WARNING_LEN];
-	va_list ap;
-	if (out->warning[0] != '\0') {
-		return; /* keep the first */
-	}
-	va_start(ap, fmt);
-	vsnprintf(raw, sizeof raw, fmt, ap);
-	va_end(ap);
-	sanitize_show(raw, strlen(raw), out->warning, sizeof out->warning); /* see set_err() */
-}
-
-static void first_scalars(const entry *e, void *ctx)
-{
-	resolver *r = ctx;
-	ssh_host_options *o = r->out;
-	switch (e->key) {
-	case K_HOSTNAME:
-		if (!r->hostname_raw) {
-			r->hostname_raw = e->argv[0];
-		}
-		break;
-	case K_USER:
-		if (o->user[0] == '\0') {
-			snprintf(o->user, sizeof o->user, "%s", e->argv[0]);
-		}
-		break;
-	case K_PORT:
-		if (o->port == SSH_OPTION_UNSET) {
-			o->port = e->ival;
-		}
-		break;
-	case K_IDENTITIES_ONLY:
-		if (o->identities_only == SSH_OPTION_UNSET) {
-			o->identities_only = e->ival;
-		}
-		break;
-	case K_KNOWN_HOSTS:
-		if (!r->known_hosts) {
-			r->known_hosts = e;
-		}
-		break;
-	case K_STRICT:
-		if (o->strict_host_key_checking == SSH_STRICT_UNSET) {
-			o->strict_host_key_checking = (ssh_strict)e->ival;
-		}
-		break;
-	case K_CONNECT_TIMEOUT:
-		if (o->connect_timeout == SSH_OPTION_UNSET) {
-			o->connect_timeout = e->ival;
-		}
-		break;
-	case K_SERVER_ALIVE:
-		if (o->server_alive_interval == SSH_OPTION_UNSET) {
-			o->server_alive_interval = e->ival;
-		}
-		break;
-	default:
-		break;
-	}
-}
-
-/* Append src to dst[*n], failing rather than truncating: a cut path would
- * name a different file. */
-static bool put(char *dst, size_t len, size_t *n, const char *src)
-{
-	size_t k = strlen(src);
-	if (*n + k >= len) {
-		return false;
-	}
-	memcpy(dst + *n, src, k);
-	*n += k;
-	dst[*n] = '\0';
-	return true;
-}
-
-static bool expand_path(const resolver *r, const char *raw, char *dst, size_t len)
-{
-	size_t n = 0;
-	char one[2] = {0, 0};
-	dst[0] = '\0';
-	if (raw[0] == '~' && (raw[1] == '/' || raw[1] == '\0')) {
-		if (!put(dst, len, &n, r->cfg->home)) {
-			return false;
-		}
-		raw++;
-	}
-	for (const char *p = raw; *p; p++) {
-		const char *v = one;
-		if (*p != '%') {
-			one[0] = *p;
-		} else {
-			switch (*++p) {
-			case '%': one[0] = '%'; break;
-			case 'd': v = r->cfg->home; break;
-			case 'u': v = r->cfg->local_user; break;
-			case 'h': v = r->remote_host; break;
-			case 'r': v = r->remote_user; break;
-			case 'n': v = r->host; break;
-			default: return false; /* path_problem() kept these out */
-			}
-		}
-		if (!put(dst, len, &n, v)) {
-			return false;
-		}
-	}
-	return true;
-}
-
-static void add_identities(const entry *e, void *ctx)
-{
-	resolver *r = ctx;
-	ssh_host_options *o = r->out;
-	char path[SSH_PATH_LEN];
-	if (e->key != K_IDENTITY_FILE) {
-		return;
-	}
-	if (!expand_path(r, e->argv[0], path, sizeof path)) {
-		warn(o, "%s:%u: IdentityFile %s is too long once expanded; ignored", e->file,
-		     e->line, e->argv[0]);
-		return;
-	}
-	for (int i = 0; i < o->identity_count; i++) {
-		if (!strcmp(o->identity_file[i], path)) {
-			return; /* ssh keeps one copy of each */
-		}
-	}
-	if (o->identity_count == SSH_IDENTITY_MAX) {
-		warn(o, "%s:%u: more than %d IdentityFile entries apply; %s ignored", e->file,
-		     e->line, SSH_IDENTITY_MAX, path);
-		return;
-	}
-	memcpy(o->identity_file[o->identity_count++], path, sizeof path);
-}
-
-static void options_init(ssh_host_options *out)
-{
-	memset(out, 0, sizeof *out);
-	out->port = SSH_OPTION_UNSET;
-	out->identities_only = SSH_OPTION_UNSET;
-	out->known_hosts_count = SSH_OPTION_UNSET;
-	out->strict_host_key_checking = SSH_STRICT_UNSET;
-	out->connect_timeout = SSH_OPTION_UNSET;
-	out->server_alive_interval = SSH_OPTION_UNSET;
-}
-
-void ssh_config_resolve(const ssh_config *cfg, const char *host, ssh_host_options *out)
-{
-	resolver r = {.out = out, .cfg = cfg, .host = host ? host : ""};
-
-	options_init(out);
-	if (!cfg) {
-		return;
-	}
-	walk(cfg, r.host, first_scalars, &r);
-
-	if (r.hostname_raw) {
-		size_t n = 0;
-		bool ok = true;
-		for (const char *p = r.hostname_raw; *p && ok; p++) {
-			char one[2] = {*p, 0};
-			if (p[0] == '%' && p[1] == 'h') {
-				ok = put(out->hostname, sizeof out->hostname, &n, r.host);
-				p++;
-			} else if (p[0] == '%' && p[1] == '%') {
-				ok = put(out->hostname, sizeof out->hostname, &n, "%");
-				p++;
-			} else {
-				ok = put(out->hostname, sizeof out->hostname, &n, one);
-			}
-		}
-		if (!ok) {
-			out->hostname[0] = '\0';
-			warn(out, "HostName %s is too long for %s once expanded; ignored",
-			     r.hostname_raw, r.host);
-		}
-	}
-	r.remote_host = out->hostname[0] ? out->hostname : r.host;
-	r.remote_user = out->user[0] ? out->user : cfg->local_user;
-
-	walk(cfg, r.host, add_identities, &r);
-
-	if (r.known_hosts) {
-		const entry *e = r.known_hosts;
-		out->known_hosts_count = 0;
-		for (int i = 0; e->ival != KNOWN_HOSTS_NONE && i < e->argc; i++) {
-			char *dst = out->known_hosts_file[out->known_hosts_count];
-			if (!expand_path(&r, e->argv[i], dst, SSH_PATH_LEN)) {
-				dst[0] = '\0';
-				warn(out, "%s:%u: UserKnownHostsFile %s is too long once expanded; "
-				     "ignored", e->file, e->line, e->argv[i]);
-				continue;
-			}
-			out->known_hosts_count++;
-		}
-	}
 }

@@ -12,19 +12,41 @@
  *   3. synctop's built-in defaults for whatever is still unset.
  *
  * Supported: Host (patterns with '*', '?', negation '!', several per line;
- * matched case-sensitively against the name as given, like ssh), Include
- * (globs; relative paths are under ~/.ssh for user files, /etc/ssh for the
- * system file; nesting at most 16 deep), "Match all" (same as "Host *"),
- * "Key Value" and "Key=Value", quotes, keys in any case, and the keys in
- * ssh_host_options.  Other Match blocks are skipped with everything up to the
- * next Host or Match, and a warning says so.  Unknown keys are ignored: they
- * are valid OpenSSH that synctop has no use for.
+ * matched case-sensitively against the name as given, like ssh), Match
+ * (ssh_match.h: all, host, originalhost, user, localuser, canonical, final,
+ * with '!' and comma lists; "Match final" makes a second pass as ssh does),
+ * Include (globs; relative paths are under ~/.ssh for user files, /etc/ssh
+ * for the system file; nesting at most 16 deep), "Key Value" and
+ * "Key=Value", quotes, keys in any case.
  *
- * Path tokens: %% %d (home) %u (local user) %h (HostName, else the name)
- * %n (the name as given) %r (User, else the local user: a user given only on
- * the command line is not seen here).  Differences from ssh: ~ is $HOME (ssh
- * uses the password database), and other tokens make a path unusable (a
- * warning names it and the path is ignored). */
+ * Keys, by what synctop does with them (README.md has the same table):
+ *   honoured: HostName User Port IdentityFile IdentitiesOnly
+ *     UserKnownHostsFile GlobalKnownHostsFile HostKeyAlias
+ *     StrictHostKeyChecking ConnectTimeout ServerAliveInterval;
+ *   an error for a host they apply to (they change the route, the
+ *     destination, what runs or the host key lookup, and synctop cannot
+ *     follow): ProxyJump ProxyCommand (not "none"), CanonicalizeHostname
+ *     yes/always, CanonicalizePermittedCNAMEs, RemoteCommand, BindAddress,
+ *     BindInterface, KnownHostsCommand, RevokedHostKeys;
+ *   named if the host's authentication fails (libssh2 cannot do them):
+ *     GSSAPIAuthentication yes, CertificateFile, PKCS11Provider,
+ *     SecurityKeyProvider, IdentityAgent;
+ *   every other key is ignored: valid OpenSSH that does not change where
+ *     synctop connects (README.md lists the notable ones); AddressFamily
+ *     inet/inet6 is ignored but reported (ssh_host_options.ignored), as
+ *     synctop connects to the first address the resolver gives.
+ * Lines below a Match synctop does not evaluate (exec, localnetwork,
+ * tagged, version, command, sessiontype) may or may not apply: one that
+ * would decide the route, destination, user or host key lookup is an error
+ * for the host, any other is left out with a warning.
+ *
+ * Tokens: HostName takes %h and %% (as ssh).  IdentityFile and the
+ * KnownHostsFile keys take %% %d (home) %u (local user) %h (HostName, else
+ * the name, lowercased unless an address, as ssh does) %n (the name as given) %r (remote user) %p (port) %i (uid) %k
+ * (HostKeyAlias, else the name) %l %L (local host name, long and short).
+ * Differences from ssh: ~ is $HOME (ssh uses the password database), %C and
+ * %j make a path unusable (a warning names it and the path is ignored), and
+ * a User with tokens is an error for the host. */
 #ifndef SYNCTOP_SSH_CONFIG_H
 #define SYNCTOP_SSH_CONFIG_H
 
@@ -39,6 +61,8 @@
 #define SSH_HOSTNAME_LEN 256
 #define SSH_USER_LEN 64
 #define SSH_WARNING_LEN 256
+#define SSH_ERROR_LEN 768
+#define SSH_NOTE_LEN 512
 
 typedef enum {
 	SSH_STRICT_UNSET = 0,
@@ -49,7 +73,8 @@ typedef enum {
 
 /* What the configuration says about one host.  Every field may be unset. */
 typedef struct {
-	char hostname[SSH_HOSTNAME_LEN]; /* HostName with %h expanded; "" = unset */
+	char hostname[SSH_HOSTNAME_LEN]; /* HostName with %h expanded, lowercased
+					  * unless an address (ssh.c:main); "" = unset */
 	char user[SSH_USER_LEN];         /* "" = unset */
 	int port;                        /* SSH_OPTION_UNSET or 1..65535 */
 	char identity_file[SSH_IDENTITY_MAX][SSH_PATH_LEN]; /* expanded, in order */
@@ -57,11 +82,35 @@ typedef struct {
 	int identities_only;             /* SSH_OPTION_UNSET, 0 or 1 */
 	char known_hosts_file[SSH_KNOWN_HOSTS_MAX][SSH_PATH_LEN];
 	int known_hosts_count;           /* SSH_OPTION_UNSET, 0 for "none", or n */
+	char global_known_hosts_file[SSH_KNOWN_HOSTS_MAX][SSH_PATH_LEN];
+	int global_known_hosts_count;    /* SSH_OPTION_UNSET, 0 for "none", or n */
+	char host_key_alias[SSH_HOSTNAME_LEN]; /* lowercased; "" = unset */
 	ssh_strict strict_host_key_checking;
 	int connect_timeout;             /* seconds; SSH_OPTION_UNSET */
 	int server_alive_interval;       /* seconds, 0 = off; SSH_OPTION_UNSET */
 	char warning[SSH_WARNING_LEN];   /* first problem met resolving, "" if none */
+	/* A line that applies and that synctop cannot honour: "file:line: what
+	 * and what to do".  Do not connect to the host.  "" if none. */
+	char error[SSH_ERROR_LEN];
+	char error_at[SSH_PATH_LEN + 16]; /* that line's "file:line", to group hosts */
+	/* Authentication keys libssh2 cannot honour, for the log and for the
+	 * host's error if authentication fails: "CertificateFile (file:line),
+	 * PKCS11Provider (file:line)"; GSSAPIAuthentication apart, as it only
+	 * matters when the server offers Kerberos.  "" if none. */
+	char auth_unsupported[SSH_NOTE_LEN];
+	char auth_gssapi[SSH_NOTE_LEN];
+	/* A key synctop ignores though it may change the path to the host, for
+	 * the log: "AddressFamily inet (file:line)"; "" if none. */
+	char ignored[SSH_NOTE_LEN];
 } ssh_host_options;
+
+/* What the command line says about one host, which ssh knows before it
+ * reads the files ("Match user" and %r see the user, %p the port). */
+typedef struct {
+	const char *host; /* the name as given: no user@, no :port */
+	const char *user; /* from user@host or -l; NULL or "" = none */
+	int port;         /* from host:port or -p; 0 = none */
+} ssh_config_query;
 
 typedef struct ssh_config ssh_config;
 
@@ -81,7 +130,7 @@ ssh_config *ssh_config_load_files(const char *user_path, const char *system_path
 
 void ssh_config_free(ssh_config *cfg);
 
-/* Things in the files synctop skipped (Match blocks, unusable paths), as
+/* Things in the files synctop skipped (unusable paths), as
  * "file:line: message".  Index 0 .. count-1; valid until ssh_config_free(). */
 size_t ssh_config_warning_count(const ssh_config *cfg);
 const char *ssh_config_warning(const ssh_config *cfg, size_t i);
@@ -89,5 +138,9 @@ const char *ssh_config_warning(const ssh_config *cfg, size_t i);
 /* Options for `host`, the name as given in the inventory (no user@ or
  * :port).  Always fills out completely; cfg may be NULL (nothing set). */
 void ssh_config_resolve(const ssh_config *cfg, const char *host, ssh_host_options *out);
+
+/* The same knowing what the command line says (q->host may be NULL: ""). */
+void ssh_config_resolve_query(const ssh_config *cfg, const ssh_config_query *q,
+			      ssh_host_options *out);
 
 #endif

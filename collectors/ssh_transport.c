@@ -28,6 +28,7 @@
 #include "log.h"
 #include "resolver.h"
 #include "ssh_session_memory.h"
+#include "ssh_unsupported.h"
 #include "xalloc.h"
 
 typedef enum {
@@ -115,6 +116,7 @@ typedef struct ssh_conn {
 	bool in_drive;             /* re-entrancy guard for callbacks */
 
 	char auth_notes[384];      /* what each auth attempt said, for the error */
+	bool server_offers_gssapi; /* "gssapi-with-mic" was in the server's list */
 	bytebuf out;               /* request bytes not yet written */
 
 	struct ssh_conn *wait_next; /* handshake slot queue */
@@ -289,10 +291,28 @@ static const char *failure_reason(transport_error kind)
 
 /* Report a failure: everything is torn down first, so the owner may start
  * the transport again from inside the callback. */
+/* An authentication failure names the ssh_config keys that would have
+ * let OpenSSH in (GSSAPIAuthentication only if the server offers Kerberos). */
+static void add_auth_advice(const ssh_conn *c, char *msg, size_t len)
+{
+	const char *gss = c->server_offers_gssapi ? c->opt.auth_gssapi : "";
+	const char *other = c->opt.auth_unsupported;
+	size_t used = strlen(msg);
+	if ((gss[0] || other[0]) && used < len) {
+		/* cut, not refused, if long: the keys come first */
+		int n = snprintf(msg + used, len - used, " (ssh_config gives it %.300s%s%.300s, which only OpenSSH can use: %s)",
+				 gss, gss[0] && other[0] ? ", " : "", other, SSH_UNSUPPORTED_AUTH_FIX);
+		(void)n;
+	}
+}
+
 static step_result vfail(ssh_conn *c, transport_error kind, const char *reason, const char *fmt, va_list ap)
 {
-	char msg[512];
+	char msg[1024];
 	vsnprintf(msg, sizeof msg, fmt, ap);
+	if (kind == TRANSPORT_ERR_AUTH) {
+		add_auth_advice(c, msg, sizeof msg);
+	}
 	teardown(c, reason);
 	c->base.events->failed(c->base.owner, kind, msg);
 	return STEP_FAILED;
@@ -460,6 +480,7 @@ static step_result step_auth_list(ssh_conn *c)
 		}
 		return fail(c, TRANSPORT_ERR_AUTH, "authentication as %s failed: %s", c->opt.user, last_error(c));
 	}
+	c->server_offers_gssapi = strstr(methods, "gssapi-with-mic") != NULL;
 	if (!strstr(methods, "publickey")) {
 		return fail(c, TRANSPORT_ERR_AUTH,
 			    "server does not accept public keys for %s (it offers: %s); synctop authenticates "

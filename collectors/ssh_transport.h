@@ -40,6 +40,12 @@ typedef struct {
 	/* Host key types known_hosts holds for this host, in preference order
 	 * ("ssh-ed25519,ecdsa-sha2-nistp256"); "" = libssh2's default order. */
 	char hostkey_methods[256];
+	/* ssh_config keys about authentication libssh2 cannot honour, named in
+	 * an authentication failure: "CertificateFile (file:line), ..." and
+	 * GSSAPIAuthentication (named only when the server offers Kerberos:
+	 * Debian sets it for every host); "" = none. */
+	char auth_unsupported[512];
+	char auth_gssapi[512];
 	/* Decides whether to trust the offered host key (known_hosts and the
 	 * StrictHostKeyChecking policy live with the caller).  Returns 0 to
 	 * accept; otherwise fills msg with the reason.  Required. */

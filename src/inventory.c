@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "private_agent.h"
 #include "sanitize.h"
 #include "ssh_config.h"
@@ -35,13 +36,23 @@ static const char *login_name(void)
 	return user && *user ? user : "root";
 }
 
-/* One known_hosts object per distinct list of files: most nodes share one. */
-static known_hosts *known_hosts_for(inventory *inv, const char *const *files, size_t n)
+/* One known_hosts object per distinct pair of file lists: most nodes share
+ * one.  n_global == -1: OpenSSH's default global files. */
+static known_hosts *known_hosts_for(inventory *inv, const char *const *files, size_t n,
+				    const char *const *global, int n_global)
 {
-	char key[SSH_KNOWN_HOSTS_MAX * (SSH_PATH_LEN + 1) + 1] = "";
+	char key[2 * SSH_KNOWN_HOSTS_MAX * (SSH_PATH_LEN + 1) + 16] = "";
 	size_t used = 0;
 	for (size_t i = 0; i < n && used < sizeof key; i++) {
 		int w = snprintf(key + used, sizeof key - used, "%s\n", files[i]);
+		used += w > 0 ? (size_t)w : 0;
+	}
+	if (used < sizeof key) {
+		int w = snprintf(key + used, sizeof key - used, "global %d\n", n_global);
+		used += w > 0 ? (size_t)w : 0;
+	}
+	for (int i = 0; i < n_global && used < sizeof key; i++) {
+		int w = snprintf(key + used, sizeof key - used, "%s\n", global[i]);
 		used += w > 0 ? (size_t)w : 0;
 	}
 	for (size_t i = 0; i < inv->n_known_hosts_sets; i++) {
@@ -49,7 +60,11 @@ static known_hosts *known_hosts_for(inventory *inv, const char *const *files, si
 			return inv->known_hosts_sets[i];
 		}
 	}
-	known_hosts *kh = n ? known_hosts_load(files, n, NULL, 0) : known_hosts_load(NULL, 0, NULL, 0);
+	/* "GlobalKnownHostsFile none" is an empty list, not the defaults */
+	static const char *const no_files[] = {"none"};
+	const char *const *g = n_global < 0 ? NULL : n_global == 0 ? no_files : global;
+	size_t gn = n_global < 0 ? 0 : n_global == 0 ? 1 : (size_t)n_global;
+	known_hosts *kh = known_hosts_load(n ? files : NULL, n, g, gn);
 	if (!kh) {
 		return NULL;
 	}
@@ -84,8 +99,24 @@ void inventory_node_settings(const cli_options *opt, const conffile *cf, const c
 	}
 }
 
+/* Keep a warning once, however many hosts it was met for. */
+static void note_warning(inventory *inv, const char *w)
+{
+	for (int i = 0; i < inv->n_warnings; i++) {
+		if (strcmp(inv->warnings[i], w) == 0) {
+			return;
+		}
+	}
+	if (inv->n_warnings < (int)(sizeof inv->warnings / sizeof inv->warnings[0])) {
+		snprintf(inv->warnings[inv->n_warnings++], sizeof inv->warnings[0], "%s", w);
+	}
+}
+
+/* Fills spec, or returns -1 with err; for an ssh_config line the host
+ * cannot be reached with, error_at is that line's "file:line". */
 static int build_spec(inventory *inv, const cli_options *opt, const conffile *conf, const ssh_config *cfg,
-		      const target *t, node_spec *spec, char *err, size_t err_len)
+		      const target *t, node_spec *spec, char *err, size_t err_len, char *error_at,
+		      size_t error_at_len)
 {
 	ssh_host_options ho;
 	ssh_options *so = &spec->ssh;
@@ -95,7 +126,22 @@ static int build_spec(inventory *inv, const cli_options *opt, const conffile *co
 	spec->local = strcmp(t->host, "localhost") == 0 && !t->port && !t->user[0];
 	inventory_node_settings(opt, conf, t->host, &spec->settings);
 	ssh_options_init(so);
-	ssh_config_resolve(cfg, t->host, &ho);
+	/* ssh knows the command line's user and port before it reads the
+	 * files: "Match user", %r and %p see them */
+	ssh_config_query q = {
+		.host = t->host,
+		.user = t->user[0] ? t->user : opt->user,
+		.port = t->port ? t->port : opt->port,
+	};
+	ssh_config_resolve_query(cfg, &q, &ho);
+	if (ho.error[0] && !spec->local) {
+		snprintf(err, err_len, "%s", ho.error);
+		snprintf(error_at, error_at_len, "%s", ho.error_at);
+		return -1;
+	}
+	if (ho.warning[0]) {
+		note_warning(inv, ho.warning);
+	}
 
 	snprintf(so->host, sizeof so->host, "%s", ho.hostname[0] ? ho.hostname : t->host);
 	const char *user = t->user[0] ? t->user : opt->user ? opt->user : ho.user[0] ? ho.user : login_name();
@@ -139,7 +185,7 @@ static int build_spec(inventory *inv, const cli_options *opt, const conffile *co
 		}
 	}
 
-	const char *files[SSH_KNOWN_HOSTS_MAX];
+	const char *files[SSH_KNOWN_HOSTS_MAX], *global[SSH_KNOWN_HOSTS_MAX] = {0};
 	size_t n_files = 0;
 	if (opt->n_known_hosts) {
 		for (int i = 0; i < opt->n_known_hosts; i++) {
@@ -149,15 +195,37 @@ static int build_spec(inventory *inv, const cli_options *opt, const conffile *co
 		for (int i = 0; i < ho.known_hosts_count; i++) {
 			files[n_files++] = ho.known_hosts_file[i];
 		}
+	} else if (ho.known_hosts_count == 0) {
+		files[n_files++] = "none"; /* UserKnownHostsFile none: no user file */
 	}
+	for (int i = 0; i < ho.global_known_hosts_count; i++) {
+		global[i] = ho.global_known_hosts_file[i];
+	}
+	/* HostKeyAlias: known_hosts is asked about the alias, without a port
+	 * (sshconnect.c:get_hostfile_hostname_ipaddr) */
+	snprintf(spec->host_key_alias, sizeof spec->host_key_alias, "%s", ho.host_key_alias);
 	if (!spec->local) {
-		spec->known_hosts = known_hosts_for(inv, files, n_files);
+		spec->known_hosts = known_hosts_for(inv, files, n_files, global, ho.global_known_hosts_count);
 		if (!spec->known_hosts) {
 			snprintf(err, err_len, "cannot load known_hosts files");
 			return -1;
 		}
-		known_hosts_key_types(spec->known_hosts, so->host, so->port, so->hostkey_methods,
+		known_hosts_key_types(spec->known_hosts, spec->host_key_alias[0] ? spec->host_key_alias : so->host,
+				      spec->host_key_alias[0] ? 22 : so->port, so->hostkey_methods,
 				      sizeof so->hostkey_methods);
+		/* what libssh2 cannot authenticate with: logged now, named if
+		 * authentication fails (ssh_transport.c) */
+		snprintf(so->auth_unsupported, sizeof so->auth_unsupported, "%s", ho.auth_unsupported);
+		snprintf(so->auth_gssapi, sizeof so->auth_gssapi, "%s", ho.auth_gssapi);
+		if (ho.ignored[0]) {
+			log_printf("%s: ssh_config: %s ignored: synctop connects to the first address the resolver "
+				   "returns for %s", spec->name, ho.ignored, so->host);
+		}
+		if (ho.auth_unsupported[0] || ho.auth_gssapi[0]) {
+			log_printf("%s: ssh_config: %s%s%s: not used by synctop's SSH client (libssh2), which "
+				   "authenticates with agent keys and key files", spec->name, ho.auth_gssapi,
+				   ho.auth_gssapi[0] && ho.auth_unsupported[0] ? ", " : "", ho.auth_unsupported);
+		}
 	}
 	so->verify_host_key = inventory_verify_host_key;
 	/* verify_ctx is set once the spec array stops moving */
@@ -169,12 +237,40 @@ int inventory_verify_host_key(void *ctx, const char *host, int port, const unsig
 {
 	node_spec *spec = ctx;
 	known_hosts_verdict v;
+	if (spec->host_key_alias[0]) {
+		host = spec->host_key_alias;
+		port = 22;
+	}
 	known_hosts_check(spec->known_hosts, host, port, key, key_len, spec->policy, &v);
 	if (v.accept) {
 		return 0;
 	}
 	snprintf(msg, msg_len, "%s", v.message);
 	return -1;
+}
+
+/* An ssh_config line refused target i: say how many targets it refuses, so
+ * "Host *" + ProxyCommand reads as one problem, not the first node's. */
+static void count_config_error(const cli_options *opt, const ssh_config *cfg, const target_list *targets, size_t i,
+			       const char *at, char *err, size_t err_len)
+{
+	size_t same = 1;
+	ssh_host_options *ho = xmalloc(sizeof *ho);
+	for (size_t k = i + 1; k < targets->count; k++) {
+		const target *t = &targets->items[k];
+		ssh_config_query q = {
+			.host = t->host,
+			.user = t->user[0] ? t->user : opt->user,
+			.port = t->port ? t->port : opt->port,
+		};
+		ssh_config_resolve_query(cfg, &q, ho);
+		same += strcmp(ho->error_at, at) == 0;
+	}
+	free(ho);
+	size_t len = strlen(err);
+	if (same > 1 && len < err_len) {
+		snprintf(err + len, err_len - len, " (the line applies to %zu of the nodes)", same);
+	}
 }
 
 int inventory_build(const cli_options *opt, const conffile *conf, inventory *inv, char *err, size_t err_len)
@@ -216,14 +312,18 @@ int inventory_build(const cli_options *opt, const conffile *conf, inventory *inv
 		snprintf(err, err_len, "ssh config: %s", why);
 		goto fail;
 	}
-	for (size_t i = 0; i < ssh_config_warning_count(cfg) && inv->n_warnings < 4; i++) {
-		snprintf(inv->warnings[inv->n_warnings++], sizeof inv->warnings[0], "%s",
-			 ssh_config_warning(cfg, i));
+	for (size_t i = 0; i < ssh_config_warning_count(cfg); i++) {
+		note_warning(inv, ssh_config_warning(cfg, i));
 	}
 
 	inv->specs = xcalloc(targets.count ? targets.count : 1, sizeof *inv->specs);
 	for (size_t i = 0; i < targets.count; i++) {
-		if (build_spec(inv, opt, conf, cfg, &targets.items[i], &inv->specs[i], err, err_len) != 0) {
+		char at[SSH_PATH_LEN + 16] = "";
+		if (build_spec(inv, opt, conf, cfg, &targets.items[i], &inv->specs[i], err, err_len, at,
+			       sizeof at) != 0) {
+			if (at[0]) {
+				count_config_error(opt, cfg, &targets, i, at, err, err_len);
+			}
 			goto fail;
 		}
 		inv->count++;

@@ -21,6 +21,7 @@ typedef struct {
 	ssh_options ssh;
 	known_hosts *known_hosts; /* shared between nodes, owned by the inventory */
 	known_hosts_policy policy;
+	char host_key_alias[256]; /* HostKeyAlias: the name known_hosts is asked about; "" = none */
 	node_settings settings;   /* --config's for this node, then --sudo / --iface */
 } node_spec;
 

@@ -11,7 +11,8 @@
  * warnings are NUL-terminated strings; for every inventory-valid host name
  * every resolved option is unset or in its documented range, paths are
  * non-empty, identity files never repeat, HostName holds only name
- * characters, and resolving with no config leaves everything unset. */
+ * characters, an error starts with the file:line it names, and resolving
+ * with no config leaves everything unset. */
 #include <config.h>
 
 #include <stdio.h>
@@ -97,6 +98,20 @@ static void check_options(const ssh_host_options *o)
 	FUZZ_CHECK(fuzz_terminated(o->hostname, sizeof o->hostname));
 	FUZZ_CHECK(fuzz_terminated(o->user, sizeof o->user));
 	FUZZ_CHECK(fuzz_terminated(o->warning, sizeof o->warning));
+	FUZZ_CHECK(fuzz_terminated(o->error, sizeof o->error));
+	FUZZ_CHECK(fuzz_terminated(o->error_at, sizeof o->error_at));
+	FUZZ_CHECK(fuzz_terminated(o->host_key_alias, sizeof o->host_key_alias));
+	FUZZ_CHECK(fuzz_terminated(o->auth_unsupported, sizeof o->auth_unsupported));
+	FUZZ_CHECK(fuzz_terminated(o->auth_gssapi, sizeof o->auth_gssapi));
+	FUZZ_CHECK(fuzz_terminated(o->ignored, sizeof o->ignored));
+	/* an error always says where, and the place starts the message */
+	FUZZ_CHECK((o->error[0] == '\0') == (o->error_at[0] == '\0'));
+	FUZZ_CHECK(strncmp(o->error, o->error_at, strlen(o->error_at)) == 0);
+	FUZZ_CHECK(o->global_known_hosts_count >= SSH_OPTION_UNSET &&
+		   o->global_known_hosts_count <= SSH_KNOWN_HOSTS_MAX);
+	for (int i = 0; i < o->global_known_hosts_count; i++) {
+		FUZZ_CHECK(path_ok(o->global_known_hosts_file[i]));
+	}
 	FUZZ_CHECK(o->port == SSH_OPTION_UNSET || (o->port >= 1 && o->port <= 65535));
 	FUZZ_CHECK(o->identity_count >= 0 && o->identity_count <= SSH_IDENTITY_MAX);
 	for (int i = 0; i < o->identity_count; i++) {
@@ -158,6 +173,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ssh_host_options o;
 	for (size_t i = 0; i < nhosts; i++) {
 		ssh_config_resolve(cfg, hosts[i], &o);
+		check_options(&o);
+		/* with a command-line user and port ("Match user", %r, %p) */
+		ssh_config_query q = {.host = hosts[i], .user = "admin", .port = 2022};
+		ssh_config_resolve_query(cfg, &q, &o);
 		check_options(&o);
 		if (cfg == NULL) {
 			FUZZ_CHECK(o.hostname[0] == '\0' && o.user[0] == '\0' &&

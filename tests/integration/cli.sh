@@ -37,6 +37,36 @@ expect_usage "hosts file error names the line" "$tmp/hosts:5" --once -f "$tmp/ho
 printf 'Host *\n  Port notaport\n' >"$tmp/ssh_config"
 expect_usage "ssh config error names the line" "ssh_config:2" --once -F "$tmp/ssh_config" node1
 expect_usage "missing -F file" "nope.conf" --once -F "$tmp/nope.conf" node1
+# An ssh_config key that changes the route, for a host it applies to: refused
+# before anything connects (the log holds no word about node1), naming the
+# line; the same key for hosts not polled changes nothing.
+printf 'Host bastion\n  ProxyCommand ssh -W %%h:%%p gw\nHost node*\n  ProxyCommand ssh -W %%h:%%p bastion\n' \
+	>"$tmp/proxy_config"
+expect_usage "ProxyCommand for a target names file:line" "$tmp/proxy_config:4: ProxyCommand applies to node1" \
+	--once -F "$tmp/proxy_config" --log "$tmp/proxy.log" node1 node2
+grep -q "the line applies to 2 of the nodes" "$tmp/err" && ! grep -q "node1: " "$tmp/proxy.log"
+ok $? "ProxyCommand: counted once for all the nodes it hits, no connection attempted"
+printf 'Match host node* exec "true"\n  ProxyJump bastion\n' >"$tmp/match_config"
+expect_usage "ProxyJump under a Match synctop does not evaluate" "'Match exec'" \
+	--once -F "$tmp/match_config" node1
+# not a target: a run against a closed loopback port goes ahead (exit 0 with
+# the node unreachable), and Debian's stock ssh_config (GSSAPIAuthentication
+# yes for every host) costs nothing on stderr
+for conf in "$tmp/proxy_config" "$top/tests/fixtures/ssh_config/debian-stock.conf"; do
+	"$bin" --once --json --timeout 2 -F "$conf" -p 9 127.0.0.1 >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] && grep -q '"unknown": 1' "$tmp/out"
+	ok $? "$(basename "$conf") for a host it does not route: no error, nothing on stderr (rc=$rc)"
+	[ -s "$tmp/err" ] && diag "$(cat "$tmp/err")"
+done
+if [ -r /etc/ssh/ssh_config ]; then
+	printf 'Include /etc/ssh/ssh_config\n' >"$tmp/with_system"
+	"$bin" --once --json --timeout 2 -F "$tmp/with_system" -p 9 127.0.0.1 >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]
+	ok $? "this machine's /etc/ssh/ssh_config: no error, nothing on stderr (rc=$rc)"
+	[ -s "$tmp/err" ] && diag "$(cat "$tmp/err")"
+fi
 
 "$bin" --help >"$tmp/out" 2>&1
 ok $? "--help exits 0"

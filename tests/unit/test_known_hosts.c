@@ -594,6 +594,17 @@ static void test_cert_authority_ignored(void **state)
 		KNOWN_HOSTS_NOT_FOUND);
 	assert_false(v.accept);
 	assert_int_equal(v.file, KNOWN_HOSTS_NO_FILE);
+	/* but the message says why: the CA line is its only entry, and what to do */
+	assert_non_null(strstr(v.message, "only under @cert-authority, at "));
+	assert_non_null(strstr(v.message, "user_known_hosts:10"));
+	assert_non_null(strstr(v.message, "cannot check host certificates"));
+	assert_non_null(strstr(v.message, "ssh-keyscan"));
+	/* a host with no entry at all, CA or other, is not told about CAs */
+	known_hosts_file plain = {"plain", "node1 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK7eDmpD74iRyq5l0k2ia/bsTZBhNzQTtyICVgI5dkpw\n", 0};
+	plain.len = strlen(plain.text);
+	assert_int_equal(known_hosts_verify_text(&plain, 1, "fresh-node", 22, ca.data, ca.len,
+		KNOWN_HOSTS_STRICT_YES, &v), KNOWN_HOSTS_NOT_FOUND);
+	assert_null(strstr(v.message, "cert-authority"));
 	files_free(&fs);
 }
 

@@ -33,6 +33,7 @@
 #include "resolver.h"
 #include "ssh_session_memory.h"
 #include "ssh_transport.h"
+#include "ssh_unsupported.h"
 
 /* ------------------------------------------------------ the silent server */
 
@@ -583,7 +584,7 @@ static void sshd_lab_stop(sshd_lab *lab)
 typedef struct {
 	int ready, failures;
 	transport_error kind;
-	char message[512];
+	char message[1024];
 } live_outcome;
 
 static void live_ready(void *owner)
@@ -671,11 +672,19 @@ static void test_real_sshd_transitions_are_logged(void **state)
 	}
 	assert_int_equal(o.ready, 2);
 
-	/* a key the server does not know */
+	/* a key the server does not know: the error names the ssh_config keys
+	 * only OpenSSH could have used, GSSAPIAuthentication only if the server
+	 * offers Kerberos (this sshd does not) */
 	snprintf(opt.identity_files[0], sizeof opt.identity_files[0], "%s", lab.stranger);
+	snprintf(opt.auth_unsupported, sizeof opt.auth_unsupported, "CertificateFile (cfg:3)");
+	snprintf(opt.auth_gssapi, sizeof opt.auth_gssapi, "GSSAPIAuthentication yes (cfg:5)");
 	o = live_connection(&h, &opt, false);
 	assert_int_equal(o.failures, 1);
 	assert_int_equal(o.kind, TRANSPORT_ERR_AUTH);
+	assert_non_null(strstr(o.message, "(ssh_config gives it CertificateFile (cfg:3), which only "
+					  "OpenSSH can use: " SSH_UNSUPPORTED_AUTH_FIX ")"));
+	assert_null(strstr(o.message, "GSSAPI"));
+	opt.auth_unsupported[0] = opt.auth_gssapi[0] = '\0';
 
 	/* the user's agent holds only the stranger; synctop's agent the key */
 	char *saved_sock = getenv("SSH_AUTH_SOCK") ? strdup(getenv("SSH_AUTH_SOCK")) : NULL;

@@ -1,0 +1,32 @@
+/* ssh_unsupported.h - what synctop tells a person whose OpenSSH setup needs
+ * something its built-in SSH client (libssh2) cannot do, and what they can
+ * do about it today.  Every such message is built from these texts, so
+ * when synctop learns a new route (ProxyJump, the system ssh client) the
+ * advice changes here and nowhere else. */
+#ifndef SYNCTOP_SSH_UNSUPPORTED_H
+#define SYNCTOP_SSH_UNSUPPORTED_H
+
+/* ProxyJump: the key is read and refused for now. */
+#define SSH_UNSUPPORTED_PROXYJUMP \
+	"ProxyJump is not supported yet by synctop's built-in SSH client"
+
+/* ProxyJump, ProxyCommand, Bind*, and anything else that routes the
+ * connection some other way. */
+#define SSH_UNSUPPORTED_ROUTE_FIX \
+	"run synctop where the nodes are reachable directly (on the jump host, for example), " \
+	"or forward a local port to each node (ssh -fNL PORT:NODE:22 JUMPHOST) and give synctop " \
+	"a config with HostName localhost, that Port and HostKeyAlias NODE (-F FILE)"
+
+/* Authentication only OpenSSH can do (Kerberos, certificates, PKCS#11,
+ * FIDO): said when a node's authentication fails. */
+#define SSH_UNSUPPORTED_AUTH_FIX \
+	"synctop's built-in SSH client uses agent keys and key files only; give the node a plain " \
+	"key (IdentityFile or ssh-add)"
+
+/* A host known only through @cert-authority. */
+#define SSH_UNSUPPORTED_HOSTCERT_FIX \
+	"synctop's built-in SSH client (libssh2) cannot check host certificates: add the node's " \
+	"own host key to known_hosts (ssh-keyscan -t ed25519 NODE, after checking the fingerprint " \
+	"on the node)"
+
+#endif

@@ -1,0 +1,166 @@
+/* test_ssh_config_inventory.c - what the inventory makes of ssh_config:
+ * HostKeyAlias is the name known_hosts is asked about (without a port, as
+ * sshconnect.c does), GlobalKnownHostsFile replaces the system files, and a
+ * key synctop cannot honour refuses the run with file:line. */
+#include <config.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <libssh2.h>
+
+#include "base64.h"
+#include "cli.h"
+#include "inventory.h"
+
+typedef struct {
+	char dir[64];
+	char path[3][128]; /* ssh_config, known_hosts, global known_hosts */
+	unsigned char key[1024];
+	size_t key_len;
+	char key_b64[1024];
+} lab;
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void lab_make(lab *l)
+{
+	char line[2048];
+	const char *dir = getenv("SYNCTOP_FIXTURES");
+	snprintf(line, sizeof line, "%s/known_hosts/node7_ed25519.pub", dir ? dir : "tests/fixtures");
+	FILE *f = fopen(line, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof line, f));
+	fclose(f);
+	/* "ssh-ed25519 BASE64 comment" */
+	assert_int_equal(sscanf(line, "%*s %1023s", l->key_b64), 1);
+	assert_true(base64_decode(l->key_b64, strlen(l->key_b64), l->key, sizeof l->key, &l->key_len));
+
+	snprintf(l->dir, sizeof l->dir, "/tmp/synctop-inv-XXXXXX");
+	assert_non_null(mkdtemp(l->dir));
+	snprintf(l->path[0], sizeof l->path[0], "%s/ssh_config", l->dir);
+	snprintf(l->path[1], sizeof l->path[1], "%s/known_hosts", l->dir);
+	snprintf(l->path[2], sizeof l->path[2], "%s/global_known_hosts", l->dir);
+}
+
+static void lab_free(lab *l)
+{
+	for (int i = 0; i < 3; i++) {
+		unlink(l->path[i]);
+	}
+	rmdir(l->dir);
+}
+
+static int build(const char *cfg_path, inventory *inv, char *err, size_t err_len, cli_options *opt)
+{
+	char a[7][256];
+	const char *words[] = {"synctop", "--once", "-F", cfg_path, "node1", "node2", "node3"};
+	char *argv[8];
+	for (int i = 0; i < 7; i++) {
+		snprintf(a[i], sizeof a[i], "%s", words[i]);
+		argv[i] = a[i];
+	}
+	argv[7] = NULL;
+	memset(opt, 0, sizeof *opt);
+	assert_int_equal(cli_parse(7, argv, opt), CLI_CONTINUE);
+	return inventory_build(opt, NULL, inv, err, err_len);
+}
+
+static int verify(inventory *inv, size_t i, const lab *l, char *msg, size_t msg_len)
+{
+	node_spec *s = &inv->specs[i];
+	return inventory_verify_host_key(s, s->ssh.host, s->ssh.port, l->key, l->key_len, msg, msg_len);
+}
+
+static void test_host_key_alias_and_global_files(void **state)
+{
+	(void)state;
+	lab l;
+	char text[2048], err[1024] = "", msg[1024];
+	lab_make(&l);
+	/* the key is listed under the alias only (lower case: ssh lowercases
+	 * HostKeyAlias), and for [127.0.0.1]:2201 in the global file only */
+	snprintf(text, sizeof text, "lab-node ssh-ed25519 %s\n", l.key_b64);
+	write_file(l.path[1], text);
+	snprintf(text, sizeof text, "[127.0.0.1]:2201 ssh-ed25519 %s\n", l.key_b64);
+	write_file(l.path[2], text);
+	snprintf(text, sizeof text,
+		 "Host node*\n"
+		 "    HostName 127.0.0.1\n"
+		 "    Port 2201\n"
+		 "    UserKnownHostsFile %s\n"
+		 "Host node1\n"
+		 "    HostKeyAlias Lab-Node\n"
+		 "Host node1 node2\n"
+		 "    GlobalKnownHostsFile none\n"
+		 "Host node3\n"
+		 "    GlobalKnownHostsFile %s\n",
+		 l.path[1], l.path[2]);
+	write_file(l.path[0], text);
+
+	cli_options opt;
+	inventory inv;
+	if (build(l.path[0], &inv, err, sizeof err, &opt) != 0) {
+		fail_msg("%s", err);
+	}
+	assert_int_equal(inv.count, 3);
+	/* node1: looked up as "lab-node", found */
+	assert_string_equal(inv.specs[0].host_key_alias, "lab-node");
+	assert_int_equal(verify(&inv, 0, &l, msg, sizeof msg), 0);
+	assert_string_equal(inv.specs[0].ssh.hostkey_methods, "ssh-ed25519");
+	/* node2: the same address without the alias is not known */
+	assert_int_equal(verify(&inv, 1, &l, msg, sizeof msg), -1);
+	assert_non_null(strstr(msg, "127.0.0.1"));
+	assert_non_null(strstr(msg, "not known"));
+	/* node3: known through its GlobalKnownHostsFile */
+	assert_int_equal(verify(&inv, 2, &l, msg, sizeof msg), 0);
+	inventory_free(&inv);
+	cli_free(&opt);
+	lab_free(&l);
+}
+
+static void test_refused_keys_stop_the_build(void **state)
+{
+	(void)state;
+	lab l;
+	char err[1024] = "";
+	lab_make(&l);
+	write_file(l.path[0], "Host node3\n    ProxyJump bastion\nHost node1 node2\n"
+			      "    ProxyCommand ssh -W %h:%p gw\n");
+	cli_options opt;
+	inventory inv;
+	assert_int_equal(build(l.path[0], &inv, err, sizeof err, &opt), -1);
+	char want[256];
+	snprintf(want, sizeof want, "%s:4: ProxyCommand applies to node1", l.path[0]);
+	assert_non_null(strstr(err, want));
+	/* node3's line is another line: not counted with this one */
+	assert_non_null(strstr(err, "(the line applies to 2 of the nodes)"));
+	cli_free(&opt);
+	lab_free(&l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_host_key_alias_and_global_files),
+		cmocka_unit_test(test_refused_keys_stop_the_build),
+	};
+	libssh2_init(0);
+	int rc = cmocka_run_group_tests_name("ssh_config_inventory", tests, NULL, NULL);
+	libssh2_exit();
+	return rc;
+}
