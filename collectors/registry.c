@@ -12,6 +12,7 @@ extern const collector chrony_select_collector;
 extern const collector pmc_collector;
 extern const collector daemons_collector;
 extern const collector ethtool_collector;
+extern const collector kernel_clock_collector;
 
 const collector *const collector_registry[] = {
 	&chrony_collector,
@@ -19,6 +20,7 @@ const collector *const collector_registry[] = {
 	&pmc_collector,
 	&daemons_collector,
 	&ethtool_collector,
+	&kernel_clock_collector, /* last: a daemon's view of the clock comes first */
 };
 const size_t collector_registry_count = sizeof collector_registry / sizeof collector_registry[0];
 

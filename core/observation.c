@@ -149,6 +149,7 @@ void observation_init(observation *obs)
 	nic_obs_init(&obs->nic);
 	memset(&obs->daemons, 0, sizeof obs->daemons);
 	clock_check_obs_init(&obs->clock);
+	kernel_clock_obs_init(&obs->kernel);
 }
 
 int ptp_port_count(const ptp_obs *p)
@@ -268,4 +269,41 @@ const char *chrony_select_state_reason(char state)
 	case 'U': return "waiting for an update of its sample";
 	}
 	return NULL;
+}
+
+void kernel_clock_obs_init(kernel_clock_obs *k)
+{
+	memset(k, 0, sizeof *k);
+	k->synchronised = INT_UNKNOWN;
+	k->status = INT_UNKNOWN;
+	k->offset_s = NAN;
+	k->max_error_s = NAN;
+	k->est_error_s = NAN;
+	k->freq_adjust_ppm = NAN;
+	k->time_constant = INT_UNKNOWN;
+	k->tick_s = NAN;
+	k->tai_offset_s = INT_UNKNOWN;
+}
+
+bool kernel_clock_synchronised(const kernel_clock_obs *k)
+{
+	if (k->synchronised == 0) {
+		return false;
+	}
+	if (k->status != INT_UNKNOWN && (k->status & KERNEL_STA_UNSYNC)) {
+		return false;
+	}
+	return k->synchronised == 1 || k->status != INT_UNKNOWN;
+}
+
+void kernel_clock_settle(kernel_clock_obs *k)
+{
+	bool synced = kernel_clock_synchronised(k);
+	if (!synced) {
+		k->max_error_s = NAN;
+		k->est_error_s = NAN;
+	}
+	if (!synced || k->status == INT_UNKNOWN || !(k->status & KERNEL_STA_PLL)) {
+		k->offset_s = NAN;
+	}
 }
