@@ -27,6 +27,7 @@ typedef struct {
 	CURL *easy;
 	bytebuf body;
 	bool too_large;
+	bool given_up;           /* prometheus_source_give_up: curl_error says why */
 	bool done;
 	char curl_error[CURL_ERROR_SIZE];
 	prom_vector answer;
@@ -53,7 +54,16 @@ struct prometheus_source {
 	size_t n_requests;
 	size_t pending;
 	bool running;
-	char error[1024];        /* what went wrong in this refresh */
+	/* What went wrong in this refresh: distinct troubles per server, each
+	 * with the first query it hit and how many more it hit. */
+	struct {
+		size_t server;
+		char text[400];
+		prom_query_id first;
+		unsigned more;
+	} troubles[8];
+	size_t n_troubles;
+	char error[1024];        /* them, as one line for the caller */
 };
 
 /* --------------------------------------------------------------- secrets */
@@ -81,22 +91,49 @@ static char *read_secret(const char *path, const char *what, char *err, size_t e
 
 /* ------------------------------------------------------ error collection */
 
+/* A server that is down fails every query the same way: said once. */
 #if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
+__attribute__((format(printf, 4, 5)))
 #endif
-static void note_error(prometheus_source *ps, const char *fmt, ...)
+static void note_error(prometheus_source *ps, size_t server, prom_query_id query, const char *fmt, ...)
 {
-	char line[512];
+	char text[400];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
+	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
-	log_printf("prometheus: %s", line);
-	size_t used = strlen(ps->error);
-	if (used == 0) {
-		snprintf(ps->error, sizeof ps->error, "%s", line);
-	} else if (!strstr(ps->error, line)) {
-		snprintf(ps->error + used, sizeof ps->error - used, "; %s", line);
+	log_printf("prometheus: %s: %s: %s", ps->urls[server], prometheus_map_query_name(query), text);
+	for (size_t i = 0; i < ps->n_troubles; i++) {
+		if (ps->troubles[i].server == server && strcmp(ps->troubles[i].text, text) == 0) {
+			ps->troubles[i].more++;
+			return;
+		}
+	}
+	if (ps->n_troubles == sizeof ps->troubles / sizeof ps->troubles[0]) {
+		ps->troubles[ps->n_troubles - 1].more++;
+		return;
+	}
+	ps->troubles[ps->n_troubles].server = server;
+	ps->troubles[ps->n_troubles].first = query;
+	ps->troubles[ps->n_troubles].more = 0;
+	snprintf(ps->troubles[ps->n_troubles].text, sizeof ps->troubles[0].text, "%s", text);
+	ps->n_troubles++;
+}
+
+static void format_troubles(prometheus_source *ps)
+{
+	size_t used = 0;
+	ps->error[0] = '\0';
+	for (size_t i = 0; i < ps->n_troubles && used < sizeof ps->error; i++) {
+		char more[48] = "";
+		if (ps->troubles[i].more) {
+			snprintf(more, sizeof more, " (and %u more quer%s)", ps->troubles[i].more,
+				 ps->troubles[i].more == 1 ? "y" : "ies");
+		}
+		int w = snprintf(ps->error + used, sizeof ps->error - used, "%s%s: %s query: %s%s", i ? "; " : "",
+				 ps->urls[ps->troubles[i].server], prometheus_map_query_name(ps->troubles[i].first),
+				 ps->troubles[i].text, more);
+		used += w > 0 ? (size_t)w : 0;
 	}
 }
 
@@ -131,6 +168,7 @@ static void finish_refresh(prometheus_source *ps)
 	for (int q = 0; q < PROM_Q_COUNT; q++) {
 		answers[q] = merged[q].samples ? &merged[q] : NULL;
 	}
+	format_troubles(ps);
 	prom_map map;
 	prom_map_options opt = {ps->node_label, walltime_now(), ps->cfg.stale_after_s};
 	prometheus_map_build(answers, &opt, &map);
@@ -157,33 +195,33 @@ static void finish_refresh(prometheus_source *ps)
 static void request_done(request *r, CURLcode code)
 {
 	prometheus_source *ps = r->ps;
-	const char *url = ps->urls[r->server];
-	const char *what = prometheus_map_query_name(r->query);
 	long http = 0;
 	char err[512];
 
 	r->done = true;
 	curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &http);
 	if (r->too_large) {
-		note_error(ps, "%s: %s: answer larger than %u MiB (narrow --prometheus-selector)", url, what,
+		note_error(ps, r->server, r->query, "answer larger than %u MiB (narrow --prometheus-selector)",
 			   PROMETHEUS_MAX_ANSWER >> 20);
 	} else if (code != CURLE_OK) {
-		note_error(ps, "%s: %s: %s", url, what, r->curl_error[0] ? r->curl_error : curl_easy_strerror(code));
+		/* curl's own words, not its error buffer: "after 3 ms" would make
+		 * every query's failure look different */
+		note_error(ps, r->server, r->query, "%s", r->given_up ? r->curl_error : curl_easy_strerror(code));
 	} else if (prometheus_query_parse(r->body.data, r->body.len, &r->answer, err, sizeof err) != 0) {
 		/* Prometheus answers its errors (400, 422, 503) in JSON too */
 		if (http != 200 && strncmp(err, "Prometheus says", 15) != 0) {
-			note_error(ps, "%s: %s: HTTP %ld", url, what, http);
+			note_error(ps, r->server, r->query, "HTTP %ld", http);
 		} else {
-			note_error(ps, "%s: %s: %s", url, what, err);
+			note_error(ps, r->server, r->query, "%s", err);
 		}
 		prom_vector_free(&r->answer);
 	} else if (http != 200) {
-		note_error(ps, "%s: %s: HTTP %ld", url, what, http);
+		note_error(ps, r->server, r->query, "HTTP %ld", http);
 		prom_vector_free(&r->answer);
 	} else {
 		r->parsed = true;
 		if (r->answer.n_warnings) {
-			note_error(ps, "%s: %s: warning: %s", url, what, r->answer.warnings);
+			note_error(ps, r->server, r->query, "warning: %s", r->answer.warnings);
 		}
 	}
 	curl_multi_remove_handle(ps->multi, r->easy);
@@ -338,7 +376,7 @@ bool prometheus_source_refresh(prometheus_source *ps)
 	if (ps->running) {
 		return false;
 	}
-	ps->error[0] = '\0';
+	ps->n_troubles = 0;
 	ps->n_requests = ps->cfg.n_urls * PROM_Q_COUNT;
 	ps->requests = xcalloc(ps->n_requests, sizeof *ps->requests);
 	ps->running = true;
@@ -350,8 +388,7 @@ bool prometheus_source_refresh(prometheus_source *ps)
 		r->query = (prom_query_id)(i % PROM_Q_COUNT);
 		if (start_request(ps, r) != 0) {
 			r->done = true;
-			note_error(ps, "%s: %s: cannot start the request", ps->urls[r->server],
-				   prometheus_map_query_name(r->query));
+			note_error(ps, r->server, r->query, "cannot start the request");
 			continue;
 		}
 		ps->pending++;
@@ -372,6 +409,7 @@ void prometheus_source_give_up(prometheus_source *ps, const char *why)
 		request *r = &ps->requests[i];
 		if (r->easy && !r->done) {
 			snprintf(r->curl_error, sizeof r->curl_error, "%s", why);
+			r->given_up = true;
 			request_done(r, CURLE_OPERATION_TIMEDOUT);
 		}
 	}

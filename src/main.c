@@ -29,7 +29,9 @@
 #include "private_agent.h"
 #include "probe.h"
 #include "progress.h"
+#include "node_update.h"
 #include "prometheus_sink.h"
+#include "prometheus_source.h"
 #include "report_check.h"
 #include "report_json.h"
 #include "report_prometheus.h"
@@ -66,6 +68,12 @@ typedef struct {
 	tui *tui;                  /* live view on a terminal, else NULL */
 	prometheus_sink *prom;     /* live --prometheus: written off the loop */
 	bool prom_failing;         /* the last write failed or was dropped */
+	/* --from-prometheus: the source, and what its refresh said */
+	prometheus_source *source;
+	const conffile *conf;      /* until the source's nodes have their settings */
+	char source_error[1024];   /* "" when every query answered cleanly */
+	size_t source_answered;    /* servers that answered at least one query */
+	bool source_done;
 } app;
 
 static void on_all_done(void *ctx)
@@ -270,6 +278,8 @@ static void start_print_timer(app *a)
 	ev_timer_start(a->loop, &a->print_timer);
 }
 
+static int report_once(app *a, int status);
+
 static int run(app *a)
 {
 	int status = EXIT_SUCCESS;
@@ -344,6 +354,12 @@ static int run(app *a)
 	if (a->opt.mode != MODE_LIVE) {
 		evaluate_cluster(a);
 	}
+	return report_once(a, status);
+}
+
+/* --once, --json, --check: the one report, from the evaluated model. */
+static int report_once(app *a, int status)
+{
 	switch (a->opt.mode) {
 	case MODE_ONCE_JSON:
 		if (report_json_write(stdout, a->nodes, a->n_nodes, walltime_now()) != 0) {
@@ -365,6 +381,132 @@ static int run(app *a)
 	}
 	if (a->interrupted && a->opt.mode == MODE_LIVE) {
 		status = SYNCTOP_EXIT_INTERRUPTED;
+	}
+	return status;
+}
+
+/* ------------------------------------------------------ --from-prometheus */
+
+static int compare_prom_nodes(const void *x, const void *y)
+{
+	const prom_node *const *a = x, *const *b = y;
+	return strcmp((*a)->name, (*b)->name);
+}
+
+/* The model from the source's nodes: the inventory's when hosts, -w or -f
+ * name them (a node Prometheus does not know is unknown), else every node
+ * Prometheus knows, by name.  Each enters through node_update as an SSH
+ * poll's answer does. */
+static void build_prometheus_model(app *a, const prom_map *map)
+{
+	const prom_node **order = xcalloc(map->n_nodes ? map->n_nodes : 1, sizeof *order);
+	for (size_t i = 0; i < map->n_nodes; i++) {
+		order[i] = &map->nodes[i];
+	}
+	qsort(order, map->n_nodes, sizeof *order, compare_prom_nodes);
+	a->n_nodes = a->inv.count ? a->inv.count : map->n_nodes;
+	a->nodes = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof *a->nodes);
+	a->settings = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof *a->settings);
+	for (size_t i = 0; i < a->n_nodes; i++) {
+		node *n = &a->nodes[i];
+		const prom_node *pn;
+		if (a->inv.count) {
+			node_init(n, a->inv.specs[i].name);
+			a->settings[i] = a->inv.specs[i].settings;
+			pn = prometheus_map_find(map, a->inv.specs[i].name);
+		} else {
+			pn = order[i];
+			node_init(n, pn->name);
+			inventory_node_settings(&a->opt, a->conf, pn->name, &a->settings[i]);
+		}
+		const thresholds *th = &a->settings[i].th;
+		if (!pn) {
+			node_update_unreachable(n, "not in Prometheus's answer: no series names this node", th);
+			continue;
+		}
+		if (pn->has_data) {
+			observation obs = pn->obs;
+			node_update_observation(n, &obs, th);
+		}
+		if (pn->error[0]) {
+			node_update_unreachable(n, pn->error, th);
+		}
+	}
+	free(order);
+}
+
+static void on_prometheus_refresh(void *ctx, const prom_map *map, const char *error, size_t answered)
+{
+	app *a = ctx;
+	snprintf(a->source_error, sizeof a->source_error, "%s", error ? error : "");
+	a->source_answered = answered;
+	a->source_done = true;
+	build_prometheus_model(a, map);
+	ev_break(a->loop, EVBREAK_ALL);
+}
+
+static void on_prometheus_deadline(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	app *a = w->data;
+	char why[128];
+	snprintf(why, sizeof why, "no answer within the %.1f s deadline (--timeout)", a->opt.timeout_s);
+	prometheus_source_give_up(a->source, why);
+}
+
+/* One refresh from the Prometheus servers, then the one report.  The live
+ * view does not read from Prometheus yet. */
+static int run_prometheus(app *a)
+{
+	char err[512];
+	if (a->opt.mode == MODE_LIVE) {
+		fputs("synctop: --from-prometheus works with --once, --once --json and --check for now\n", stderr);
+		return EX_USAGE;
+	}
+	prometheus_source_config cfg = {
+		.urls = (const char *const *)a->opt.prom_urls,
+		.n_urls = a->opt.n_prom_urls,
+		.selector = a->opt.prom_selector,
+		.node_label = a->opt.prom_node_label,
+		.timeout_s = a->opt.timeout_s,
+		.stale_after_s = a->opt.prom_stale_s,
+		.ca_file = a->opt.prom_ca,
+		.bearer_token_file = a->opt.prom_bearer_token_file,
+		.basic_auth_file = a->opt.prom_basic_auth_file,
+		.on_refresh = on_prometheus_refresh,
+		.ctx = a,
+	};
+	a->source = prometheus_source_new(a->loop, &cfg, err, sizeof err);
+	if (!a->source) {
+		fprintf(stderr, "synctop: --from-prometheus: %s\n", err);
+		return EX_USAGE;
+	}
+	watch_signals(a);
+	/* the requests have their own deadline; this one is the last resort */
+	ev_timer_init(&a->overall_deadline, on_prometheus_deadline, a->opt.timeout_s + 1.0, 0);
+	a->overall_deadline.data = a;
+	ev_timer_start(a->loop, &a->overall_deadline);
+	prometheus_source_refresh(a->source);
+	if (!a->source_done) {
+		ev_run(a->loop, 0);
+	}
+	if (!a->source_done) {
+		prometheus_source_give_up(a->source, "interrupted before Prometheus answered");
+	}
+	ev_timer_stop(a->loop, &a->overall_deadline);
+	if (a->source_error[0]) {
+		fprintf(stderr, "synctop: --from-prometheus: %s\n", a->source_error);
+	}
+	evaluate_cluster(a);
+	int status = report_once(a, EXIT_SUCCESS);
+	if (a->interrupted) {
+		return SYNCTOP_EXIT_INTERRUPTED;
+	}
+	if (a->source_answered == 0) {
+		/* no server answered anything: the report says nothing */
+		return a->opt.mode == MODE_CHECK ? REPORT_CHECK_UNKNOWN : EX_UNAVAILABLE;
+	}
+	if (a->source_error[0] && a->opt.mode == MODE_CHECK && status != REPORT_CHECK_CRIT) {
+		return REPORT_CHECK_UNKNOWN; /* part of the fleet went unseen */
 	}
 	return status;
 }
@@ -431,13 +573,21 @@ int main(int argc, char **argv)
 	}
 	if (a.opt.demo) {
 		a.demo = demo_cluster_new(DEMO_CLUSTER_DEFAULT_SEED, walltime_now());
-	} else if (inventory_build(&a.opt, conf, &a.inv, err, sizeof err) != 0) {
+	} else if ((!a.opt.n_prom_urls || a.opt.n_hosts || a.opt.n_hostlists || a.opt.n_host_files) &&
+		   inventory_build(&a.opt, conf, &a.inv, err, sizeof err) != 0) {
 		fprintf(stderr, "synctop: %s\n", err);
 		status = EX_USAGE;
 		goto out;
 	}
 	for (int i = 0; i < a.inv.n_warnings; i++) {
 		fprintf(stderr, "synctop: warning: %s\n", a.inv.warnings[i]);
+	}
+	if (a.opt.n_prom_urls) {
+		/* no SSH: the inventory, if any, only says which nodes to show */
+		thresholds_init_defaults(&a.th);
+		a.conf = conf;
+		status = run_prometheus(&a);
+		goto out;
 	}
 	/* Encrypted key files: ssh-add asks their passphrases now, on the
 	 * terminal, before the event loop and any TUI (private_agent.h). */
@@ -452,6 +602,7 @@ int main(int argc, char **argv)
 out:
 	/* the start-up order, undone in reverse */
 	tui_free(a.tui);
+	prometheus_source_free(a.source);
 	/* a write hung on its file system is not waited for long at exit */
 	prometheus_sink_free(a.prom, 2.0);
 	scheduler_free(a.sched);
