@@ -577,7 +577,8 @@ static void map_family(prom_map *m, const naming *nm, const prom_vector *v, prom
 }
 
 /* A target that is down makes every node it served in this answer unknown,
- * and is itself shown when it served none (its series went stale with it). */
+ * and is itself shown when it served none (its series went stale with it)
+ * and no other target serves a node of its name. */
 static void map_up(prom_map *m, const naming *nm, const prom_vector *v)
 {
 	for (size_t i = 0; v && i < v->n_samples; i++) {
@@ -598,9 +599,14 @@ static void map_up(prom_map *m, const naming *nm, const prom_vector *v)
 				served = true;
 			}
 		}
-		prom_node *pn = served ? NULL : exporter_node(m, nm, s);
-		if (pn) {
-			snprintf(pn->error, sizeof pn->error, "%s", why);
+		char name[NODE_NAME_LEN + 1];
+		/* a node of that name whose series come from another target (two
+		 * exporters on one host) is not the down target's */
+		if (!served && exporter_node_name(nm, s, name, sizeof name) && !prometheus_map_find(m, name)) {
+			prom_node *pn = node_get(m, name, instance);
+			if (pn) {
+				snprintf(pn->error, sizeof pn->error, "%s", why);
+			}
 		}
 	}
 }

@@ -327,6 +327,16 @@ static void test_up(void **state)
 	assert_null(prometheus_map_find(&m, "localhost"));
 	prometheus_map_free(&m);
 	answers_free(&a);
+
+	/* another exporter on a host whose node_exporter answers: not that node's */
+	memset(&a, 0, sizeof a);
+	set_text(&a, PROM_Q_TIMEX, VECTOR(SAMPLE(TIMEX("status", "h1:9100"), "0")));
+	set_text(&a, PROM_Q_UP, VECTOR(SAMPLE("\"__name__\":\"up\",\"instance\":\"h1:9123\",\"job\":\"chrony\"", "0")));
+	build(&a, NULL, &m);
+	assert_int_equal(m.n_nodes, 1);
+	assert_string_equal(prometheus_map_find(&m, "h1")->error, "");
+	prometheus_map_free(&m);
+	answers_free(&a);
 }
 
 /* Through node_update: what the rules make of a Prometheus node. */
