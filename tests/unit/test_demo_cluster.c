@@ -544,6 +544,9 @@ static void test_tools_one_by_one(void **state)
 						  sizeof err, &en), DEMO_NO_SECTION);
 	for (size_t k = 0; k <= collector_registry_count; k++) {
 		const char *section = k == 0 ? "time" : collector_registry[k - 1]->name;
+		if (k > 0 && !collector_registry[k - 1]->command) {
+			continue; /* filled by another source, no section (collector.h) */
+		}
 		rc = demo_cluster_render_tool(c, healthy, section, EPOCH, "-", out, sizeof out, &on, err,
 					      sizeof err, &en);
 		assert_int_equal(rc, 0);
