@@ -632,6 +632,11 @@ void prometheus_map_build(const prom_vector *const answers[PROM_Q_COUNT], const 
 		if (isnan(obs->taken_at) && pn->has_data) {
 			obs->taken_at = opt->now; /* no scrape time asked or answered: as of now */
 		}
+		if (!pn->has_data && !pn->error[0]) {
+			snprintf(pn->error, sizeof pn->error,
+				 "Prometheus gave this node's scrape time but none of its values (the source's error "
+				 "says which query failed)");
+		}
 		if (pn->error[0] || !pn->has_data) {
 			continue;
 		}

@@ -337,6 +337,16 @@ static void test_up(void **state)
 	assert_string_equal(prometheus_map_find(&m, "h1")->error, "");
 	prometheus_map_free(&m);
 	answers_free(&a);
+
+	/* the data query failed, the scrape times came: unknown, saying so */
+	memset(&a, 0, sizeof a);
+	set_fixture(&a, PROM_Q_TIMEX_TIME, "prometheus-timex-time.json");
+	build(&a, NULL, &m);
+	assert_int_equal(m.n_nodes, 1);
+	assert_false(m.nodes[0].has_data);
+	assert_non_null(strstr(m.nodes[0].error, "none of its values"));
+	prometheus_map_free(&m);
+	answers_free(&a);
 }
 
 /* Through node_update: what the rules make of a Prometheus node. */
