@@ -359,6 +359,21 @@ static void settle_chrony_exporter_leap(prom_node *pn)
 	}
 }
 
+/* No series lists chronyd's sources one by one (chrony_exporter's
+ * chrony_sources_* are not read, synctop's textfile has none): the chrony
+ * part holds none of them, and says how many there are (synctop's
+ * selection series name each), else that there is at least one it does not
+ * hold, so the rules that need the list know it is missing rather than
+ * empty (observation.h n_sources_total). */
+static void settle_chrony_sources(observation *obs)
+{
+	if (obs->chrony.state != OBS_OK) {
+		return;
+	}
+	obs->chrony.n_sources = 0;
+	obs->chrony.n_sources_total = obs->selection.n_sources_total > 0 ? obs->selection.n_sources_total : 1;
+}
+
 /* ----------------------------------------------------- synctop's textfile */
 
 static obs_state *part_state_named(observation *obs, const char *part, char **error, size_t *error_len)
@@ -627,6 +642,7 @@ void prometheus_map_build(const prom_vector *const answers[PROM_Q_COUNT], const 
 		prom_node *pn = &out->nodes[i];
 		observation *obs = &pn->obs;
 		settle_chrony_exporter_leap(pn);
+		settle_chrony_sources(obs);
 		chrony_tracking_settle(&obs->chrony.tracking);
 		kernel_clock_settle(&obs->kernel);
 		if (isnan(obs->taken_at) && pn->has_data) {

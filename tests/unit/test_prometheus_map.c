@@ -225,6 +225,9 @@ static void test_synctop_textfile(void **state)
 	assert_int_equal(o->chrony.tracking.stratum, 3);
 	assert_int_equal(o->chrony.tracking.leap, CHRONY_LEAP_NORMAL);
 	assert_true(o->chrony.tracking.update_interval_s == 64.7);
+	/* the sources are not listed: how many there are, from the selection */
+	assert_int_equal(o->chrony.n_sources, 0);
+	assert_int_equal(o->chrony.n_sources_total, 1);
 	assert_int_equal(o->selection.state, OBS_OK);
 	assert_int_equal(o->selection.n_sources, 1);
 	assert_int_equal(o->selection.sources[0].state, '*');
@@ -292,6 +295,7 @@ static void test_chrony_exporter(void **state)
 	assert_true(t->frequency_ppm == -12.5);
 	assert_int_equal(t->stratum, 2);
 	assert_true(t->has_reference_id);
+	assert_int_equal(prometheus_map_find(&m, "c1")->obs.chrony.n_sources_total, 1);
 	assert_int_equal(t->reference_id, 0xC0A80001u);
 	assert_string_equal(t->reference_name, "ntp1");
 	/* no leap status from chrony_exporter: the kernel's STA_INS says it */
@@ -381,6 +385,23 @@ static void test_health_from_timex(void **state)
 	node_update_observation(n, &obs, &th);
 	assert_int_equal(n->status, NODE_STATUS_CRIT);
 	assert_string_equal(n->findings.items[0].code, "kernel.offset");
+	prometheus_map_free(&m);
+	answers_free(&a);
+
+	/* chrony_exporter's tracking alone: no source list is no "no sources" */
+	memset(&a, 0, sizeof a);
+	set_text(&a, PROM_Q_CHRONY,
+		 VECTOR(SAMPLE("\"__name__\":\"chrony_tracking_stratum\",\"instance\":\"c1:9123\"", "2") ","
+			SAMPLE("\"__name__\":\"chrony_tracking_system_time_seconds\",\"instance\":\"c1:9123\"", "0.00001") ","
+			SAMPLE("\"__name__\":\"chrony_tracking_info\",\"instance\":\"c1:9123\",\"tracking_refid\":\"C0A80001\","
+			       "\"tracking_name\":\"ntp1\"",
+			       "1")));
+	build(&a, NULL, &m);
+	node_init(n, "c1");
+	obs = m.nodes[0].obs;
+	node_update_observation(n, &obs, &th);
+	assert_int_equal(n->status, NODE_STATUS_OK);
+	assert_int_equal(n->findings.count, 0);
 	prometheus_map_free(&m);
 	answers_free(&a);
 	free(n);
