@@ -352,7 +352,7 @@ static int start_request(prometheus_source *ps, request *r)
 	curl_easy_setopt(r->easy, CURLOPT_TIMEOUT_MS, timeout_ms);
 	curl_easy_setopt(r->easy, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
 	curl_easy_setopt(r->easy, CURLOPT_ACCEPT_ENCODING, ""); /* gzip: large answers shrink tenfold */
-	curl_easy_setopt(r->easy, CURLOPT_USERAGENT, PACKAGE_NAME "/" PACKAGE_VERSION);
+	curl_easy_setopt(r->easy, CURLOPT_USERAGENT, "synctop/" PACKAGE_VERSION);
 	if (ps->cfg.ca_file) {
 		curl_easy_setopt(r->easy, CURLOPT_CAINFO, ps->cfg.ca_file);
 	}
