@@ -15,12 +15,41 @@ set -u
 . "$(dirname "$0")/tap.sh"
 bin=${SYNCTOP_BIN:?}
 here=$(cd "$(dirname "$0")" && pwd)
+# --- the command line, before anything is started
+"$bin" --from-prometheus http://127.0.0.1:9 </dev/null >/dev/null 2>"${TMPDIR:-/tmp}/prom-src-$$.err"
+rc=$?
+[ $rc = 64 ] && grep -q "works with --once" "${TMPDIR:-/tmp}/prom-src-$$.err"
+ok $? "--from-prometheus without --once/--check: exit 64, says what works (got $rc)"
+"$bin" --prometheus-selector '{job="x"}' host1 >/dev/null 2>"${TMPDIR:-/tmp}/prom-src-$$.err"
+rc=$?
+[ $rc = 64 ] && grep -q "go with --from-prometheus" "${TMPDIR:-/tmp}/prom-src-$$.err"
+ok $? "--prometheus-selector without --from-prometheus: exit 64 (got $rc)"
+"$bin" --from-prometheus http://127.0.0.1:9 --demo --once >/dev/null 2>&1
+ok $(($? != 64)) "--from-prometheus with --demo: exit 64"
+"$bin" --from-prometheus http://127.0.0.1:9 --prometheus-selector 'job="x"' --once >/dev/null \
+	2>"${TMPDIR:-/tmp}/prom-src-$$.err"
+rc=$?
+[ $rc = 64 ] && grep -q "label matchers in braces" "${TMPDIR:-/tmp}/prom-src-$$.err"
+ok $? "a selector without braces: exit 64 (got $rc)"
+"$bin" --from-prometheus http://127.0.0.1:9 --prometheus-bearer-token-file /nonexistent --once >/dev/null \
+	2>"${TMPDIR:-/tmp}/prom-src-$$.err"
+rc=$?
+[ $rc = 64 ] && grep -q "/nonexistent: No such file" "${TMPDIR:-/tmp}/prom-src-$$.err"
+ok $? "a token file that cannot be read: exit 64 (got $rc)"
+rm -f "${TMPDIR:-/tmp}/prom-src-$$.err"
+
 prometheus=$(command -v prometheus || true)
 exporter=$(command -v prometheus-node-exporter || true)
+skip_rest() {
+	diag "SKIP the lab: $*"
+	done_testing
+	exit $?
+}
 [ -n "$prometheus" ] && [ -n "$exporter" ] ||
-	skip_all "needs Debian's prometheus and prometheus-node-exporter (build-aux/install-deps test)"
-command -v python3 >/dev/null || skip_all "needs python3"
-command -v jq >/dev/null || skip_all "needs jq"
+	skip_rest "needs Debian's prometheus and prometheus-node-exporter (build-aux/install-deps test)"
+command -v python3 >/dev/null || skip_rest "needs python3"
+command -v jq >/dev/null || skip_rest "needs jq"
+command -v curl >/dev/null || skip_rest "needs curl"
 
 tmp=$(mktemp -d)
 pids=""
@@ -174,7 +203,7 @@ check_source_error "a closed port" 69 "Couldn't connect to server (and 6 more qu
 	--from-prometheus "http://127.0.0.1:$p_dead" --once --json
 check_source_error "a closed port, --check" 3 "Couldn't connect" \
 	--from-prometheus "http://127.0.0.1:$p_dead" --check
-check_source_error "HTTP 500" 69 "up query: HTTP 500" --from-prometheus "$fake/500" --once
+check_source_error "HTTP 500" 69 "query: HTTP 500 (and 6 more queries)" --from-prometheus "$fake/500" --once
 check_source_error "a body that is not JSON" 69 "not JSON" --from-prometheus "$fake/garbage" --once
 check_source_error "an answer cut short" 69 "Transferred a partial file" --from-prometheus "$fake/cut" --once
 check_source_error "no answer at all, --timeout 2" 69 "Timeout was reached" \
