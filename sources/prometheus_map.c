@@ -136,7 +136,7 @@ static prom_node *node_get(prom_map *m, const char *name, const char *instance)
 	if (*slot) {
 		return &m->nodes[*slot - 1];
 	}
-	if (m->n_nodes == m->cap) {
+	if (m->n_nodes == m->cap || !m->nodes) {
 		m->cap = m->cap ? m->cap * 2 : 64;
 		m->nodes = xrealloc(m->nodes, m->cap * sizeof *m->nodes);
 	}

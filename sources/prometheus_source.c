@@ -332,12 +332,10 @@ static int start_request(prometheus_source *ps, request *r)
 	char *escaped = curl_easy_escape(r->easy, promql, 0);
 	const char *base = ps->urls[r->server];
 	size_t blen = strlen(base);
-	snprintf(url, sizeof url, "%s%s/api/v1/query?query=%s", base, blen && base[blen - 1] == '/' ? "" : "",
-		 escaped ? escaped : "");
-	if (blen && base[blen - 1] == '/') {
-		/* "http://h:9090/" + "/api" would double the slash */
-		snprintf(url, sizeof url, "%.*s/api/v1/query?query=%s", (int)(blen - 1), base, escaped ? escaped : "");
+	if (blen > 0 && base[blen - 1] == '/') {
+		blen--; /* "http://h:9090/" + "/api" would double the slash */
 	}
+	snprintf(url, sizeof url, "%.*s/api/v1/query?query=%s", (int)blen, base, escaped ? escaped : "");
 	curl_free(escaped);
 	long timeout_ms = (long)(ps->cfg.timeout_s * 1000.0);
 	curl_easy_setopt(r->easy, CURLOPT_URL, url);

@@ -387,10 +387,14 @@ static int report_once(app *a, int status)
 
 /* ------------------------------------------------------ --from-prometheus */
 
+typedef struct {
+	const prom_node *pn;
+} prom_node_ref;
+
 static int compare_prom_nodes(const void *x, const void *y)
 {
-	const prom_node *const *a = x, *const *b = y;
-	return strcmp((*a)->name, (*b)->name);
+	const prom_node_ref *a = x, *b = y;
+	return strcmp(a->pn->name, b->pn->name);
 }
 
 /* The model from the source's nodes: the inventory's when hosts, -w or -f
@@ -399,9 +403,9 @@ static int compare_prom_nodes(const void *x, const void *y)
  * poll's answer does. */
 static void build_prometheus_model(app *a, const prom_map *map)
 {
-	const prom_node **order = xcalloc(map->n_nodes ? map->n_nodes : 1, sizeof *order);
+	prom_node_ref *order = xcalloc(map->n_nodes ? map->n_nodes : 1, sizeof *order);
 	for (size_t i = 0; i < map->n_nodes; i++) {
-		order[i] = &map->nodes[i];
+		order[i].pn = &map->nodes[i];
 	}
 	qsort(order, map->n_nodes, sizeof *order, compare_prom_nodes);
 	a->n_nodes = a->inv.count ? a->inv.count : map->n_nodes;
@@ -415,7 +419,7 @@ static void build_prometheus_model(app *a, const prom_map *map)
 			a->settings[i] = a->inv.specs[i].settings;
 			pn = prometheus_map_find(map, a->inv.specs[i].name);
 		} else {
-			pn = order[i];
+			pn = order[i].pn;
 			node_init(n, pn->name);
 			inventory_node_settings(&a->opt, a->conf, pn->name, &a->settings[i]);
 		}

@@ -210,8 +210,8 @@ check_source_error "no answer at all, --timeout 2" 69 "Timeout was reached" \
 	--from-prometheus "$fake/hang" --timeout 2 --once
 check_source_error "a warning is the source's error" 0 "warning: store eu-1 did not answer" \
 	--from-prometheus "$fake/warn" --from-prometheus "$url" --once
-check_source_error "one good server, one down: the good one's nodes, the error said" 0 "Couldn't connect" \
-	--from-prometheus "$url" --from-prometheus "http://127.0.0.1:$p_dead" --once
+check_source_error "one good server (its URL ending in /), one down: the good one's nodes, the error said" 0 "Couldn't connect" \
+	--from-prometheus "$url/" --from-prometheus "http://127.0.0.1:$p_dead" --once
 grep -q "^gpu001 " "$tmp/err.out"
 ok $? "... and the good server's nodes are shown"
 
