@@ -133,7 +133,7 @@ static void usage(FILE *f)
 	      "      --prometheus FILE  after every sweep, write a node_exporter textfile (atomically)\n"
 	      "\n"
 	      "Reading from Prometheus (instead of SSH; hosts, -w and -f then filter the nodes):\n"
-	      "      --from-prometheus URL  a Prometheus server's base URL (repeatable); --once/--check\n"
+	      "      --from-prometheus URL  a Prometheus server's base URL (repeatable); -d default 15\n"
 	      "      --prometheus-selector '{job=\"node\"}'  label matchers added to every query\n"
 	      "      --prometheus-node-label LABEL  name nodes by LABEL (nodename: node_uname_info's)\n"
 	      "      --prometheus-ca FILE           CA bundle for https\n"

@@ -73,7 +73,9 @@ typedef struct {
 	const conffile *conf;      /* until the source's nodes have their settings */
 	char source_error[1024];   /* "" when every query answered cleanly */
 	size_t source_answered;    /* servers that answered at least one query */
-	bool source_done;
+	bool source_done;          /* the first refresh is in: the model exists */
+	ev_timer source_timer;     /* live: the next refresh */
+	double source_last;        /* live: when the last refresh started */
 } app;
 
 static void on_all_done(void *ctx)
@@ -391,6 +393,25 @@ typedef struct {
 	const prom_node *pn;
 } prom_node_ref;
 
+/* What one refresh says about one node, through node_update as an SSH
+ * poll's answer; pn NULL: no series names it. */
+static void apply_prometheus_node(node *n, const prom_node *pn, const thresholds *th)
+{
+	if (!pn) {
+		node_update_unreachable(n, "not in Prometheus's answer: no series names this node", th);
+		return;
+	}
+	/* the same scrape seen again is no new observation (no history point) */
+	bool fresh = !n->has_observation || !n->reachable || pn->obs.taken_at != n->obs.taken_at;
+	if (pn->has_data && fresh) {
+		observation obs = pn->obs;
+		node_update_observation(n, &obs, th);
+	}
+	if (pn->error[0]) {
+		node_update_unreachable(n, pn->error, th);
+	}
+}
+
 static int compare_prom_nodes(const void *x, const void *y)
 {
 	const prom_node_ref *a = x, *b = y;
@@ -423,30 +444,110 @@ static void build_prometheus_model(app *a, const prom_map *map)
 			node_init(n, pn->name);
 			inventory_node_settings(&a->opt, a->conf, pn->name, &a->settings[i]);
 		}
-		const thresholds *th = &a->settings[i].th;
-		if (!pn) {
-			node_update_unreachable(n, "not in Prometheus's answer: no series names this node", th);
-			continue;
-		}
-		if (pn->has_data) {
-			observation obs = pn->obs;
-			node_update_observation(n, &obs, th);
-		}
-		if (pn->error[0]) {
-			node_update_unreachable(n, pn->error, th);
-		}
+		apply_prometheus_node(n, pn, &a->settings[i].th);
 	}
 	free(order);
+}
+
+/* Later refreshes (live): the nodes of the first one, by name.  Nodes that
+ * appear later are not added (the grid's rows are fixed): logged. */
+static void update_prometheus_model(app *a, const prom_map *map)
+{
+	size_t known = 0;
+	for (size_t i = 0; i < a->n_nodes; i++) {
+		const prom_node *pn = prometheus_map_find(map, a->nodes[i].host);
+		known += pn != NULL;
+		apply_prometheus_node(&a->nodes[i], pn, &a->settings[i].th);
+		tui_node_changed(a->tui, &a->nodes[i]);
+	}
+	if (map->n_nodes > known && !a->inv.count) {
+		log_printf("prometheus: %zu nodes appeared after start; restart synctop to show them",
+			   map->n_nodes - known);
+	}
 }
 
 static void on_prometheus_refresh(void *ctx, const prom_map *map, const char *error, size_t answered)
 {
 	app *a = ctx;
+	bool first = !a->source_done;
+	if (error) {
+		/* the header shows it; a plain live table says it when it changes */
+		char shown[300];
+		snprintf(shown, sizeof shown, "Prometheus: %s", error);
+		tui_warn(a->tui, shown);
+		if (!first && !a->tui && strcmp(error, a->source_error) != 0) {
+			fprintf(stderr, "synctop: --from-prometheus: %s\n", error);
+		}
+	}
 	snprintf(a->source_error, sizeof a->source_error, "%s", error ? error : "");
 	a->source_answered = answered;
 	a->source_done = true;
-	build_prometheus_model(a, map);
-	ev_break(a->loop, EVBREAK_ALL);
+	if (first) {
+		build_prometheus_model(a, map);
+		ev_break(a->loop, EVBREAK_ALL);
+	} else {
+		update_prometheus_model(a, map);
+	}
+}
+
+/* Live: a refresh every interval (the dashboard's +/- change it, p pauses;
+ * r does not reach Prometheus), never two at once. */
+static void on_source_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	app *a = w->data;
+	double now = ev_now(loop);
+	if (scheduler_paused(a->sched) || now - a->source_last < scheduler_interval(a->sched)) {
+		return;
+	}
+	if (prometheus_source_refresh(a->source)) {
+		a->source_last = now;
+	}
+}
+
+/* Live: the dashboard, or a plain table every interval, over the nodes of
+ * the first refresh.  The dashboard's interval and pause live in a
+ * scheduler with no nodes: the source reads them from there. */
+static int run_prometheus_live(app *a)
+{
+	int status = EXIT_SUCCESS;
+	bool use_tui = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+	scheduler_config cfg;
+	scheduler_config_init(&cfg);
+	cfg.interval_s = a->opt.interval_s;
+	cfg.on_all_done = on_client_done;
+	a->sched = scheduler_new(a->loop, &cfg);
+	a->source_last = ev_now(a->loop);
+	ev_timer_init(&a->source_timer, on_source_timer, 1.0, 1.0);
+	a->source_timer.data = a;
+	ev_timer_start(a->loop, &a->source_timer);
+	ev_timer_init(&a->cluster_timer, on_cluster_timer, 1.0, 1.0);
+	a->cluster_timer.data = a;
+	ev_timer_start(a->loop, &a->cluster_timer);
+	evaluate_cluster(a);
+	if (use_tui) {
+		tui_options topt = {a->opt.theme, a->opt.no_color, a->opt.no_mouse};
+		ev_signal_stop(a->loop, &a->sigint); /* the TUI watches its own */
+		ev_signal_stop(a->loop, &a->sigterm);
+		ev_signal_stop(a->loop, &a->sighup);
+		a->tui = tui_new(&topt);
+		if (a->source_error[0]) {
+			char shown[300];
+			snprintf(shown, sizeof shown, "Prometheus: %.280s", a->source_error);
+			tui_warn(a->tui, shown);
+		}
+		status = tui_run(a->tui, a->loop, a->nodes, a->n_nodes, a->sched);
+		if (status != TUI_NO_TERMINAL) {
+			return status;
+		}
+		tui_free(a->tui);
+		a->tui = NULL;
+		status = EXIT_SUCCESS;
+		watch_signals(a);
+	}
+	start_print_timer(a);
+	on_print_timer(a->loop, &a->print_timer, 0); /* the first table now */
+	ev_run(a->loop, 0);
+	return a->interrupted ? SYNCTOP_EXIT_INTERRUPTED : status;
 }
 
 static void on_prometheus_deadline(struct ev_loop *loop, ev_timer *w, int revents)
@@ -462,10 +563,6 @@ static void on_prometheus_deadline(struct ev_loop *loop, ev_timer *w, int revent
 static int run_prometheus(app *a)
 {
 	char err[512];
-	if (a->opt.mode == MODE_LIVE) {
-		fputs("synctop: --from-prometheus works with --once, --once --json and --check for now\n", stderr);
-		return EX_USAGE;
-	}
 	prometheus_source_config cfg = {
 		.urls = (const char *const *)a->opt.prom_urls,
 		.n_urls = a->opt.n_prom_urls,
@@ -499,6 +596,9 @@ static int run_prometheus(app *a)
 	ev_timer_stop(a->loop, &a->overall_deadline);
 	if (a->source_error[0]) {
 		fprintf(stderr, "synctop: --from-prometheus: %s\n", a->source_error);
+	}
+	if (a->opt.mode == MODE_LIVE && !a->interrupted) {
+		return run_prometheus_live(a);
 	}
 	evaluate_cluster(a);
 	int status = report_once(a, EXIT_SUCCESS);

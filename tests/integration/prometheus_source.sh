@@ -16,10 +16,6 @@ set -u
 bin=${SYNCTOP_BIN:?}
 here=$(cd "$(dirname "$0")" && pwd)
 # --- the command line, before anything is started
-"$bin" --from-prometheus http://127.0.0.1:9 </dev/null >/dev/null 2>"${TMPDIR:-/tmp}/prom-src-$$.err"
-rc=$?
-[ $rc = 64 ] && grep -q "works with --once" "${TMPDIR:-/tmp}/prom-src-$$.err"
-ok $? "--from-prometheus without --once/--check: exit 64, says what works (got $rc)"
 "$bin" --prometheus-selector '{job="x"}' host1 >/dev/null 2>"${TMPDIR:-/tmp}/prom-src-$$.err"
 rc=$?
 [ $rc = 64 ] && grep -q "go with --from-prometheus" "${TMPDIR:-/tmp}/prom-src-$$.err"
@@ -214,6 +210,40 @@ check_source_error "one good server (its URL ending in /), one down: the good on
 	--from-prometheus "$url/" --from-prometheus "http://127.0.0.1:$p_dead" --once
 grep -q "^gpu001 " "$tmp/err.out"
 ok $? "... and the good server's nodes are shown"
+
+# --- live: a plain table every interval (stdout is not a terminal)
+"$bin" --from-prometheus "$url" -d 1 -w 127.0.0.1,gpu001 >"$tmp/live.out" 2>"$tmp/live.err" &
+live=$!
+pids="$pids $live"
+tables() { [ "$(grep -c '^127\.0\.0\.1 ' "$tmp/live.out")" -ge 3 ]; }
+wait_for 20 tables
+ok $? "live, plain text: a fresh table every interval ($(grep -c '^127\.0\.0\.1 ' "$tmp/live.out") so far)"
+kill -INT "$live"
+wait "$live"
+rc=$?
+[ $rc = 130 ]
+ok $? "live, plain text: SIGINT ends it with 130 (got $rc)"
+
+# --- live: the dashboard, in a private tmux server
+if command -v tmux >/dev/null 2>&1; then
+	tm() { tmux -S "$tmp/tmux.sock" "$@"; }
+	tm -f /dev/null new-session -d -s t -x 160 -y 50 \
+		"env LANG=C.UTF-8 TERM=xterm-256color $bin --from-prometheus $url -d 1 --log $tmp/tui.log -w 127.0.0.1,gpu001,chrony-sim; echo EXIT=\$?; sleep 60"
+	screen() { tm capture-pane -p -t t 2>/dev/null; }
+	grid() { screen | grep -q "gpu001" && screen | grep -q "127\.0\.0\.1" && screen | grep -q "chrony-sim"; }
+	wait_for 20 grid
+	ok $? "live dashboard: the grid shows the nodes Prometheus knows"
+	refreshes() { [ "$(grep -c "refresh done" "$tmp/tui.log" 2>/dev/null)" -ge 3 ]; }
+	wait_for 20 refreshes
+	ok $? "live dashboard: Prometheus is read again every interval ($(grep -c "refresh done" "$tmp/tui.log") refreshes)"
+	tm send-keys -t t q
+	gone() { screen | grep -q "^EXIT=0"; }
+	wait_for 10 gone
+	ok $? "live dashboard: q quits with 0"
+	tm kill-server >/dev/null 2>&1
+else
+	diag "tmux not installed: the dashboard is not tried"
+fi
 
 # --- secrets from a file, never in --log
 printf 's3cret-token\n' >"$tmp/token"
