@@ -11,11 +11,13 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "chrony_parse.h"
 #include "chrony_rules.h"
 #include "collector.h"
 #include "json_value.h"
+#include "units.h"
 
 static void chrony_decode(const tool_output *out, observation *obs)
 {
@@ -260,14 +262,7 @@ static bool chrony_time_service(const observation *obs, time_service_view *out)
 	return true;
 }
 
-/* ------------------------------------------------------------- demo renderer */
-
-/* chronyc -c prints unknown numbers as chronyd's placeholders: 0. */
-static double placeholder(double v)
-{
-	return isfinite(v) ? v : 0.0;
-}
-
+/* The mode and state letters as chronyc prints them. */
 static char mode_char(chrony_source_mode m)
 {
 	switch (m) {
@@ -291,6 +286,225 @@ static char state_char(chrony_source_state st)
 	case CHRONY_STATE_UNKNOWN: break;
 	}
 	return '?';
+}
+
+/* --------------------------------------------------------------- drill-down */
+
+/* Finding codes about each value (they colour it). */
+static const char *const reference_codes[] = {"chrony.no_selected_source", "chrony.reach",
+					      "chrony.local_reference", "time.no_service", "cluster.reference",
+					      NULL};
+static const char *const offset_codes[] = {"chrony.offset", "chrony.error_bound", "cluster.offset_spread", NULL};
+static const char *const frequency_codes[] = {"chrony.frequency", "chrony.drift", NULL};
+static const char *const skew_codes[] = {"chrony.skew", NULL};
+static const char *const leap_codes[] = {"chrony.leap", "cluster.leap", NULL};
+
+static void format_int(int v, char *buf, size_t len)
+{
+	if (v == INT_UNKNOWN) {
+		snprintf(buf, len, "unknown");
+	} else {
+		snprintf(buf, len, "%d", v);
+	}
+}
+
+static void format_ppm(double v, bool sign, char *buf, size_t len)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, len, "unknown");
+	} else {
+		snprintf(buf, len, sign ? "%+.3f ppm" : "%.3f ppm", v);
+	}
+}
+
+static void format_utc(double t, char *buf, size_t len)
+{
+	time_t tt;
+	struct tm tm;
+	if (!isfinite(t) || t < 0 || t > 4e12) {
+		snprintf(buf, len, "unknown");
+		return;
+	}
+	tt = (time_t)t;
+	if (!gmtime_r(&tt, &tm) || strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0) {
+		snprintf(buf, len, "unknown");
+	}
+}
+
+/* A magnitude (delay, dispersion, RMS, interval): no sign. */
+static void format_magnitude(double s, char *buf, size_t len)
+{
+	char signed_buf[UNITS_BUF_LEN];
+	units_format_seconds(s, signed_buf, sizeof signed_buf);
+	snprintf(buf, len, "%s", units_unsigned(signed_buf));
+}
+
+static void tracking_detail(const chrony_tracking *t, const detail_sink *out)
+{
+	char buf[256];
+	/* Without a reference chrony's reference values are placeholders: the
+	 * decode made them unknown (chrony_tracking_has_reference). */
+	bool ref = chrony_tracking_has_reference(t);
+	const char *unsynced = "not synchronised";
+	if (!ref) {
+		snprintf(buf, sizeof buf, "%s", unsynced);
+	} else if (t->has_reference_id) {
+		snprintf(buf, sizeof buf, "%08X (%.*s)", (unsigned)t->reference_id,
+			 (int)strnlen(t->reference_name, sizeof t->reference_name),
+			 t->reference_name[0] ? t->reference_name : "no name");
+	} else {
+		snprintf(buf, sizeof buf, "%.*s", (int)strnlen(t->reference_name, sizeof t->reference_name),
+			 t->reference_name[0] ? t->reference_name : "unknown");
+	}
+	out->kv(out->ctx, "Reference", buf, out->finding_tone(out->ctx, reference_codes));
+	format_int(t->stratum, buf, sizeof buf);
+	out->kv(out->ctx, "Stratum", ref ? buf : unsynced, DETAIL_PLAIN);
+	format_utc(t->ref_time, buf, sizeof buf);
+	out->kv(out->ctx, "Ref time", buf, DETAIL_PLAIN);
+	units_format_seconds(t->system_time_offset_s, buf, sizeof buf);
+	out->kv(out->ctx, "System time", ref ? buf : unsynced, out->finding_tone(out->ctx, offset_codes));
+	units_format_seconds(t->last_offset_s, buf, sizeof buf);
+	out->kv(out->ctx, "Last offset", buf, DETAIL_PLAIN);
+	format_magnitude(t->rms_offset_s, buf, sizeof buf);
+	out->kv(out->ctx, "RMS offset", buf, DETAIL_PLAIN);
+	format_ppm(t->frequency_ppm, true, buf, sizeof buf);
+	out->kv(out->ctx, "Frequency", buf, out->finding_tone(out->ctx, frequency_codes));
+	format_ppm(t->residual_frequency_ppm, true, buf, sizeof buf);
+	out->kv(out->ctx, "Residual freq", ref ? buf : unsynced, DETAIL_PLAIN);
+	format_ppm(t->skew_ppm, false, buf, sizeof buf);
+	out->kv(out->ctx, "Skew", ref ? buf : unsynced, out->finding_tone(out->ctx, skew_codes));
+	format_magnitude(t->root_delay_s, buf, sizeof buf);
+	out->kv(out->ctx, "Root delay", ref ? buf : unsynced, DETAIL_PLAIN);
+	format_magnitude(t->root_dispersion_s, buf, sizeof buf);
+	out->kv(out->ctx, "Root dispersion", ref ? buf : unsynced, DETAIL_PLAIN);
+	format_magnitude(t->update_interval_s, buf, sizeof buf);
+	out->kv(out->ctx, "Update interval", buf, DETAIL_PLAIN);
+	out->kv(out->ctx, "Leap status", chrony_leap_name(t->leap), out->finding_tone(out->ctx, leap_codes));
+}
+
+static detail_tone source_tone(chrony_source_state s)
+{
+	switch (s) {
+	case CHRONY_STATE_SELECTED: return DETAIL_GOOD;
+	case CHRONY_STATE_FALSETICKER: return DETAIL_CRIT;
+	case CHRONY_STATE_JITTERY:
+	case CHRONY_STATE_UNUSABLE: return DETAIL_WARN;
+	default: return DETAIL_PLAIN;
+	}
+}
+
+static void sources_detail(const chrony_obs *ch, const detail_sink *out)
+{
+	static const detail_column cols[] = {
+		{"MS", false}, {"Name", false}, {"Stratum", true}, {"Poll", true}, {"Reach", true},
+		{"LastRx", true}, {"Offset", true}, {"Measured", true}, {"Error", true},
+	};
+	int n = json_value_clamp(ch->n_sources, CHRONY_MAX_SOURCES);
+	char buf[UNITS_BUF_LEN * 2];
+
+	out->section(out->ctx, "chrony sources");
+	if (n == 0) {
+		out->text(out->ctx, "none", DETAIL_DIM);
+		return;
+	}
+	out->table_begin(out->ctx, (int)(sizeof cols / sizeof cols[0]), cols);
+	for (int i = 0; i < n; i++) {
+		const chrony_source *src = &ch->sources[i];
+		detail_tone tone = source_tone(src->state);
+		out->table_row(out->ctx);
+		/* the state column as chronyc prints it; ' ' for a state it has no letter for */
+		char state = src->state == CHRONY_STATE_UNKNOWN ? ' ' : state_char(src->state);
+		snprintf(buf, sizeof buf, "%c%c", mode_char(src->mode), state);
+		out->table_cell(out->ctx, buf, tone);
+		out->table_cell(out->ctx, src->name, tone);
+		format_int(src->stratum, buf, sizeof buf);
+		out->table_cell(out->ctx, src->stratum == INT_UNKNOWN ? "?" : buf, DETAIL_PLAIN);
+		format_int(src->poll, buf, sizeof buf);
+		out->table_cell(out->ctx, src->poll == INT_UNKNOWN ? "?" : buf, DETAIL_PLAIN);
+		snprintf(buf, sizeof buf, "%03o", src->reach & 0377u);
+		out->table_cell(out->ctx, buf, DETAIL_PLAIN);
+		if (src->last_rx_s < 0) {
+			snprintf(buf, sizeof buf, "never");
+		} else {
+			snprintf(buf, sizeof buf, "%lld s", (long long)src->last_rx_s);
+		}
+		out->table_cell(out->ctx, buf, DETAIL_PLAIN);
+		units_format_seconds(src->adjusted_offset_s, buf, sizeof buf);
+		out->table_cell(out->ctx, buf, DETAIL_PLAIN);
+		units_format_seconds(src->measured_offset_s, buf, sizeof buf);
+		out->table_cell(out->ctx, buf, DETAIL_PLAIN);
+		format_magnitude(src->error_s, buf, sizeof buf);
+		out->table_cell(out->ctx, buf, DETAIL_PLAIN);
+	}
+	out->table_end(out->ctx);
+	if (ch->n_sources_total > n) {
+		snprintf(buf, sizeof buf, "(%d more sources not kept)", ch->n_sources_total - n);
+		out->text(out->ctx, buf, DETAIL_DIM);
+	}
+	out->text(out->ctx,
+		  "M: ^ server, = peer, # reference clock.  S: * selected, + combined, - not combined, "
+		  "x falseticker, ~ too variable, ? unusable",
+		  DETAIL_DIM);
+}
+
+static void sourcestats_detail(const chrony_obs *ch, const detail_sink *out)
+{
+	static const detail_column cols[] = {
+		{"Name", false}, {"NP", true}, {"NR", true}, {"Span", true}, {"Frequency", true},
+		{"Freq skew", true}, {"Offset", true}, {"Std dev", true},
+	};
+	int n = json_value_clamp(ch->n_sourcestats, CHRONY_MAX_SOURCES);
+	char buf[UNITS_BUF_LEN * 2];
+
+	if (n == 0) {
+		return;
+	}
+	out->section(out->ctx, "chrony sourcestats");
+	out->table_begin(out->ctx, (int)(sizeof cols / sizeof cols[0]), cols);
+	for (int i = 0; i < n; i++) {
+		const chrony_sourcestat *st = &ch->sourcestats[i];
+		out->table_row(out->ctx);
+		out->table_cell(out->ctx, st->name, DETAIL_PLAIN);
+		snprintf(buf, sizeof buf, "%d", st->samples);
+		out->table_cell(out->ctx, buf, DETAIL_PLAIN);
+		snprintf(buf, sizeof buf, "%d", st->runs);
+		out->table_cell(out->ctx, buf, DETAIL_PLAIN);
+		snprintf(buf, sizeof buf, "%d s", st->span_s);
+		out->table_cell(out->ctx, buf, DETAIL_PLAIN);
+		format_ppm(st->frequency_ppm, true, buf, sizeof buf);
+		out->table_cell(out->ctx, isfinite(st->frequency_ppm) ? buf : "?", DETAIL_PLAIN);
+		format_ppm(st->skew_ppm, false, buf, sizeof buf);
+		out->table_cell(out->ctx, isfinite(st->skew_ppm) ? buf : "?", DETAIL_PLAIN);
+		units_format_seconds(st->offset_s, buf, sizeof buf);
+		out->table_cell(out->ctx, buf, DETAIL_PLAIN);
+		format_magnitude(st->std_dev_s, buf, sizeof buf);
+		out->table_cell(out->ctx, buf, DETAIL_PLAIN);
+	}
+	out->table_end(out->ctx);
+}
+
+/* Its sections: tracking (headed by detail_title), sources, sourcestats. */
+static void chrony_detail(const observation *obs, const detail_sink *out)
+{
+	const chrony_obs *ch = &obs->chrony;
+	if (ch->state != OBS_OK) {
+		char line[OBS_ERROR_LEN + 32];
+		snprintf(line, sizeof line, "%s%s%.*s", obs_state_name(ch->state), ch->error[0] ? ": " : "",
+			 (int)strnlen(ch->error, sizeof ch->error), ch->error);
+		out->text(out->ctx, line, DETAIL_WARN);
+		return;
+	}
+	tracking_detail(&ch->tracking, out);
+	sources_detail(ch, out);
+	sourcestats_detail(ch, out);
+}
+
+/* ------------------------------------------------------------- demo renderer */
+
+/* chronyc -c prints unknown numbers as chronyd's placeholders: 0. */
+static double placeholder(double v)
+{
+	return isfinite(v) ? v : 0.0;
 }
 
 /* `chronyc -c -n -m tracking sources sourcestats` as chronyc 4.3 prints it
@@ -363,6 +577,8 @@ const collector chrony_collector = {
 	.history = chrony_history,
 	.rules = chrony_rules,
 	.expectation = chrony_expectation,
+	.detail_title = "chrony tracking",
+	.detail = chrony_detail,
 	.demo_render = chrony_render,
 	.time_service = chrony_time_service,
 	.threshold_keys = chrony_keys,

@@ -1,7 +1,8 @@
 /* pmc.c - the PTP collector: linuxptp's `pmc` asking the local ptp4l for
  * its data sets over its Unix socket (-u, boundary hops 0), parsed by
  * pmc_parse.c.  `--pmc-sudo` runs it through `sudo -n` where the socket is
- * root-only. */
+ * root-only.  The node's CLOCK_REALTIME is read just before and after pmc,
+ * for the age of the last Sync (pmc_sync.h). */
 #include <config.h>
 
 #include <math.h>
@@ -13,6 +14,8 @@
 #include "json_value.h"
 #include "pmc_parse.h"
 #include "pmc_rules.h"
+#include "pmc_sync.h"
+#include "ptp_sync.h"
 #include "units.h"
 
 static void pmc_decode(const tool_output *out, observation *obs)
@@ -41,14 +44,28 @@ static const threshold_key pmc_keys[] = {
 	THRESHOLD_KEY(ptp_offset_crit_ns, THRESHOLD_INT64, NULL),
 	THRESHOLD_KEY(ptp_path_delay_jump_warn_ratio, THRESHOLD_DOUBLE, NULL),
 	THRESHOLD_KEY(ptp_path_delay_min_samples, THRESHOLD_INT, NULL),
+	/* warn and crit count different intervals: no warn <= crit check */
+	THRESHOLD_KEY(ptp_sync_age_warn_intervals, THRESHOLD_DOUBLE, NULL),
+	THRESHOLD_KEY(ptp_sync_age_crit_receipt_timeouts, THRESHOLD_DOUBLE, NULL),
 };
+
+/* The rx Sync count's baseline comes from the previous poll (pmc_sync.h). */
+static void pmc_compare(observation *now, const observation *before)
+{
+	pmc_sync_compare(&now->ptp, now->taken_at, &before->ptp, before->taken_at);
+}
+
+static json_t *jcount(int64_t v)
+{
+	return v == PTP_COUNT_UNKNOWN ? json_null() : json_integer((json_int_t)v);
+}
 
 static json_t *jport_state(ptp_port_state state)
 {
 	return state == PTP_PORT_UNKNOWN ? json_null() : json_string(ptp_port_state_name(state));
 }
 
-static json_t *ptp_ports_json(const ptp_obs *p, bool *ok)
+static json_t *ptp_ports_json(const ptp_obs *p, double taken_at, bool *ok)
 {
 	json_t *arr = json_array();
 	for (int i = 0; i < ptp_port_count(p); i++) {
@@ -62,6 +79,19 @@ static json_t *ptp_ports_json(const ptp_obs *p, bool *ok)
 		json_value_put(o, "delay_mechanism", json_value_int(port->delay_mechanism), ok);
 		json_value_put(o, "interface", json_value_text(port->interface, sizeof port->interface), ok);
 		json_value_put(o, "timestamping", json_value_text(port->timestamping, sizeof port->timestamping), ok);
+		const ptp_port_sync *s = &port->sync;
+		json_value_put(o, "log_announce_interval", json_value_int(s->log_announce_interval), ok);
+		json_value_put(o, "announce_receipt_timeout", json_value_int(s->announce_receipt_timeout), ok);
+		json_value_put(o, "rx_sync", jcount(s->rx_sync), ok);
+		json_value_put(o, "rx_follow_up", jcount(s->rx_follow_up), ok);
+		json_value_put(o, "rx_delay_resp", jcount(s->rx_delay_resp), ok);
+		json_value_put(o, "rx_announce", jcount(s->rx_announce), ok);
+		json_value_put(o, "tx_sync", jcount(s->tx_sync), ok);
+		json_value_put(o, "tx_delay_req", jcount(s->tx_delay_req), ok);
+		json_value_put(o, "tx_announce", jcount(s->tx_announce), ok);
+		json_value_put(o, "announce_timeouts", jcount(s->announce_timeouts), ok);
+		json_value_put(o, "sync_timeouts", jcount(s->sync_timeouts), ok);
+		json_value_put(o, "rx_sync_unchanged_s", json_value_number(ptp_sync_still_s(port, taken_at)), ok);
 		json_value_append(arr, o, ok);
 	}
 	return arr;
@@ -121,7 +151,8 @@ static json_t *ptp_json(const observation *obs, bool *ok)
 	json_value_put(o, "clock_identity", json_value_text(p->clock_identity, sizeof p->clock_identity), ok);
 	json_value_put(o, "domain_number", json_value_int(p->domain_number), ok);
 	json_value_put(o, "current_utc_offset", json_value_int(p->current_utc_offset), ok);
-	json_value_put(o, "ports", good ? ptp_ports_json(p, ok) : json_null(), ok);
+	json_value_put(o, "ports", good ? ptp_ports_json(p, obs->taken_at, ok) : json_null(), ok);
+	json_value_put(o, "last_sync_age_s", json_value_number(ptp_sync_last_age_s(p)), ok);
 	return o;
 }
 
@@ -143,6 +174,7 @@ PTP_VALUE(v_ptp_offset, ptp_following_port(p) ? prom_ns_seconds(p->offset_from_m
 PTP_VALUE(v_ptp_mean_path_delay, ptp_following_port(p) ? prom_ns_seconds(p->mean_path_delay_ns) : NAN)
 PTP_VALUE(v_ptp_steps_removed, prom_int(p->steps_removed))
 PTP_VALUE(v_ptp_gm_present, p->gm_present == INT_UNKNOWN ? NAN : p->gm_present != 0)
+PTP_VALUE(v_ptp_sync_age, ptp_sync_last_age_s(p))
 
 
 /* The state is a label: ptp4l's internal numbering (GRAND_MASTER = 7) and
@@ -200,6 +232,9 @@ static const prom_family pmc_prometheus[] = {
 	 NULL, emit_ptp_port_state},
 	{"synctop_ptp_grandmaster_info", "gauge",
 	 "1, labelled with the identity of the grandmaster the node follows.", NULL, emit_ptp_grandmaster},
+	{"synctop_ptp_sync_age_seconds", "gauge",
+	 "Age of the last Sync a following port received (TIME_STATUS_NP ingress_time against the node's "
+	 "clock; software timestamping only).", v_ptp_sync_age, NULL},
 };
 
 /* ------------------------------------------------------------ grid columns */
@@ -295,7 +330,7 @@ static const grid_column pmc_columns[] = {
 /* The probe's requests, in the order of the command below. */
 static const char *const pmc_requests[] = {
 	"TIME_STATUS_NP", "CURRENT_DATA_SET", "PORT_DATA_SET", "PARENT_DATA_SET",
-	"DEFAULT_DATA_SET", "TIME_PROPERTIES_DATA_SET", "PORT_PROPERTIES_NP",
+	"DEFAULT_DATA_SET", "TIME_PROPERTIES_DATA_SET", "PORT_PROPERTIES_NP", "PORT_STATS_NP",
 };
 #define PMC_REQUESTS ((int)(sizeof pmc_requests / sizeof pmc_requests[0]))
 
@@ -308,6 +343,11 @@ static int known_or_zero(int v)
 static long long ns_or_zero(int64_t v)
 {
 	return v == PTP_NS_UNKNOWN ? 0LL : (long long)v;
+}
+
+static long long count_or_zero(int64_t v)
+{
+	return v == PTP_COUNT_UNKNOWN ? 0LL : (long long)v;
 }
 
 static void pmc_header(text_sink *out, const char *clock_id, int port, int seq, const char *id)
@@ -326,8 +366,8 @@ static void pmc_block(text_sink *out, const ptp_obs *p, int which)
 	case 0:
 		pmc_header(out, id, 0, which, pmc_requests[which]);
 		text_sink_printf(out, "\t\tmaster_offset              %lld\n", ns_or_zero(p->master_offset_ns));
-		text_sink_puts(out, "\t\tingress_time               0\n"
-				    "\t\tcumulativeScaledRateOffset +0.000000000\n"
+		text_sink_printf(out, "\t\tingress_time               %lld\n", ns_or_zero(p->ingress_time_ns));
+		text_sink_puts(out, "\t\tcumulativeScaledRateOffset +0.000000000\n"
 				    "\t\tscaledLastGmPhaseChange    0\n"
 				    "\t\tgmTimeBaseIndicator        0\n"
 				    "\t\tlastGmPhaseChange          0x0000'0000000000000000.0000\n");
@@ -348,14 +388,16 @@ static void pmc_block(text_sink *out, const ptp_obs *p, int which)
 			text_sink_printf(out, "\t\tportState               %s\n", ptp_port_state_name(port->state));
 			text_sink_printf(out, "\t\tlogMinDelayReqInterval  0\n"
 					      "\t\tpeerMeanPathDelay       %lld\n"
-					      "\t\tlogAnnounceInterval     0\n"
-					      "\t\tannounceReceiptTimeout  3\n"
+					      "\t\tlogAnnounceInterval     %d\n"
+					      "\t\tannounceReceiptTimeout  %d\n"
 					      "\t\tlogSyncInterval         %d\n"
 					      "\t\tdelayMechanism          %d\n"
 					      "\t\tlogMinPdelayReqInterval 0\n"
 					      "\t\tversionNumber           2\n",
-					 ns_or_zero(port->peer_mean_path_delay_ns), known_or_zero(port->log_sync_interval),
-					 known_or_zero(port->delay_mechanism));
+					 ns_or_zero(port->peer_mean_path_delay_ns),
+					 known_or_zero(port->sync.log_announce_interval),
+					 known_or_zero(port->sync.announce_receipt_timeout),
+					 known_or_zero(port->log_sync_interval), known_or_zero(port->delay_mechanism));
 		}
 		break;
 	case 3:
@@ -402,10 +444,45 @@ static void pmc_block(text_sink *out, const ptp_obs *p, int which)
 				 known_or_zero(p->time_traceable), known_or_zero(p->frequency_traceable),
 				 (unsigned)known_or_zero(p->time_source));
 		break;
+	case 7:
+		/* linuxptp 3.1's counters (port.c, port_stats), zeros omitted
+		 * from the model print as 0 */
+		for (int i = 0; i < ptp_port_count(p); i++) {
+			const ptp_port *port = &p->ports[i];
+			const ptp_port_sync *st = &port->sync;
+			pmc_header(out, id, known_or_zero(port->port_number), which, pmc_requests[which]);
+			text_sink_printf(out,
+					 "\t\tportIdentity              %s\n"
+					 "\t\trx_Sync                   %lld\n"
+					 "\t\trx_Delay_Req              0\n"
+					 "\t\trx_Pdelay_Req             0\n"
+					 "\t\trx_Pdelay_Resp            0\n"
+					 "\t\trx_Follow_Up              %lld\n"
+					 "\t\trx_Delay_Resp             %lld\n"
+					 "\t\trx_Pdelay_Resp_Follow_Up  0\n"
+					 "\t\trx_Announce               %lld\n"
+					 "\t\trx_Signaling              0\n"
+					 "\t\trx_Management             0\n"
+					 "\t\ttx_Sync                   %lld\n"
+					 "\t\ttx_Delay_Req              %lld\n"
+					 "\t\ttx_Pdelay_Req             0\n"
+					 "\t\ttx_Pdelay_Resp            0\n"
+					 "\t\ttx_Follow_Up              %lld\n"
+					 "\t\ttx_Delay_Resp             0\n"
+					 "\t\ttx_Pdelay_Resp_Follow_Up  0\n"
+					 "\t\ttx_Announce               %lld\n"
+					 "\t\ttx_Signaling              0\n"
+					 "\t\ttx_Management             0\n",
+					 port->port_identity, count_or_zero(st->rx_sync), count_or_zero(st->rx_follow_up),
+					 count_or_zero(st->rx_delay_resp), count_or_zero(st->rx_announce),
+					 count_or_zero(st->tx_sync), count_or_zero(st->tx_delay_req),
+					 count_or_zero(st->tx_sync), count_or_zero(st->tx_announce));
+		}
+		break;
 	default:
 		for (int i = 0; i < ptp_port_count(p); i++) {
 			const ptp_port *port = &p->ports[i];
-			pmc_header(out, id, known_or_zero(port->port_number), which, pmc_requests[PMC_REQUESTS - 1]);
+			pmc_header(out, id, known_or_zero(port->port_number), which, pmc_requests[6]);
 			text_sink_printf(out, "\t\tportIdentity            %s\n", port->port_identity);
 			text_sink_printf(out, "\t\tportState               %s\n", ptp_port_state_name(port->state));
 			text_sink_printf(out, "\t\ttimestamping            %s\n", port->timestamping);
@@ -428,6 +505,7 @@ static int pmc_render(const observation *truth, const char *iface, text_sink *ou
 		for (int k = 0; k < PMC_REQUESTS; k++) {
 			text_sink_printf(out, "sending: GET %s\n", pmc_requests[k]);
 		}
+		text_sink_puts(err, "bad command: GET PORT_SERVICE_STATS_NP\n");
 		return 0;
 	case OBS_TOOL_MISSING:
 		text_sink_puts(err, "sh: 1: pmc: not found\n");
@@ -436,24 +514,41 @@ static int pmc_render(const observation *truth, const char *iface, text_sink *ou
 		text_sink_printf(err, "%s\n", p->error);
 		return 1;
 	}
-	/* pmc sends the next request before it reads the previous answer, so
-	 * "sending:" lines and answers interleave (fixture
-	 * pmc-batch-multi-get-slave.txt). */
+	/* The collector's realtime lines around pmc (synctop_pmc); pmc sends
+	 * the next request before it reads the previous answer, so "sending:"
+	 * lines and answers interleave (fixtures pmc-synctop-*.txt), and
+	 * linuxptp 3.1's pmc rejects PORT_SERVICE_STATS_NP on stderr. */
+	if (p->realtime_before_ns != PTP_NS_UNKNOWN) {
+		text_sink_printf(out, "synctop-realtime-ns before %lld\n", (long long)p->realtime_before_ns);
+	}
 	text_sink_printf(out, "sending: GET %s\n", pmc_requests[0]);
 	for (int k = 1; k < PMC_REQUESTS; k++) {
 		text_sink_printf(out, "sending: GET %s\n", pmc_requests[k]);
 		pmc_block(out, p, k - 1);
 	}
 	pmc_block(out, p, PMC_REQUESTS - 1);
+	if (p->realtime_after_ns != PTP_NS_UNKNOWN) {
+		text_sink_printf(out, "synctop-realtime-ns after %lld\n", (long long)p->realtime_after_ns);
+	}
+	text_sink_puts(err, "bad command: GET PORT_SERVICE_STATS_NP\n");
 	return 0;
 }
 
 const collector pmc_collector = {
 	.name = "pmc",
 	.title = "ptp4l data sets through pmc",
-	.command = "$sudo pmc -u -b 0 \"GET TIME_STATUS_NP\" \"GET CURRENT_DATA_SET\" \"GET PORT_DATA_SET\""
-		   " \"GET PARENT_DATA_SET\" \"GET DEFAULT_DATA_SET\" \"GET TIME_PROPERTIES_DATA_SET\""
-		   " \"GET PORT_PROPERTIES_NP\"",
+	/* CLOCK_REALTIME before and after pmc, on lines pmc never prints
+	 * (pmc_parse.c); pmc's exit status is the section's. */
+	.shell_functions = "synctop_pmc() {\n"
+			   "	printf \"synctop-realtime-ns before %s\\n\" \"$(date +%s%N)\"\n"
+			   "	$sudo pmc -u -b 0 \"GET TIME_STATUS_NP\" \"GET CURRENT_DATA_SET\" \"GET PORT_DATA_SET\""
+			   " \"GET PARENT_DATA_SET\" \"GET DEFAULT_DATA_SET\" \"GET TIME_PROPERTIES_DATA_SET\""
+			   " \"GET PORT_PROPERTIES_NP\" \"GET PORT_STATS_NP\" \"GET PORT_SERVICE_STATS_NP\"\n"
+			   "	synctop_pmc_rc=$?\n"
+			   "	printf \"synctop-realtime-ns after %s\\n\" \"$(date +%s%N)\"\n"
+			   "	return $synctop_pmc_rc\n"
+			   "}\n",
+	.command = "synctop_pmc",
 	.cadence = COLLECT_EVERY_POLL,
 	.json_key = "ptp",
 	.json = ptp_json,
@@ -463,6 +558,7 @@ const collector pmc_collector = {
 	.n_prometheus = sizeof pmc_prometheus / sizeof pmc_prometheus[0],
 	.decode = pmc_decode,
 	.history = pmc_history,
+	.compare = pmc_compare,
 	.rules = pmc_rules,
 	.expectation = pmc_expectation,
 	.demo_render = pmc_render,

@@ -33,6 +33,17 @@
  *    the N-th "sending:" line, is named in dst->error, which may therefore be
  *    non-empty while state is OBS_OK.  Only error answers -> OBS_NOT_SUPPORTED.
  *  - clock_identity comes from DEFAULT_DATA_SET, or else from the headers.
+ *  - PORT_SERVICE_STATS_NP exists from linuxptp 4.0 on and is asked for
+ *    anyway: pmc 3.1 rejects it ("bad command: GET PORT_SERVICE_STATS_NP" on
+ *    stderr, no "sending:" line, no seq used: pmc_common.c pmc_do_command()),
+ *    a 3.1 ptp4l refuses it with MANAGEMENT_ERROR_STATUS.  Neither is noted
+ *    nor classifies an answer: the timeout counts just stay unknown.
+ *  - The collector's command brackets pmc with the node's CLOCK_REALTIME
+ *    (collectors/pmc.c): a first line "synctop-realtime-ns before <ns>" and a
+ *    last line "synctop-realtime-ns after <ns>", which pmc never prints (its
+ *    stdout is "sending:" lines, tab-led blocks and "id ... is too
+ *    ambiguous").  They are taken off before the rest is parsed as pmc's;
+ *    a read that is not a plain number stays unknown.
  * On any state but OBS_OK every data field is left unknown.
  *
  * Whose answer is it.  Other clocks' answers reach pmc even with -b 0:
@@ -268,6 +279,7 @@ typedef enum {
 	FK_PORT_ID,   /* char[PTP_ID_LEN], "<clock>-<port>" */
 	FK_PORT_STATE,
 	FK_WORD,      /* char[size]: printable, no blanks; "" if it does not fit */
+	FK_COUNT,     /* int64 message or event count, decimal, >= 0 */
 } field_kind;
 
 typedef struct {
@@ -295,6 +307,7 @@ static const field_spec time_status_fields[] = {
 	OBS_FIELD("master_offset", FK_NS_INT, master_offset_ns, 0, 0),
 	OBS_FIELD("gmPresent", FK_TRUEFALSE, gm_present, 0, 1),
 	OBS_FIELD("gmIdentity", FK_CLOCK_ID, gm_identity, 0, 0),
+	OBS_FIELD("ingress_time", FK_NS_INT, ingress_time_ns, 0, 0),
 };
 
 static const field_spec current_fields[] = {
@@ -338,6 +351,8 @@ static const field_spec port_fields[] = {
 	PORT_FIELD("peerMeanPathDelay", FK_NS_INT, peer_mean_path_delay_ns, 0, 0),
 	PORT_FIELD("logSyncInterval", FK_INT, log_sync_interval, INT8_MIN, INT8_MAX),
 	PORT_FIELD("delayMechanism", FK_INT, delay_mechanism, 0, UINT8_MAX),
+	PORT_FIELD("logAnnounceInterval", FK_INT, sync.log_announce_interval, INT8_MIN, INT8_MAX),
+	PORT_FIELD("announceReceiptTimeout", FK_INT, sync.announce_receipt_timeout, 0, UINT8_MAX),
 };
 
 static const field_spec port_properties_fields[] = {
@@ -345,6 +360,25 @@ static const field_spec port_properties_fields[] = {
 	PORT_FIELD("portState", FK_PORT_STATE, state, 0, 0),
 	PORT_FIELD("timestamping", FK_WORD, timestamping, 0, 0),
 	PORT_FIELD("interface", FK_WORD, interface, 0, 0),
+};
+
+/* linuxptp pmc.c pmc_show() MID_PORT_STATS_NP: every count "%" PRIu64. */
+static const field_spec port_stats_fields[] = {
+	PORT_FIELD("portIdentity", FK_PORT_ID, port_identity, 0, 0),
+	PORT_FIELD("rx_Sync", FK_COUNT, sync.rx_sync, 0, 0),
+	PORT_FIELD("rx_Follow_Up", FK_COUNT, sync.rx_follow_up, 0, 0),
+	PORT_FIELD("rx_Delay_Resp", FK_COUNT, sync.rx_delay_resp, 0, 0),
+	PORT_FIELD("rx_Announce", FK_COUNT, sync.rx_announce, 0, 0),
+	PORT_FIELD("tx_Sync", FK_COUNT, sync.tx_sync, 0, 0),
+	PORT_FIELD("tx_Delay_Req", FK_COUNT, sync.tx_delay_req, 0, 0),
+	PORT_FIELD("tx_Announce", FK_COUNT, sync.tx_announce, 0, 0),
+};
+
+/* pmc.c pmc_show() MID_PORT_SERVICE_STATS_NP (linuxptp >= 4.0). */
+static const field_spec port_service_stats_fields[] = {
+	PORT_FIELD("portIdentity", FK_PORT_ID, port_identity, 0, 0),
+	PORT_FIELD("announce_timeout", FK_COUNT, sync.announce_timeouts, 0, 0),
+	PORT_FIELD("sync_timeout", FK_COUNT, sync.sync_timeouts, 0, 0),
 };
 
 static const dataset_spec datasets[] = {
@@ -355,7 +389,15 @@ static const dataset_spec datasets[] = {
 	{"TIME_PROPERTIES_DATA_SET", false, time_properties_fields, COUNT(time_properties_fields)},
 	{"PORT_DATA_SET", true, port_fields, COUNT(port_fields)},
 	{"PORT_PROPERTIES_NP", true, port_properties_fields, COUNT(port_properties_fields)},
+	{"PORT_STATS_NP", true, port_stats_fields, COUNT(port_stats_fields)},
+	{"PORT_SERVICE_STATS_NP", true, port_service_stats_fields, COUNT(port_service_stats_fields)},
 };
+
+/* Asked for although older linuxptp does not know it (see the top). */
+static bool optional_request(text_span request)
+{
+	return text_span_contains(request, "PORT_SERVICE_STATS_NP");
+}
 
 /* Every state name linuxptp's ps_str[] prints. */
 static const struct {
@@ -456,6 +498,13 @@ static bool store_field(const field_spec *f, text_span value, char *base)
 			*(char *)dst = '\0';
 		}
 		return true;
+	case FK_COUNT:
+		if (value.n == 0 || value.p[0] == '-' || value.p[0] == '+' ||
+		    !parse_number(value, false, false, &v)) {
+			return false;
+		}
+		*(int64_t *)dst = v;
+		return true;
 	}
 	return false;
 }
@@ -523,6 +572,36 @@ static void port_init(ptp_port *p)
 	p->peer_mean_path_delay_ns = PTP_NS_UNKNOWN;
 	p->log_sync_interval = INT_UNKNOWN;
 	p->delay_mechanism = INT_UNKNOWN;
+	ptp_port_sync_init(&p->sync);
+}
+
+static void merge_int(int *dst, int src)
+{
+	if (src != INT_UNKNOWN) {
+		*dst = src;
+	}
+}
+
+static void merge_count(int64_t *dst, int64_t src)
+{
+	if (src != PTP_COUNT_UNKNOWN) {
+		*dst = src;
+	}
+}
+
+static void port_sync_merge(ptp_port_sync *dst, const ptp_port_sync *src)
+{
+	merge_int(&dst->log_announce_interval, src->log_announce_interval);
+	merge_int(&dst->announce_receipt_timeout, src->announce_receipt_timeout);
+	merge_count(&dst->rx_sync, src->rx_sync);
+	merge_count(&dst->rx_follow_up, src->rx_follow_up);
+	merge_count(&dst->rx_delay_resp, src->rx_delay_resp);
+	merge_count(&dst->rx_announce, src->rx_announce);
+	merge_count(&dst->tx_sync, src->tx_sync);
+	merge_count(&dst->tx_delay_req, src->tx_delay_req);
+	merge_count(&dst->tx_announce, src->tx_announce);
+	merge_count(&dst->announce_timeouts, src->announce_timeouts);
+	merge_count(&dst->sync_timeouts, src->sync_timeouts);
 }
 
 /* Fields src knows overwrite dst's: the later block wins. */
@@ -546,6 +625,7 @@ static void port_merge(ptp_port *dst, const ptp_port *src)
 	if (src->timestamping[0]) {
 		memcpy(dst->timestamping, src->timestamping, sizeof dst->timestamping);
 	}
+	port_sync_merge(&dst->sync, &src->sync);
 }
 
 /* A port block is complete: key it by its portIdentity field, or by the
@@ -613,6 +693,10 @@ static void note_error_status(parser *ps, int seq, text_span detail)
 			return;
 		}
 		ps->noted_seqs |= (uint64_t)1 << seq;
+	}
+	if (seq < ps->sending && seq < MAX_REQUESTS &&
+	    optional_request((text_span){ps->requests[seq], strlen(ps->requests[seq])})) {
+		return;
 	}
 	char what[REQUEST_LEN + 16];
 	if (seq < ps->sending && seq < MAX_REQUESTS && ps->requests[seq][0]) {
@@ -814,6 +898,21 @@ static void finish(ptp_obs *dst, obs_state state, const char *msg)
 	copy_str(dst->error, sizeof dst->error, msg);
 }
 
+/* The next "bad command" line of *err about a request that is not optional;
+ * *err moves past it. */
+static bool next_bad_command(text_span *err, text_span *line)
+{
+	while (find_line(*err, "bad command", line)) {
+		size_t used = (size_t)(line->p + line->n - err->p);
+		err->p += used;
+		err->n -= used;
+		if (!optional_request(*line)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 /* No data came back: say why, from stderr first (pmc itself never fails). */
 static void explain_no_data(const tool_output *out, const parser *ps, ptp_obs *dst)
 {
@@ -834,7 +933,8 @@ static void explain_no_data(const tool_output *out, const parser *ps, ptp_obs *d
 		finish(dst, OBS_PERMISSION_DENIED, msg);
 		return;
 	}
-	if (find_line(err, "bad command", &line)) {
+	text_span rest = err;
+	if (next_bad_command(&rest, &line)) {
 		char text[100];
 		text_span_copy_printable(text, sizeof text, line);
 		snprintf(msg, sizeof msg, "pmc rejected the request: %s", text);
@@ -886,16 +986,64 @@ static void note_bad_commands(const tool_output *out, ptp_obs *dst)
 {
 	text_span err = {out->err ? out->err : "", out->err ? out->err_len : 0};
 	text_span line;
-	while (find_line(err, "bad command", &line)) {
+	while (next_bad_command(&err, &line)) {
 		char text[80];
 		text_span_copy_printable(text, sizeof text, line);
 		char note[OBS_ERROR_LEN];
 		snprintf(note, sizeof note, "pmc %s", text);
 		add_note(dst, note);
-		size_t used = (size_t)(line.p + line.n - err.p);
-		err.p += used;
-		err.n -= used;
 	}
+}
+
+#define REALTIME_TAG "synctop-realtime-ns "
+
+/* "synctop-realtime-ns <which> <ns>": the ns, or PTP_NS_UNKNOWN when the
+ * read is not a positive number (a date(1) without %N prints "%N"). */
+static int64_t realtime_value(text_span line, const char *which)
+{
+	text_span rest = {line.p + strlen(REALTIME_TAG), line.n - strlen(REALTIME_TAG)};
+	text_span word = next_word(&rest);
+	text_span value = text_span_trim_space(rest);
+	int64_t v;
+	if (!text_span_eq(word, which) || value.n == 0 || value.p[0] == '-' || value.p[0] == '+' ||
+	    !parse_number(value, false, false, &v) || v <= 0) {
+		return PTP_NS_UNKNOWN;
+	}
+	return v;
+}
+
+/* Takes the collector's realtime lines off pmc's output (see the top): the
+ * first line "before", the last "after".  An "after" line cut short is
+ * dropped unread (its number may be cut too). */
+static text_span take_realtime_lines(text_span t, int64_t *before, int64_t *after)
+{
+	const char *nl = memchr(t.p, '\n', t.n);
+	if (nl && text_span_starts(t, REALTIME_TAG "before ")) {
+		*before = realtime_value((text_span){t.p, (size_t)(nl - t.p)}, "before");
+		t.n -= (size_t)(nl + 1 - t.p);
+		t.p = nl + 1;
+	}
+	bool terminated = t.n > 0 && t.p[t.n - 1] == '\n';
+	size_t end = terminated ? t.n - 1 : t.n;
+	size_t start = end;
+	while (start > 0 && t.p[start - 1] != '\n') {
+		start--;
+	}
+	text_span last = {t.p + start, end - start};
+	if (text_span_starts(last, REALTIME_TAG "after ")) {
+		if (terminated) {
+			*after = realtime_value(last, "after");
+		}
+		t.n = start;
+	}
+	return t;
+}
+
+/* line is a beginning of word, or word itself (a line cut short). */
+static bool cut_from(text_span line, const char *word)
+{
+	size_t n = strlen(word);
+	return memcmp(line.p, word, line.n < n ? line.n : n) == 0;
 }
 
 void pmc_parse(const tool_output *out, ptp_obs *dst)
@@ -912,6 +1060,14 @@ void pmc_parse(const tool_output *out, ptp_obs *dst)
 		return;
 	}
 
+	int64_t realtime_before = PTP_NS_UNKNOWN, realtime_after = PTP_NS_UNKNOWN;
+	text_span pmc_text = take_realtime_lines((text_span){text, len}, &realtime_before, &realtime_after);
+	text = pmc_text.p;
+	len = pmc_text.n;
+	tool_output pmc_out = *out; /* pmc's own output, for explain_no_data */
+	pmc_out.out = text;
+	pmc_out.out_len = len;
+
 	parser state = {.dst = dst, .fail = OBS_OK, .kind = BLOCK_NONE};
 	parser *ps = &state;
 	find_local_clock(ps, text, len);
@@ -925,7 +1081,7 @@ void pmc_parse(const tool_output *out, ptp_obs *dst)
 		if (!nl) {
 			/* never parse a partial line: its value may be cut short */
 			cut = ps->any_header || ps->sending > 0 || line.p[0] == '\t' ||
-			      memcmp(line.p, "sending:", line.n < 8 ? line.n : 8) == 0;
+			      cut_from(line, "sending:") || cut_from(line, REALTIME_TAG);
 			break;
 		}
 		on_line(ps, line);
@@ -941,11 +1097,13 @@ void pmc_parse(const tool_output *out, ptp_obs *dst)
 		return;
 	}
 	if (ps->data_blocks == 0) {
-		explain_no_data(out, ps, dst);
+		explain_no_data(&pmc_out, ps, dst);
 		return;
 	}
 
 	dst->state = OBS_OK;
+	dst->realtime_before_ns = realtime_before;
+	dst->realtime_after_ns = realtime_after;
 	if (!dst->clock_identity[0] && ps->have_local) {
 		copy_str(dst->clock_identity, sizeof dst->clock_identity, ps->local_clock);
 	}

@@ -11,6 +11,10 @@
  * blocks and its ports are read.  Each block from another clock adds one to
  * foreign_responses and is otherwise ignored (the raw output keeps it).
  * Answers from other clocks only, none from port 0: OBS_DAEMON_UNREACHABLE.
+ *
+ * The collector's command brackets pmc with two "synctop-realtime-ns
+ * before|after <ns>" lines (the node's CLOCK_REALTIME); they are read into
+ * realtime_before_ns / realtime_after_ns and never taken for pmc output.
  */
 #ifndef SYNCTOP_PMC_PARSE_H
 #define SYNCTOP_PMC_PARSE_H

@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include "pmc_rules.h"
+#include "pmc_sync.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -213,4 +214,5 @@ void pmc_rules(const health_context *ctx, finding_list *out)
 	rule_ptp_gm(&o->ptp, out);
 	rule_ptp_offset(&o->ptp, &o->nic, th, out);
 	rule_ptp_path_delay(&o->ptp, &o->nic, h, th, out);
+	pmc_sync_rules(ctx, out);
 }

@@ -56,6 +56,7 @@
 #define PROBE_FLAG_SUDO_PMC (1u << 1) /* "S" */
 #define PROBE_FLAG_TIME_ONLY (1u << 2) /* "T" */
 #define PROBE_FLAG_SELECTDATA (1u << 3) /* "L": chronyc selectdata */
+#define PROBE_FLAG_NTPQ (1u << 4) /* "N": ntpq (ntpd) */
 
 /* rc of the ethtool section when no interface could be determined. */
 #define PROBE_RC_NO_IFACE 125

@@ -12,14 +12,18 @@ extern const collector chrony_select_collector;
 extern const collector pmc_collector;
 extern const collector daemons_collector;
 extern const collector ethtool_collector;
+extern const collector timesyncd_collector;
+extern const collector ntpq_collector;
 extern const collector kernel_clock_collector;
 
 const collector *const collector_registry[] = {
 	&chrony_collector,
 	&chrony_select_collector,
+	&ntpq_collector,
 	&pmc_collector,
 	&daemons_collector,
 	&ethtool_collector,
+	&timesyncd_collector,
 	&kernel_clock_collector, /* last: a daemon's view of the clock comes first */
 };
 const size_t collector_registry_count = sizeof collector_registry / sizeof collector_registry[0];

@@ -67,6 +67,11 @@ typedef struct collector {
 	/* A periodic collector that did not run this poll keeps its last
 	 * result: copy it from before into now.  NULL: nothing to carry. */
 	void (*carry)(observation *now, const observation *before);
+	/* Values that only a comparison with the node's previous observation
+	 * gives (a counter that did not move, how long it stood still): derive
+	 * them into now from before, after every carry.  Not called at a
+	 * node's first observation.  NULL: nothing to compare. */
+	void (*compare)(observation *now, const observation *before);
 	/* The history series it owns, from the observation (values that are
 	 * not meaningful now stay NAN).  NULL: none. */
 	void (*history)(const observation *obs, history_sample *sample);
@@ -95,6 +100,10 @@ typedef struct collector {
 	 * PTP, NIC have not moved yet). */
 	const char *detail_title;
 	void (*detail)(const observation *obs, const detail_sink *out);
+	/* The DAEMON_* bit (observation.h) of the daemon it reads, or 0: where
+	 * its part answered, synctop can inspect that daemon (health.c does
+	 * not call it one it "cannot inspect"). */
+	unsigned daemon;
 	/* A daemon that steers the system clock: its view of it
 	 * (time_service.h), for the grid's SOURCE, ST, OFFSET, FREQ, SKEW and
 	 * LEAP columns.  False when its part did not answer.  NULL: the tool is

@@ -297,10 +297,44 @@ static bool rule_conflicting_daemons(const observation *o, const role *r, findin
 	return true;
 }
 
+/* DAEMON_* bits of the daemons a collector read this poll (collector.h
+ * daemon): synctop judges those by their own rules. */
+static unsigned inspected_daemons(const observation *o)
+{
+	unsigned bits = 0;
+	for (size_t i = 0; i < collector_registry_count; i++) {
+		const collector *c = collector_registry[i];
+		if (c->daemon && c->part_state && c->part_state(o) == OBS_OK) {
+			bits |= c->daemon;
+		}
+	}
+	return bits;
+}
+
+/* A daemon synctop reads (its collector's time_service view) follows a
+ * reference. */
+static bool service_synchronised(const observation *o)
+{
+	for (size_t i = 0; i < collector_registry_count; i++) {
+		const collector *c = collector_registry[i];
+		time_service_view v;
+		if (c->time_service && c->time_service(o, &v) && v.referenced) {
+			return true;
+		}
+	}
+	return false;
+}
+
 static void rule_time_service(const observation *o, const role *r, bool conflicting,
 			      finding_list *out)
 {
-	if (conflicting || chrony_synchronised(&o->chrony) || ptp_working(&o->ptp)) {
+	if (conflicting || chrony_synchronised(&o->chrony) || service_synchronised(o) ||
+	    ptp_working(&o->ptp)) {
+		return;
+	}
+	/* ntpd or timesyncd answered but follows no reference: its own
+	 * collector's finding says why, more precisely than "no service". */
+	if (inspected_daemons(o) & (DAEMON_NTPD | DAEMON_TIMESYNCD)) {
 		return;
 	}
 	/* All a Prometheus node may tell is the kernel's view: its rules judge it. */
@@ -319,9 +353,10 @@ static void rule_time_service(const observation *o, const role *r, bool conflict
 	chrony_summary(&o->chrony, r->chronyd, chrony, sizeof chrony);
 	ptp_summary(&o->ptp, r->ptp4l, ptp, sizeof ptp);
 
-	/* ntpd / timesyncd keep time too; synctop just cannot look inside. */
+	/* ntpd / timesyncd keep time too; where no collector read them,
+	 * synctop cannot look inside.  One it read has its own findings. */
 	unsigned others = o->daemons.state == OBS_OK ?
-		o->daemons.running & (DAEMON_NTPD | DAEMON_TIMESYNCD) : 0;
+		o->daemons.running & (DAEMON_NTPD | DAEMON_TIMESYNCD) & ~inspected_daemons(o) : 0;
 	if (others) {
 		const char *name = (others & DAEMON_NTPD) ? "ntpd" : "systemd-timesyncd";
 		finding_start(&f, SEVERITY_WARN, "time.other_daemon");

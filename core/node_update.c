@@ -34,6 +34,11 @@ void node_update_observation(node *n, observation *fresh, const thresholds *th)
 				collector_registry[i]->carry(fresh, &n->obs);
 			}
 		}
+		for (size_t i = 0; i < collector_registry_count; i++) {
+			if (collector_registry[i]->compare) {
+				collector_registry[i]->compare(fresh, &n->obs);
+			}
+		}
 	}
 	n->obs = *fresh;
 	n->has_observation = true;

@@ -121,7 +121,21 @@ void ptp_obs_init(ptp_obs *ptp)
 		ptp->ports[i].peer_mean_path_delay_ns = PTP_NS_UNKNOWN;
 		ptp->ports[i].log_sync_interval = INT_UNKNOWN;
 		ptp->ports[i].delay_mechanism = INT_UNKNOWN;
+		ptp_port_sync_init(&ptp->ports[i].sync);
 	}
+	ptp->ingress_time_ns = PTP_NS_UNKNOWN;
+	ptp->realtime_before_ns = ptp->realtime_after_ns = PTP_NS_UNKNOWN;
+}
+
+void ptp_port_sync_init(ptp_port_sync *s)
+{
+	s->log_announce_interval = INT_UNKNOWN;
+	s->announce_receipt_timeout = INT_UNKNOWN;
+	s->rx_sync = s->rx_follow_up = s->rx_delay_resp = s->rx_announce = PTP_COUNT_UNKNOWN;
+	s->tx_sync = s->tx_delay_req = s->tx_announce = PTP_COUNT_UNKNOWN;
+	s->announce_timeouts = s->sync_timeouts = PTP_COUNT_UNKNOWN;
+	s->rx_sync_since = NAN;
+	s->timeouts_new = PTP_COUNT_UNKNOWN;
 }
 
 void nic_obs_init(nic_obs *nic)
@@ -148,8 +162,47 @@ void observation_init(observation *obs)
 	ptp_obs_init(&obs->ptp);
 	nic_obs_init(&obs->nic);
 	memset(&obs->daemons, 0, sizeof obs->daemons);
+	timesyncd_obs_init(&obs->timesyncd);
 	clock_check_obs_init(&obs->clock);
+	ntp_obs_init(&obs->ntp);
 	kernel_clock_obs_init(&obs->kernel);
+}
+
+void timesyncd_obs_init(timesyncd_obs *t)
+{
+	memset(t, 0, sizeof *t);
+	t->ntp_enabled = INT_UNKNOWN;
+	t->kernel_synchronised = INT_UNKNOWN;
+	t->poll_interval_s = NAN;
+	t->packet_count = -1;
+	t->leap = INT_UNKNOWN;
+	t->stratum = INT_UNKNOWN;
+	t->precision = INT_UNKNOWN;
+	t->root_delay_s = NAN;
+	t->root_dispersion_s = NAN;
+	t->offset_s = NAN;
+	t->delay_s = NAN;
+	t->jitter_s = NAN;
+	t->frequency_ppm = NAN;
+}
+
+bool timesyncd_has_reference(const timesyncd_obs *t)
+{
+	return t->packet_count > 0 && t->leap != INT_UNKNOWN && t->leap != NTP_LEAP_UNSYNC;
+}
+
+void timesyncd_settle(timesyncd_obs *t)
+{
+	if (timesyncd_has_reference(t)) {
+		return;
+	}
+	t->stratum = INT_UNKNOWN;
+	t->reference[0] = '\0';
+	t->root_delay_s = NAN;
+	t->root_dispersion_s = NAN;
+	t->offset_s = NAN;
+	t->delay_s = NAN;
+	t->jitter_s = NAN;
 }
 
 int ptp_port_count(const ptp_obs *p)
@@ -267,6 +320,58 @@ const char *chrony_select_state_reason(char state)
 	case 'T': return "not trusted while trusted sources exist";
 	case 'P': return "not preferred while a preferred source is selectable";
 	case 'U': return "waiting for an update of its sample";
+	}
+	return NULL;
+}
+
+void ntp_obs_init(ntp_obs *ntp)
+{
+	memset(ntp, 0, sizeof *ntp);
+	ntp->status = INT_UNKNOWN;
+	ntp->leap = INT_UNKNOWN;
+	ntp->stratum = INT_UNKNOWN;
+	ntp->offset_s = NAN;
+	ntp->sys_jitter_s = NAN;
+	ntp->clk_jitter_s = NAN;
+	ntp->clk_wander_ppm = NAN;
+	ntp->frequency_ppm = NAN;
+	ntp->root_delay_s = NAN;
+	ntp->root_dispersion_s = NAN;
+	ntp->tc = INT_UNKNOWN;
+}
+
+bool ntp_has_reference(const ntp_obs *n)
+{
+	return n->leap != NTP_LEAP_UNSYNC;
+}
+
+void ntp_obs_settle(ntp_obs *n)
+{
+	if (ntp_has_reference(n)) {
+		return;
+	}
+	n->offset_s = NAN;
+	n->stratum = INT_UNKNOWN;
+	n->refid[0] = '\0';
+	n->sys_jitter_s = NAN;
+	n->root_delay_s = NAN;
+	n->root_dispersion_s = NAN;
+}
+
+int ntp_peer_count(const ntp_obs *n)
+{
+	if (n->n_peers < 0) {
+		return 0;
+	}
+	return n->n_peers < NTP_MAX_PEERS ? n->n_peers : NTP_MAX_PEERS;
+}
+
+const ntp_peer *ntp_system_peer(const ntp_obs *n)
+{
+	for (int i = 0; i < ntp_peer_count(n); i++) {
+		if (n->peers[i].tally == '*' || n->peers[i].tally == 'o') {
+			return &n->peers[i];
+		}
 	}
 	return NULL;
 }

@@ -213,6 +213,29 @@ const char *ptp_port_state_name(ptp_port_state state);
 #define PTP_ID_LEN 32  /* "1aed80.fffe.1a0b51-1" fits */
 #define PTP_MAX_PORTS 4
 
+/* A port's Sync and Announce bookkeeping (collectors/pmc_sync.h): its
+ * Announce settings (PORT_DATA_SET), message counts (PORT_STATS_NP, linuxptp
+ * >= 2.0), timeout counts (PORT_SERVICE_STATS_NP, linuxptp >= 4.0 only) and
+ * how long its rx Sync count has stood still (across polls). */
+#define PTP_COUNT_UNKNOWN (-1)
+
+typedef struct {
+	int log_announce_interval;    /* INT_UNKNOWN if unknown */
+	int announce_receipt_timeout; /* in announce intervals; INT_UNKNOWN */
+	int64_t rx_sync, rx_follow_up, rx_delay_resp, rx_announce; /* PTP_COUNT_UNKNOWN */
+	int64_t tx_sync, tx_delay_req, tx_announce;
+	int64_t announce_timeouts, sync_timeouts; /* PTP_COUNT_UNKNOWN before linuxptp 4.0 */
+	/* Client time (observation.taken_at) of the first poll that saw rx_sync
+	 * at its present value: set by comparing with the node's previous
+	 * observation (pmc_sync_compare); NAN when unknown. */
+	double rx_sync_since;
+	/* Announce and Sync receipt timeouts counted since the previous poll
+	 * (PORT_SERVICE_STATS_NP); PTP_COUNT_UNKNOWN. */
+	int64_t timeouts_new;
+} ptp_port_sync;
+
+void ptp_port_sync_init(ptp_port_sync *s);
+
 typedef struct {
 	char port_identity[PTP_ID_LEN]; /* clockid-portnumber */
 	int port_number;
@@ -222,6 +245,7 @@ typedef struct {
 	int delay_mechanism;             /* 1 E2E, 2 P2P; INT_UNKNOWN if unknown */
 	char interface[32];              /* from PORT_PROPERTIES_NP, "" if unknown */
 	char timestamping[16];           /* HARDWARE / SOFTWARE / ..., "" if unknown */
+	ptp_port_sync sync;
 } ptp_port;
 
 #define PTP_NS_UNKNOWN INT64_MIN
@@ -263,6 +287,16 @@ typedef struct {
 	int n_ports;
 	ptp_port ports[PTP_MAX_PORTS];
 	int foreign_responses; /* answer blocks from other clocks, ignored (pmc_parse.h) */
+
+	/* TIME_STATUS_NP ingress_time: when the last Sync arrived, in ns of
+	 * the clock ptp4l timestamps with (CLOCK_REALTIME under software
+	 * timestamping, the PHC under hardware); 0 when none arrived since
+	 * ptp4l started, stepped the clock or changed grandmaster (clock.c);
+	 * PTP_NS_UNKNOWN when not answered. */
+	int64_t ingress_time_ns;
+	/* The node's CLOCK_REALTIME in ns, read just before pmc ran and just
+	 * after it exited (pmc.c's command); PTP_NS_UNKNOWN if not read. */
+	int64_t realtime_before_ns, realtime_after_ns;
 } ptp_obs;
 
 /* n_ports clamped to the ports held (0..PTP_MAX_PORTS). */
@@ -325,6 +359,50 @@ typedef struct {
 	unsigned running; /* DAEMON_* bits */
 } daemons_obs;
 
+/* ------------------------------------------------------ systemd-timesyncd */
+
+/* systemd-timesyncd, an SNTP client (one server at a time), as timedatectl
+ * reports it: `show` (the kernel's synchronised flag as timedated reads
+ * it), `show-timesync --all` (the last NTP message) and `timesync-status`
+ * (the offset and delay it computed from that message). */
+typedef struct {
+	obs_state state;
+	char error[OBS_ERROR_LEN];
+	int ntp_enabled;          /* NTP=yes: timedated will run a sync service; 0/1/INT_UNKNOWN */
+	int kernel_synchronised;  /* NTPSynchronized: the kernel's STA_UNSYNC clear; 0/1/INT_UNKNOWN */
+	char server_name[64];     /* as configured ("" when none) */
+	char server_address[64];
+	double poll_interval_s;
+	int64_t packet_count;     /* answers received from this server; -1 unknown */
+	bool ignored;             /* the last answer was a spike timesyncd ignored */
+	int leap;                 /* the NTP leap indicator 0..3; INT_UNKNOWN */
+	int stratum;
+	int precision;            /* log2 seconds */
+	char reference[16];       /* refid: 4 letters at stratum 1, else hex */
+	double root_delay_s;
+	double root_dispersion_s;
+	double offset_s;          /* node - server, from the last answer */
+	double delay_s;           /* round trip of the last answer */
+	double jitter_s;
+	double frequency_ppm;     /* the kernel frequency correction timesyncd set */
+} timesyncd_obs;
+
+void timesyncd_obs_init(timesyncd_obs *t);
+
+/* The NTP leap indicator 3: the server (or timesyncd itself) is not
+ * synchronised. */
+#define NTP_LEAP_UNSYNC 3
+
+/* Which values mean something now: only after an answer from a
+ * synchronised server (packet count > 0, leap indicator not 3) do the
+ * server's stratum, reference, root delay and dispersion and the offset,
+ * delay and jitter describe a reference.  True then. */
+bool timesyncd_has_reference(const timesyncd_obs *t);
+
+/* Applies that rule to a parsed record: without a reference those values
+ * become unknown (timedatectl still prints the last message's numbers). */
+void timesyncd_settle(timesyncd_obs *t);
+
 /* ------------------------------------------------- independent clock check */
 
 /* The node's clock read over the already-open session and compared with the
@@ -345,6 +423,78 @@ typedef struct {
 } clock_check_obs;
 
 void clock_check_obs_init(clock_check_obs *cc);
+
+/* -------------------------------------------------------------------- ntpd */
+
+/* ntpd (ntpsec, or classic ntp 4.2.8) through `ntpq -n -c rv -c peers`
+ * (collectors/ntpq.c).  ntpq prints milliseconds and ppm; the model holds
+ * seconds and ppm.  Offsets follow synctop's sign (node minus reference):
+ * ntpq's own offsets are the server's offset relative to this host, so the
+ * parser negates them (ntpq_parse.h). */
+#define NTP_MAX_PEERS 16
+#define NTP_LEAP_UNSYNC 3 /* leap=11: "alarm", the clock is not synchronised */
+
+typedef struct {
+	char tally;        /* ntpq's tally code: ' ' rejected, 'x' falseticker, '.' excess,
+			    * '-' outlier, '+' candidate, '#' backup, '*' system peer, 'o' PPS peer */
+	char remote[64];   /* as ntpq prints it (numeric with -n; at most 15 characters) */
+	char refid[40];
+	int stratum;       /* INT_UNKNOWN if absent */
+	char type;         /* 'u' unicast, 'l' local refclock, 'p' pool, 'b', 's', ...; '?' unknown */
+	int when_s;        /* seconds since the last packet; INT_UNKNOWN for "-" (never) */
+	int poll_s;        /* poll interval, seconds */
+	unsigned reach;    /* the reach register, 0..0377 */
+	double delay_s;
+	double offset_s;   /* node - peer */
+	double jitter_s;
+} ntp_peer;
+
+typedef struct {
+	obs_state state;
+	char error[OBS_ERROR_LEN];
+	/* The section ran this poll (the part is periodic): a poll that did
+	 * not ask keeps the last answer, one that found no ntpd does not. */
+	bool ran;
+	char version[64];      /* "ntpd ntpsec-1.2.2", "ntpd 4.2.8p15@1.3728-o ...", "" */
+	int status;            /* the system status word (16 bits); INT_UNKNOWN */
+	int leap;              /* 0 none, 1 insert, 2 delete, NTP_LEAP_UNSYNC; INT_UNKNOWN */
+	int stratum;
+	char refid[40];        /* "" when unknown */
+	double offset_s;       /* node - reference (ntpq's offset negated) */
+	double sys_jitter_s;
+	double clk_jitter_s;
+	double clk_wander_ppm;
+	double frequency_ppm;  /* ntpd's frequency correction, as ntpq prints it */
+	double root_delay_s;
+	double root_dispersion_s;
+	int tc;                /* clock discipline time constant (log2 s); INT_UNKNOWN */
+	int n_peers;           /* entries stored below */
+	int n_peers_total;     /* rows ntpq printed (may exceed the array) */
+	ntp_peer peers[NTP_MAX_PEERS];
+} ntp_obs;
+
+void ntp_obs_init(ntp_obs *ntp);
+
+/* Which system values mean something now.  With leap 11 ntpd has no
+ * reference: ntpd (ntpsec 1.2.2, tests/fixtures/ntpq-n-rv-peers-unsync-start.txt)
+ * reports its startup
+ * placeholders: stratum 16, refid INIT, offset 0, sys_jitter 0, root delay 0.
+ * The values measured against the reference are then unknown: offset_s,
+ * stratum, refid, sys_jitter_s, root_delay_s, root_dispersion_s.
+ * frequency_ppm (the correction in use, from the drift file), clk_jitter_s,
+ * clk_wander_ppm, tc and the peers keep ntpq's values.  True when ntpd has
+ * a reference. */
+bool ntp_has_reference(const ntp_obs *n);
+
+/* Applies that rule to a parsed answer (the collector's decode does, so
+ * every output sees one answer). */
+void ntp_obs_settle(ntp_obs *n);
+
+/* The system peer ('*', or 'o' for a PPS peer), or NULL. */
+const ntp_peer *ntp_system_peer(const ntp_obs *n);
+
+/* n_peers clamped to 0..NTP_MAX_PEERS. */
+int ntp_peer_count(const ntp_obs *n);
 
 /* ------------------------------------------------------------ kernel clock */
 
@@ -421,7 +571,9 @@ typedef struct {
 	ptp_obs ptp;
 	nic_obs nic;
 	daemons_obs daemons;
+	timesyncd_obs timesyncd;
 	clock_check_obs clock;  /* kept across polls until the next check */
+	ntp_obs ntp;
 	kernel_clock_obs kernel; /* not probed over SSH: the Prometheus source fills it */
 } observation;
 

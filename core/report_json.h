@@ -74,8 +74,20 @@
  *         "state": "SLAVE", "peer_mean_path_delay_ns": 0,
  *         "log_sync_interval": 0,
  *         "delay_mechanism": 1,       as pmc prints it: 1 E2E, 2 P2P
- *         "interface": "eth0", "timestamping": "HARDWARE"
- *       } ]
+ *         "interface": "eth0", "timestamping": "HARDWARE",
+ *         "log_announce_interval": 1, "announce_receipt_timeout": 3,
+ *         "rx_sync": 98, "rx_follow_up": 98, "rx_delay_resp": 192,
+ *         "rx_announce": 99, "tx_sync": 0, "tx_delay_req": 102,
+ *         "tx_announce": 0,           PORT_STATS_NP; null if not answered
+ *         "announce_timeouts": null, "sync_timeouts": null,
+ *                                     PORT_SERVICE_STATS_NP, linuxptp >= 4.0
+ *         "rx_sync_unchanged_s": 2.0  how long rx_sync has not moved (from
+ *                                     the previous poll); null at the first
+ *       } ],
+ *       "last_sync_age_s": 0.41       age of the last Sync (core/ptp_sync.h):
+ *                                     null unless a port follows a master
+ *                                     with software timestamping, or with
+ *                                     no Sync since a step or a GM change
  *     },
  *     "nic": null                     ethtool not asked for or not installed
  *       | {

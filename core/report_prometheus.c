@@ -348,24 +348,56 @@ static const node_family node_families[] = {
 	 NULL, emit_finding},
 };
 
-/* Each collector's families, for the nodes that answered their last poll. */
+/* An earlier collector already declares a family of this name. */
+static bool family_declared_before(size_t c, const char *name)
+{
+	for (size_t k = 0; k < c; k++) {
+		const collector *col = collector_registry[k];
+		for (size_t f = 0; f < col->n_prometheus; f++) {
+			if (strcmp(col->prometheus[f].name, name) == 0) {
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static void write_family_samples(writer *w, const prom_family *fam, const entry *entries, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const node *nd = entries[i].nd;
+		if (entries[i].skip || !node_answered(nd)) {
+			continue;
+		}
+		w->node = entries[i].name;
+		if (fam->get) {
+			node_sample(w, &entries[i], fam->get(&nd->obs));
+		} else {
+			fam->emit(w, &nd->obs);
+		}
+	}
+}
+
+/* Each collector's families, for the nodes that answered their last poll.
+ * Collectors may share a family name (ntpd's series carry chrony's names
+ * with a daemon label): the family is written once, where the first
+ * collector declares it, with every collector's samples. */
 static void write_collector_families(writer *w, const entry *entries, size_t n)
 {
 	for (size_t c = 0; c < collector_registry_count; c++) {
 		const collector *col = collector_registry[c];
 		for (size_t f = 0; f < col->n_prometheus; f++) {
 			const prom_family *fam = &col->prometheus[f];
+			if (family_declared_before(c, fam->name)) {
+				continue;
+			}
 			family(w, fam->name, fam->type, fam->help);
-			for (size_t i = 0; i < n; i++) {
-				const node *nd = entries[i].nd;
-				if (entries[i].skip || !node_answered(nd)) {
-					continue;
-				}
-				w->node = entries[i].name;
-				if (fam->get) {
-					node_sample(w, &entries[i], fam->get(&nd->obs));
-				} else {
-					fam->emit(w, &nd->obs);
+			for (size_t k = c; k < collector_registry_count; k++) {
+				const collector *other = collector_registry[k];
+				for (size_t g = 0; g < other->n_prometheus; g++) {
+					if (strcmp(other->prometheus[g].name, fam->name) == 0) {
+						write_family_samples(w, &other->prometheus[g], entries, n);
+					}
 				}
 			}
 		}

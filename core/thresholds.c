@@ -28,6 +28,10 @@ void thresholds_init_defaults(thresholds *th)
 	th->ptp_offset_crit_ns = 100000; /* 100 µs: worse than software timestamping (lab veth: -6..-13 µs, lab-notes) */
 	th->ptp_path_delay_jump_warn_ratio = 0.5; /* synctop choice: a route/switch change, not jitter */
 	th->ptp_path_delay_min_samples = 10;      /* synctop choice: enough for a stable median */
+	/* synctop choice (issue #15): two Syncs missed in a row is a loss, not jitter. */
+	th->ptp_sync_age_warn_intervals = 3.0;
+	/* ptp4l's own limit: announceReceiptTimeout x 2^logAnnounceInterval (IEEE 1588 ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES). */
+	th->ptp_sync_age_crit_receipt_timeouts = 1.0;
 
 	/* The reference is the client's own clock, itself only NTP-grade. */
 	th->clock_offset_warn_s = 10e-3;  /* 10 ms: Internet-grade NTP (chrony README), as chrony_offset_crit_s */

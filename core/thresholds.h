@@ -46,6 +46,11 @@ typedef struct {
 	 * history */
 	double ptp_path_delay_jump_warn_ratio;
 	int ptp_path_delay_min_samples;
+	/* ptp.no_sync (collectors/pmc_sync.h): the age of the last Sync, or how
+	 * long a following port's rx Sync count stood still, in the port's own
+	 * sync intervals (warn) and announce receipt timeouts (crit). */
+	double ptp_sync_age_warn_intervals;
+	double ptp_sync_age_crit_receipt_timeouts;
 
 	/* Independent clock check (observation.clock): |offset| beyond the
 	 * limit by more than its uncertainty. */

@@ -853,6 +853,34 @@ static void ptp_truth(const demo_cluster *c, const demo_node *nd, double now, pt
 	port->delay_mechanism = 1;
 	snprintf(port->interface, sizeof port->interface, "%s", nd->iface);
 	snprintf(port->timestamping, sizeof port->timestamping, "%s", nd->nic == NIC_SOFT ? "SOFTWARE" : "HARDWARE");
+
+	/* One Sync (and Follow_Up) a second, one Announce every 2 s, since
+	 * the epoch; the last Sync arrived at this second's sync phase, in
+	 * the clock ptp4l timestamps with (the node's system clock under
+	 * software timestamping, the PHC otherwise: both read here as the
+	 * node's clock). */
+	double t = now - c->epoch;
+	int64_t syncs = t > 0 ? (int64_t)floor(t) + 1 : 1;
+	ptp_port_sync *st = &port->sync;
+	st->log_announce_interval = 1;
+	st->announce_receipt_timeout = 3;
+	if (gm) {
+		st->rx_sync = st->rx_follow_up = syncs;
+		st->rx_announce = syncs / 2;
+		st->rx_delay_resp = syncs;
+		st->tx_delay_req = syncs;
+		st->tx_sync = st->tx_announce = 0;
+	} else {
+		st->rx_sync = st->rx_follow_up = st->rx_delay_resp = st->rx_announce = 0;
+		st->tx_sync = master ? syncs : 0;
+		st->tx_announce = master ? syncs / 2 : 0;
+		st->tx_delay_req = 0;
+	}
+	double node_now = now + clock_offset(nd, t);
+	double last = floor(node_now - nd->sync_phase_s) + nd->sync_phase_s;
+	p->ingress_time_ns = gm ? (int64_t)floor(last) * NS_PER_S + (int64_t)((last - floor(last)) * 1e9) : 0;
+	p->realtime_before_ns = (int64_t)floor(node_now) * NS_PER_S + (int64_t)((node_now - floor(node_now)) * 1e9);
+	p->realtime_after_ns = p->realtime_before_ns + 104000000; /* pmc waits 100 ms for late answers */
 }
 
 /* ------------------------------------------------------------------ ps */
@@ -969,6 +997,24 @@ static const struct {
 	{"ethtool", own_ethtool},
 };
 
+/* Whether the demo shows a section on a node in this state. */
+static bool section_shown(const char *section, const observation *truth)
+{
+	if (strcmp(section, "time") == 0) {
+		return true;
+	}
+	const collector *col = collector_find(section);
+	if (col && col->demo_render) {
+		return !(col->part_state && col->part_state(truth) == OBS_NOT_COLLECTED);
+	}
+	for (size_t r = 0; r < sizeof own_renderers / sizeof own_renderers[0]; r++) {
+		if (strcmp(own_renderers[r].section, section) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The output of one section on node i: the time, a collector's demo
  * renderer fed the node's true state, or the demo's own renderer.  Returns
  * the exit status, or DEMO_NO_SECTION when the demo does not show it (the
@@ -977,14 +1023,14 @@ static int render(const demo_cluster *c, size_t i, const char *section, double n
 		  const observation *truth, text_sink *out, text_sink *err)
 {
 	const demo_node *nd = &c->nodes[i];
+	if (!section_shown(section, truth)) {
+		return DEMO_NO_SECTION;
+	}
 	if (strcmp(section, "time") == 0) {
 		return render_time(c, nd, now, out);
 	}
 	const collector *col = collector_find(section);
 	if (col && col->demo_render) {
-		if (col->part_state && col->part_state(truth) == OBS_NOT_COLLECTED) {
-			return DEMO_NO_SECTION;
-		}
 		return col->demo_render(truth, iface ? iface : "-", out, err);
 	}
 	for (size_t r = 0; r < sizeof own_renderers / sizeof own_renderers[0]; r++) {
@@ -1021,16 +1067,11 @@ static bool render_section(const demo_cluster *c, size_t i, const char *name, do
 	char err_buf[512];
 	text_sink err;
 	text_sink_init(&err, err_buf, sizeof err_buf);
-	size_t start = t->len;
-	text_sink_printf(t, "@@synctop %s section %s\n", nonce, name);
-	int rc = render(c, i, name, now, iface, truth, t, &err);
-	if (rc == DEMO_NO_SECTION) {
-		if (!t->overflow) {
-			t->len = start;
-			t->buf[start] = '\0';
-		}
+	if (!section_shown(name, truth)) {
 		return true;
 	}
+	text_sink_printf(t, "@@synctop %s section %s\n", nonce, name);
+	int rc = render(c, i, name, now, iface, truth, t, &err);
 	text_sink_printf(t, "\n@@synctop %s stderr\n", nonce);
 	if (err.overflow) {
 		return false;

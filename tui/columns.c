@@ -204,6 +204,13 @@ static const struct {
 	column_id col;
 } finding_cells[] = {
 	{"chrony.offset", COL_OFFSET},
+	{"ntp.offset", COL_OFFSET},
+	{"timesyncd.offset", COL_OFFSET},
+	{"ntp.leap", COL_LEAP},
+	{"timesyncd.leap", COL_LEAP},
+	{"ntp.no_system_peer", COL_SOURCE},
+	{"ntp.reach", COL_SOURCE},
+	{"timesyncd.unsynchronised", COL_SOURCE},
 	{"chrony.error_bound", COL_OFFSET},
 	{"chrony.frequency", COL_FREQ},
 	{"chrony.drift", COL_FREQ},

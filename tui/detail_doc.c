@@ -13,6 +13,7 @@
 #include "collector.h"
 #include "columns.h"
 #include "plot.h"
+#include "ptp_sync.h"
 #include "table.h"
 #include "textwidth.h"
 #include "units.h"
@@ -28,6 +29,7 @@ typedef struct {
 	int width;
 	bool utf8;
 	theme_role value; /* ROLE_DIM when the data is stale */
+	table *sink_table; /* a collector's table being filled (detail_sink) */
 } ctx;
 
 /* --------------------------------------------------------------- values */
@@ -65,15 +67,6 @@ static void fmt_bool(int v, char *buf, size_t len)
 	snprintf(buf, len, "%s", v == INT_UNKNOWN ? "unknown" : v ? "yes" : "no");
 }
 
-static void fmt_ppm(double v, char *buf, size_t len)
-{
-	if (!isfinite(v)) {
-		snprintf(buf, len, "unknown");
-	} else {
-		snprintf(buf, len, "%+.3f ppm", v);
-	}
-}
-
 /* A duration in the unit a person reads best: "42 s", "17 min", "3.5 h". */
 static void fmt_span(double seconds, char *buf, size_t len)
 {
@@ -98,20 +91,6 @@ static void fmt_ago(double seconds, char *buf, size_t len)
 	} else {
 		fmt_span(seconds, span, sizeof span);
 		snprintf(buf, len, "%s ago", span);
-	}
-}
-
-static void fmt_utc(double t, char *buf, size_t len)
-{
-	time_t tt;
-	struct tm tm;
-	if (!isfinite(t) || t < 0 || t > 4e12) {
-		snprintf(buf, len, "unknown");
-		return;
-	}
-	tt = (time_t)t;
-	if (!gmtime_r(&tt, &tm) || strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0) {
-		snprintf(buf, len, "unknown");
 	}
 }
 
@@ -308,208 +287,73 @@ static void clock_check_section(ctx *c)
 	}
 }
 
-static void chrony_tracking_section(ctx *c)
+/* A value some finding judges: in that finding's colour while the node has it. */
+static theme_role finding_role(const ctx *c, const char *code)
 {
-	const chrony_obs *ch = &c->nd->obs.chrony;
-	const chrony_tracking *t = &ch->tracking;
-	char buf[256], name[200];
+	severity worst = SEVERITY_OK;
+	for (int i = 0; i < c->nd->findings.count; i++) {
+		const finding *f = &c->nd->findings.items[i];
+		if (strcmp(f->code, code) == 0 && f->sev > worst) {
+			worst = f->sev;
+		}
+	}
+	if (c->value == ROLE_DIM || worst == SEVERITY_OK) {
+		return c->value;
+	}
+	return worst == SEVERITY_CRIT ? ROLE_STATUS_CRIT : ROLE_STATUS_WARN;
+}
 
-	section(c, "chrony tracking");
-	if (ch->state != OBS_OK) {
-		part_state(c, ch->state, ch->error, sizeof ch->error);
+static void fmt_count(int64_t v, char *buf, size_t len)
+{
+	if (v == PTP_COUNT_UNKNOWN) {
+		snprintf(buf, len, "unknown");
+	} else {
+		snprintf(buf, len, "%lld", (long long)v);
+	}
+}
+
+/* ptp.no_sync's evidence (core/ptp_sync.h), for the port following a master. */
+static void ptp_sync_lines(ctx *c, const ptp_obs *p)
+{
+	const ptp_port *port = ptp_following_port(p);
+	if (!port) {
 		return;
 	}
-	/* Without a reference chrony's reference values are placeholders:
-	 * the collector made them unknown (chrony_tracking_has_reference). */
-	bool ref = chrony_tracking_has_reference(t);
-	const char *unsynced = "not synchronised";
-	tw_clean(t->reference_name, sizeof t->reference_name, c->utf8, name, sizeof name);
-	if (!ref) {
-		snprintf(buf, sizeof buf, "%s", unsynced);
-	} else if (t->has_reference_id) {
-		snprintf(buf, sizeof buf, "%08X (%s)", (unsigned)t->reference_id, name[0] ? name : "no name");
-	} else {
-		snprintf(buf, sizeof buf, "%s", name[0] ? name : "unknown");
-	}
-	kv_role(c, "Reference", tone_role(columns_finding_tone(c->nd, COL_SOURCE), c->value), buf);
-	fmt_int(t->stratum, buf, sizeof buf);
-	kv(c, "Stratum", ref ? buf : unsynced);
-	fmt_utc(t->ref_time, buf, sizeof buf);
-	kv(c, "Ref time", buf);
-	fmt_seconds(t->system_time_offset_s, buf, sizeof buf, c->utf8);
-	kv_role(c, "System time", tone_role(columns_finding_tone(c->nd, COL_OFFSET), c->value),
-		ref ? buf : unsynced);
-	fmt_seconds(t->last_offset_s, buf, sizeof buf, c->utf8);
-	kv(c, "Last offset", buf);
-	fmt_seconds_unsigned(t->rms_offset_s, buf, sizeof buf, c->utf8);
-	kv(c, "RMS offset", buf);
-	fmt_ppm(t->frequency_ppm, buf, sizeof buf);
-	kv_role(c, "Frequency", tone_role(columns_finding_tone(c->nd, COL_FREQ), c->value), buf);
-	fmt_ppm(t->residual_frequency_ppm, buf, sizeof buf);
-	kv(c, "Residual freq", ref ? buf : unsynced);
-	if (!ref) {
-		snprintf(buf, sizeof buf, "%s", unsynced);
-	} else if (isfinite(t->skew_ppm)) {
-		snprintf(buf, sizeof buf, "%.3f ppm", t->skew_ppm);
+	char buf[160], a[48], b[48];
+	theme_role role = finding_role(c, "ptp.no_sync");
+	double age = ptp_sync_last_age_s(p);
+	bool software = strncmp(port->timestamping, "SOFTWARE", sizeof port->timestamping) == 0;
+	if (isfinite(age)) {
+		fmt_seconds_unsigned(age, a, sizeof a, c->utf8);
+		snprintf(buf, sizeof buf, "%s ago (TIME_STATUS_NP ingress_time, node's CLOCK_REALTIME)", a);
+	} else if (p->ingress_time_ns == 0) {
+		snprintf(buf, sizeof buf, "none since ptp4l started, stepped the clock or changed grandmaster");
+	} else if (!software && port->timestamping[0]) {
+		tw_clean(port->timestamping, sizeof port->timestamping, c->utf8, a, sizeof a);
+		snprintf(buf, sizeof buf, "unknown (%s timestamping: the age needs a read of the PHC)", a);
 	} else {
 		snprintf(buf, sizeof buf, "unknown");
 	}
-	kv_role(c, "Skew", tone_role(columns_finding_tone(c->nd, COL_SKEW), c->value), buf);
-	fmt_seconds_unsigned(t->root_delay_s, buf, sizeof buf, c->utf8);
-	kv(c, "Root delay", ref ? buf : unsynced);
-	fmt_seconds_unsigned(t->root_dispersion_s, buf, sizeof buf, c->utf8);
-	kv(c, "Root dispersion", ref ? buf : unsynced);
-	fmt_seconds_unsigned(t->update_interval_s, buf, sizeof buf, c->utf8);
-	kv(c, "Update interval", buf);
-	kv_role(c, "Leap status", tone_role(columns_finding_tone(c->nd, COL_LEAP), c->value),
-		chrony_leap_name(t->leap));
-}
+	kv_role(c, "Last Sync", role, buf);
 
-static char source_mode_char(chrony_source_mode m)
-{
-	switch (m) {
-	case CHRONY_MODE_SERVER: return '^';
-	case CHRONY_MODE_PEER: return '=';
-	case CHRONY_MODE_REFCLOCK: return '#';
-	case CHRONY_MODE_UNKNOWN: break;
-	}
-	return '?';
-}
-
-static char source_state_char(chrony_source_state s)
-{
-	switch (s) {
-	case CHRONY_STATE_SELECTED: return '*';
-	case CHRONY_STATE_COMBINED: return '+';
-	case CHRONY_STATE_NOT_COMBINED: return '-';
-	case CHRONY_STATE_FALSETICKER: return 'x';
-	case CHRONY_STATE_JITTERY: return '~';
-	case CHRONY_STATE_UNUSABLE: return '?';
-	case CHRONY_STATE_UNKNOWN: break;
-	}
-	return ' ';
-}
-
-static theme_role source_role(const ctx *c, chrony_source_state s)
-{
-	if (c->value == ROLE_DIM) {
-		return ROLE_DIM;
-	}
-	switch (s) {
-	case CHRONY_STATE_SELECTED: return ROLE_STATUS_OK;
-	case CHRONY_STATE_FALSETICKER: return ROLE_STATUS_CRIT;
-	case CHRONY_STATE_JITTERY:
-	case CHRONY_STATE_UNUSABLE: return ROLE_STATUS_WARN;
-	default: return ROLE_DEFAULT;
-	}
-}
-
-static void chrony_sources_section(ctx *c)
-{
-	const chrony_obs *ch = &c->nd->obs.chrony;
-	static const table_column cols[] = {
-		{"MS", false}, {"Name", false}, {"Stratum", true}, {"Poll", true}, {"Reach", true},
-		{"LastRx", true}, {"Offset", true}, {"Measured", true}, {"Error", true},
-	};
-	table t;
-	char name[200], a[UNITS_BUF_LEN], b[UNITS_BUF_LEN], e[UNITS_BUF_LEN];
-	int n = ch->n_sources < 0 ? 0 : ch->n_sources > CHRONY_MAX_SOURCES ? CHRONY_MAX_SOURCES
-									    : ch->n_sources;
-
-	if (ch->state != OBS_OK) {
-		return;
-	}
-	section(c, "chrony sources");
-	if (n == 0) {
-		doc_newline(c->d);
-		doc_add(c->d, ROLE_DIM, "  none");
-		return;
-	}
-	table_init(&t, (int)(sizeof cols / sizeof cols[0]), cols);
-	for (int i = 0; i < n; i++) {
-		const chrony_source *s = &ch->sources[i];
-		theme_role role = source_role(c, s->state);
-		table_row(&t);
-		table_cellf(&t, role, "%c%c", source_mode_char(s->mode), source_state_char(s->state));
-		tw_clean(s->name, sizeof s->name, c->utf8, name, sizeof name);
-		table_cell(&t, role, name);
-		if (s->stratum == INT_UNKNOWN) {
-			table_cell(&t, c->value, "?");
+	const ptp_port_sync *s = &port->sync;
+	if (s->rx_sync != PTP_COUNT_UNKNOWN) {
+		double still = ptp_sync_still_s(port, c->nd->obs.taken_at);
+		fmt_count(s->rx_sync, a, sizeof a);
+		if (isfinite(still) && still > 0) {
+			fmt_seconds_unsigned(still, b, sizeof b, c->utf8);
+			snprintf(buf, sizeof buf, "%s (unchanged for %s)", a, b);
 		} else {
-			table_cellf(&t, c->value, "%d", s->stratum);
+			snprintf(buf, sizeof buf, "%s", a);
 		}
-		if (s->poll == INT_UNKNOWN) {
-			table_cell(&t, c->value, "?");
-		} else {
-			table_cellf(&t, c->value, "%d", s->poll);
-		}
-		table_cellf(&t, c->value, "%03o", s->reach & 0377u);
-		if (s->last_rx_s < 0) {
-			table_cell(&t, c->value, "never");
-		} else {
-			table_cellf(&t, c->value, "%lld s", (long long)s->last_rx_s);
-		}
-		fmt_seconds(s->adjusted_offset_s, a, sizeof a, c->utf8);
-		fmt_seconds(s->measured_offset_s, b, sizeof b, c->utf8);
-		fmt_seconds(s->error_s, e, sizeof e, c->utf8);
-		table_cell(&t, c->value, a);
-		table_cell(&t, c->value, b);
-		table_cellf(&t, c->value, "%s", units_unsigned(e));
+		kv_role(c, "Syncs received", role, buf);
 	}
-	table_emit(&t, c->d, 2, c->width, c->utf8);
-	table_free(&t);
-	if (ch->n_sources_total > n) {
-		doc_newline(c->d);
-		doc_addf(c->d, ROLE_DIM, "  (%d more sources not kept)", ch->n_sources_total - n);
+	if (s->announce_timeouts != PTP_COUNT_UNKNOWN || s->sync_timeouts != PTP_COUNT_UNKNOWN) {
+		fmt_count(s->announce_timeouts, a, sizeof a);
+		fmt_count(s->sync_timeouts, b, sizeof b);
+		snprintf(buf, sizeof buf, "announce %s, sync %s (PORT_SERVICE_STATS_NP)", a, b);
+		kv(c, "Receipt timeouts", buf);
 	}
-	doc_newline(c->d);
-	doc_pad(c->d, ROLE_DEFAULT, 2);
-	doc_wrapped(c->d, ROLE_DIM, 2, "M: ^ server, = peer, # reference clock.  S: * selected, + combined, "
-				      "- not combined, x falseticker, ~ too variable, ? unusable", c->width);
-}
-
-static void chrony_sourcestats_section(ctx *c)
-{
-	const chrony_obs *ch = &c->nd->obs.chrony;
-	static const table_column cols[] = {
-		{"Name", false}, {"NP", true}, {"NR", true}, {"Span", true}, {"Frequency", true},
-		{"Freq skew", true}, {"Offset", true}, {"Std dev", true},
-	};
-	table t;
-	char name[200], off[UNITS_BUF_LEN], sd[UNITS_BUF_LEN];
-	int n = ch->n_sourcestats < 0 ? 0
-		: ch->n_sourcestats > CHRONY_MAX_SOURCES ? CHRONY_MAX_SOURCES : ch->n_sourcestats;
-
-	if (ch->state != OBS_OK || n == 0) {
-		return;
-	}
-	section(c, "chrony sourcestats");
-	table_init(&t, (int)(sizeof cols / sizeof cols[0]), cols);
-	for (int i = 0; i < n; i++) {
-		const chrony_sourcestat *s = &ch->sourcestats[i];
-		table_row(&t);
-		tw_clean(s->name, sizeof s->name, c->utf8, name, sizeof name);
-		table_cell(&t, c->value, name);
-		table_cellf(&t, c->value, "%d", s->samples);
-		table_cellf(&t, c->value, "%d", s->runs);
-		table_cellf(&t, c->value, "%d s", s->span_s);
-		if (isfinite(s->frequency_ppm)) {
-			table_cellf(&t, c->value, "%+.3f ppm", s->frequency_ppm);
-		} else {
-			table_cell(&t, c->value, "?");
-		}
-		if (isfinite(s->skew_ppm)) {
-			table_cellf(&t, c->value, "%.3f ppm", s->skew_ppm);
-		} else {
-			table_cell(&t, c->value, "?");
-		}
-		fmt_seconds(s->offset_s, off, sizeof off, c->utf8);
-		fmt_seconds(s->std_dev_s, sd, sizeof sd, c->utf8);
-		table_cell(&t, c->value, off);
-		table_cell(&t, c->value, units_unsigned(sd));
-	}
-	table_emit(&t, c->d, 2, c->width, c->utf8);
-	table_free(&t);
 }
 
 static void ptp_section(ctx *c)
@@ -572,6 +416,7 @@ static void ptp_section(ctx *c)
 		}
 		kv(c, "Offset from master", buf);
 	}
+	ptp_sync_lines(c, p);
 
 	fmt_int(p->current_utc_offset, a, sizeof a);
 	fmt_bool(p->current_utc_offset_valid, b, sizeof b);
@@ -921,12 +766,22 @@ static theme_role detail_role(const ctx *c, detail_tone tone)
 	return ROLE_DEFAULT;
 }
 
+/* Remote or formatted text for the terminal: µ spelled u where the
+ * terminal is not UTF-8, then cleaned. */
+static void sink_clean(const ctx *c, const char *in, char *out, size_t out_len)
+{
+	char ascii[1024];
+	snprintf(ascii, sizeof ascii, "%s", in);
+	tw_ascii_micro(ascii, c->utf8);
+	tw_clean(ascii, strlen(ascii), c->utf8, out, out_len);
+}
+
 static void sink_kv(void *ctxp, const char *key, const char *value, detail_tone tone)
 {
 	ctx *c = ctxp;
 	char k[128], v[512];
-	tw_clean(key, strlen(key), c->utf8, k, sizeof k);
-	tw_clean(value, strlen(value), c->utf8, v, sizeof v);
+	sink_clean(c, key, k, sizeof k);
+	sink_clean(c, value, v, sizeof v);
 	kv_role(c, k, detail_role(c, tone), v);
 }
 
@@ -934,17 +789,103 @@ static void sink_text(void *ctxp, const char *text, detail_tone tone)
 {
 	ctx *c = ctxp;
 	char t[1024];
-	tw_clean(text, strlen(text), c->utf8, t, sizeof t);
+	sink_clean(c, text, t, sizeof t);
 	doc_newline(c->d);
 	doc_pad(c->d, ROLE_DEFAULT, 2);
 	doc_wrapped(c->d, detail_role(c, tone), 2, t, c->width);
 }
 
+static void sink_section(void *ctxp, const char *title)
+{
+	ctx *c = ctxp;
+	char t[128];
+	sink_clean(c, title, t, sizeof t);
+	section(c, t);
+}
+
+static void sink_table_end(void *ctxp)
+{
+	ctx *c = ctxp;
+	if (c->sink_table) {
+		table_emit(c->sink_table, c->d, 2, c->width, c->utf8);
+		table_free(c->sink_table);
+		free(c->sink_table);
+		c->sink_table = NULL;
+	}
+}
+
+static void sink_table_begin(void *ctxp, int n_columns, const detail_column *columns)
+{
+	ctx *c = ctxp;
+	table_column cols[TABLE_MAX_COLS];
+	sink_table_end(c); /* one table at a time */
+	if (n_columns < 1) {
+		return;
+	}
+	if (n_columns > TABLE_MAX_COLS) {
+		n_columns = TABLE_MAX_COLS;
+	}
+	for (int i = 0; i < n_columns; i++) {
+		cols[i].title = columns[i].title;
+		cols[i].right = columns[i].right;
+	}
+	c->sink_table = xmalloc(sizeof *c->sink_table);
+	table_init(c->sink_table, n_columns, cols);
+}
+
+static void sink_table_row(void *ctxp)
+{
+	ctx *c = ctxp;
+	if (c->sink_table) {
+		table_row(c->sink_table);
+	}
+}
+
+static void sink_table_cell(void *ctxp, const char *text, detail_tone tone)
+{
+	ctx *c = ctxp;
+	char t[TABLE_CELL_LEN];
+	if (c->sink_table) {
+		sink_clean(c, text, t, sizeof t);
+		table_cell(c->sink_table, detail_role(c, tone), t);
+	}
+}
+
+static detail_tone sink_finding_tone(void *ctxp, const char *const *codes)
+{
+	const ctx *c = ctxp;
+	const finding_list *fl = &c->nd->findings;
+	int count = fl->count < 0 ? 0 : fl->count > MAX_FINDINGS ? MAX_FINDINGS : fl->count;
+	detail_tone worst = DETAIL_PLAIN;
+	for (int i = 0; i < count; i++) {
+		const finding *f = &fl->items[i];
+		for (size_t k = 0; f->code && codes && codes[k]; k++) {
+			if (strcmp(codes[k], f->code) != 0) {
+				continue;
+			}
+			if (f->sev == SEVERITY_CRIT) {
+				worst = DETAIL_CRIT;
+			} else if (f->sev == SEVERITY_WARN && worst != DETAIL_CRIT) {
+				worst = DETAIL_WARN;
+			}
+		}
+	}
+	return worst;
+}
+
 /* Every collector that writes its own section (collector.h), when its part
- * was asked for. */
+ * was asked for; a part that did not answer shows its state and why. */
 static void collector_sections(ctx *c)
 {
-	detail_sink sink = {c, sink_kv, sink_text};
+	detail_sink sink = {c,
+			    sink_kv,
+			    sink_text,
+			    sink_section,
+			    sink_table_begin,
+			    sink_table_row,
+			    sink_table_cell,
+			    sink_table_end,
+			    sink_finding_tone};
 	for (size_t i = 0; i < collector_registry_count; i++) {
 		const collector *col = collector_registry[i];
 		if (!col->detail || collector_part_absent(col, &c->nd->obs)) {
@@ -952,22 +893,20 @@ static void collector_sections(ctx *c)
 		}
 		section(c, col->detail_title);
 		col->detail(&c->nd->obs, &sink);
+		sink_table_end(c); /* a table the collector left open */
 	}
 }
 
 void detail_doc_build(doc *d, const node *nd, double now, int width, bool utf8)
 {
 	ctx c = {d, nd, now, width < 40 ? 40 : width, utf8,
-		 nd->has_observation && !nd->reachable ? ROLE_DIM : ROLE_DEFAULT};
+		 nd->has_observation && !nd->reachable ? ROLE_DIM : ROLE_DEFAULT, NULL};
 
 	title_line(&c);
 	diagnosis(&c);
 	error_section(&c);
 	if (nd->has_observation) {
 		clock_check_section(&c);
-		chrony_tracking_section(&c);
-		chrony_sources_section(&c);
-		chrony_sourcestats_section(&c);
 		collector_sections(&c);
 		ptp_section(&c);
 		nic_section(&c);

@@ -219,6 +219,9 @@ void fuzz_check_ptp(const ptp_obs *p)
 	FUZZ_CHECK(int_or_unknown(p->frequency_traceable, 0, 1));
 	FUZZ_CHECK(int_or_unknown(p->time_source, 0, 255));
 	FUZZ_CHECK(p->foreign_responses >= 0);
+	/* the collector's realtime reads: positive, or unknown */
+	FUZZ_CHECK(p->realtime_before_ns == PTP_NS_UNKNOWN || p->realtime_before_ns > 0);
+	FUZZ_CHECK(p->realtime_after_ns == PTP_NS_UNKNOWN || p->realtime_after_ns > 0);
 	FUZZ_CHECK(p->n_ports >= 0 && p->n_ports <= PTP_MAX_PORTS);
 	for (int i = 0; i < p->n_ports; i++) {
 		const ptp_port *port = &p->ports[i];
@@ -230,6 +233,17 @@ void fuzz_check_ptp(const ptp_obs *p)
 		FUZZ_CHECK(port->state >= PTP_PORT_UNKNOWN && port->state <= PTP_PORT_GRAND_MASTER);
 		FUZZ_CHECK(strcmp(ptp_port_state_name(port->state), "?") != 0);
 		FUZZ_CHECK(int_or_unknown(port->log_sync_interval, INT8_MIN, INT8_MAX));
+		const ptp_port_sync *sy = &port->sync;
+		FUZZ_CHECK(int_or_unknown(sy->log_announce_interval, INT8_MIN, INT8_MAX));
+		FUZZ_CHECK(int_or_unknown(sy->announce_receipt_timeout, 0, 255));
+		const int64_t counts[] = {sy->rx_sync, sy->rx_follow_up, sy->rx_delay_resp, sy->rx_announce,
+					  sy->tx_sync, sy->tx_delay_req, sy->tx_announce, sy->announce_timeouts,
+					  sy->sync_timeouts};
+		for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+			FUZZ_CHECK(counts[k] == PTP_COUNT_UNKNOWN || counts[k] >= 0);
+		}
+		/* only the poll comparison sets these (pmc_sync.h) */
+		FUZZ_CHECK(isnan(sy->rx_sync_since) && sy->timeouts_new == PTP_COUNT_UNKNOWN);
 		FUZZ_CHECK(int_or_unknown(port->delay_mechanism, 0, 255));
 		FUZZ_CHECK(word_ok(port->interface, sizeof port->interface));
 		FUZZ_CHECK(word_ok(port->timestamping, sizeof port->timestamping));

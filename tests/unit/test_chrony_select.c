@@ -241,6 +241,35 @@ static void cap_text(void *ctx, const char *text, detail_tone tone)
 	cap_kv(ctx, "", text, tone);
 }
 
+static void cap_section(void *ctx, const char *title)
+{
+	cap_kv(ctx, "#", title, DETAIL_PLAIN);
+}
+
+static void cap_table_begin(void *ctx, int n, const detail_column *cols)
+{
+	for (int i = 0; i < n; i++) {
+		cap_kv(ctx, "col", cols[i].title, DETAIL_PLAIN);
+	}
+}
+
+static void cap_table_row(void *ctx)
+{
+	cap_kv(ctx, "row", "", DETAIL_PLAIN);
+}
+
+static void cap_table_end(void *ctx)
+{
+	(void)ctx;
+}
+
+static detail_tone cap_finding_tone(void *ctx, const char *const *codes)
+{
+	(void)ctx;
+	(void)codes;
+	return DETAIL_PLAIN;
+}
+
 /* The drill-down section: every source with its state in words, the
  * falseticker marked; a refusal says how to allow selectdata. */
 static void test_detail_section(void **state)
@@ -252,7 +281,8 @@ static void test_detail_section(void **state)
 	observation_init(obs);
 	parse_fixture("chronyc-c-n-selectdata-falseticker.txt", 0, &obs->selection);
 	captured cap = {"", 0};
-	detail_sink sink = {&cap, cap_kv, cap_text};
+	detail_sink sink = {&cap,	     cap_kv,	    cap_text,	  cap_section,	    cap_table_begin,
+			    cap_table_row, cap_text, cap_table_end, cap_finding_tone};
 	assert_non_null(c->detail_title);
 	c->detail(obs, &sink);
 	assert_non_null(strstr(cap.text, "127.0.0.4 | x  a falseticker"));
@@ -282,12 +312,16 @@ static void test_drill_down(void **state)
 	doc d;
 	doc_init(&d);
 	detail_doc_build(&d, nd, NOW, 120, false);
-	bool title = false, x = false;
+	bool title = false, x = false, micro = false;
 	for (size_t i = 0; i < d.n; i++) {
 		title |= strstr(d.lines[i].text, "chrony source selection") != NULL;
 		x |= strstr(d.lines[i].text, "127.0.0.4") && strstr(d.lines[i].text, "falseticker");
+		/* not a UTF-8 terminal: the interval's microseconds as "us", not
+		 * an escaped byte sequence */
+		micro |= strstr(d.lines[i].text, "127.0.0.1") && strstr(d.lines[i].text, " us,");
+		assert_null(strstr(d.lines[i].text, "\\x"));
 	}
-	assert_true(title && x);
+	assert_true(title && x && micro);
 	doc_free(&d);
 	free(nd);
 }

@@ -98,6 +98,7 @@ static void assert_clock_fields_unknown(const ptp_obs *o)
 	assert_int_equal(o->gm_clock_class, INT_UNKNOWN);
 	assert_int_equal(o->current_utc_offset, INT_UNKNOWN);
 	assert_int_equal(o->time_source, INT_UNKNOWN);
+	assert_true(o->ingress_time_ns == PTP_NS_UNKNOWN);
 }
 
 /* A failed parse leaves nothing that could pass for data. */
@@ -283,11 +284,43 @@ static void test_port_properties(void **state)
 	assert_int_equal(p->delay_mechanism, INT_UNKNOWN);
 }
 
-static void test_unread_data_set_is_skipped(void **state)
+/* PORT_STATS_NP alone (a SLAVE port of the shared lab): its counts, and
+ * nothing else about the port or the clock. */
+static void test_port_stats_np_slave(void **state)
 {
 	(void)state;
 	ptp_obs o;
 	parse_fixture("pmc-port-stats-np-slave", &o);
+	assert_int_equal(o.state, OBS_OK);
+	assert_int_equal(o.n_ports, 1);
+	assert_clock_fields_unknown(&o);
+	assert_string_equal(o.clock_identity, SLAVE_CLOCK);
+	const ptp_port *p = &o.ports[0];
+	assert_string_equal(p->port_identity, SLAVE_CLOCK "-1");
+	assert_int_equal(p->state, PTP_PORT_UNKNOWN);
+	assert_int_equal(p->sync.rx_sync, 98);
+	assert_int_equal(p->sync.rx_follow_up, 98);
+	assert_int_equal(p->sync.rx_delay_resp, 192);
+	assert_int_equal(p->sync.rx_announce, 99);
+	assert_int_equal(p->sync.tx_sync, 0);
+	assert_int_equal(p->sync.tx_delay_req, 102);
+	assert_int_equal(p->sync.tx_announce, 0);
+	/* linuxptp 3.1: no PORT_SERVICE_STATS_NP */
+	assert_int_equal(p->sync.announce_timeouts, PTP_COUNT_UNKNOWN);
+	assert_int_equal(p->sync.sync_timeouts, PTP_COUNT_UNKNOWN);
+	assert_int_equal(p->sync.log_announce_interval, INT_UNKNOWN);
+	assert_true(o.ingress_time_ns == PTP_NS_UNKNOWN);
+}
+
+static void test_unread_data_set_is_skipped(void **state)
+{
+	(void)state;
+	ptp_obs o;
+	parse_text("sending: GET CLOCK_DESCRIPTION\n"
+		   "\t" SLAVE_CLOCK "-1 seq 0 RESPONSE MANAGEMENT CLOCK_DESCRIPTION \n"
+		   "\t\tclockType             0x8000\n"
+		   "\t\tphysicalLayerProtocol IEEE 802.3\n",
+		   NULL, 0, &o);
 	assert_int_equal(o.state, OBS_OK);
 	assert_int_equal(o.n_ports, 0);
 	assert_clock_fields_unknown(&o);
@@ -1185,6 +1218,212 @@ static void test_port_only_query_with_several_clocks(void **state)
 	assert_non_null(strstr(o.error, "port 0"));
 }
 
+/* ------------------------------------------- the collector's command */
+
+#define CAP_CLOCK "ce6329.fffe.dedbae"
+
+/* The pmc collector's own command against a real ptp4l 3.1.1 (see
+ * pmc-synctop-command.source.md): CLOCK_REALTIME before and after, pmc's
+ * "bad command" for PORT_SERVICE_STATS_NP neither noted nor fatal. */
+static void test_collector_command_master(void **state)
+{
+	(void)state;
+	ptp_obs o;
+	parse_fixture("pmc-synctop-master", &o);
+	assert_int_equal(o.state, OBS_OK);
+	assert_string_equal(o.error, "");
+	assert_string_equal(o.clock_identity, CAP_CLOCK);
+	assert_true(o.realtime_before_ns == 1796301787343186604LL);
+	assert_true(o.realtime_after_ns > o.realtime_before_ns);
+	assert_true(o.ingress_time_ns == 0); /* no Sync ever: clock.c keeps ingress_ts zero */
+	assert_int_equal(o.n_ports, 1);
+	const ptp_port *p = &o.ports[0];
+	assert_int_equal(p->state, PTP_PORT_MASTER);
+	assert_string_equal(p->timestamping, "SOFTWARE");
+	assert_string_equal(p->interface, "hs0");
+	assert_int_equal(p->log_sync_interval, 0);
+	assert_int_equal(p->sync.log_announce_interval, 1);
+	assert_int_equal(p->sync.announce_receipt_timeout, 3);
+	assert_int_equal(p->sync.rx_sync, 0);
+	assert_int_equal(p->sync.tx_sync, 3);
+	assert_int_equal(p->sync.tx_announce, 2);
+	assert_int_equal(p->sync.announce_timeouts, PTP_COUNT_UNKNOWN);
+	assert_int_equal(p->sync.sync_timeouts, PTP_COUNT_UNKNOWN);
+}
+
+static void test_collector_command_listening(void **state)
+{
+	(void)state;
+	ptp_obs o;
+	parse_fixture("pmc-synctop-listening", &o);
+	assert_int_equal(o.state, OBS_OK);
+	assert_string_equal(o.error, "");
+	assert_true(o.realtime_before_ns == 1796301777379679519LL);
+	assert_true(o.realtime_after_ns != PTP_NS_UNKNOWN);
+	assert_int_equal(o.ports[0].state, PTP_PORT_LISTENING);
+	assert_int_equal(o.ports[0].sync.tx_sync, 0);
+}
+
+/* Two real polls of a MASTER port, 3 s apart: the counts move. */
+static void test_port_stats_two_polls(void **state)
+{
+	(void)state;
+	ptp_obs a, b;
+	parse_fixture("pmc-port-stats-np-master-1", &a);
+	parse_fixture("pmc-port-stats-np-master-2", &b);
+	assert_int_equal(a.state, OBS_OK);
+	assert_int_equal(b.state, OBS_OK);
+	assert_int_equal(a.ports[0].sync.tx_sync, 6);
+	assert_int_equal(b.ports[0].sync.tx_sync, 9);
+	assert_int_equal(a.ports[0].sync.tx_announce, 4);
+	assert_int_equal(b.ports[0].sync.tx_announce, 5);
+}
+
+/* pmc 3.1 asked for PORT_SERVICE_STATS_NP alone: it rejects the ID (real). */
+static void test_port_service_stats_rejected_by_pmc_31(void **state)
+{
+	(void)state;
+	ptp_obs o;
+	parse_fixture("pmc-port-service-stats-np-v3.1", &o);
+	assert_int_equal(o.state, OBS_COMMAND_FAILED);
+	assert_non_null(strstr(o.error, "PORT_SERVICE_STATS_NP"));
+}
+
+/* linuxptp >= 4.0 (pmc.c pmc_show() MID_PORT_SERVICE_STATS_NP, master
+ * f98cb5d): the timeout counts. */
+static void test_port_service_stats_v4(void **state)
+{
+	(void)state;
+	ptp_obs o;
+	parse_text("sending: GET PORT_SERVICE_STATS_NP\n"
+		   "\t" SLAVE_CLOCK "-1 seq 0 RESPONSE MANAGEMENT PORT_SERVICE_STATS_NP \n"
+		   "\t\tportIdentity              " SLAVE_CLOCK "-1\n"
+		   "\t\tannounce_timeout          2\n"
+		   "\t\tsync_timeout              5\n"
+		   "\t\tdelay_timeout             0\n"
+		   "\t\tunicast_service_timeout   0\n"
+		   "\t\tunicast_request_timeout   0\n"
+		   "\t\tmaster_announce_timeout   0\n"
+		   "\t\tmaster_sync_timeout       0\n"
+		   "\t\tqualification_timeout     0\n"
+		   "\t\tsync_mismatch             0\n"
+		   "\t\tfollowup_mismatch         0\n",
+		   "", 0, &o);
+	assert_int_equal(o.state, OBS_OK);
+	assert_int_equal(o.n_ports, 1);
+	assert_int_equal(o.ports[0].sync.announce_timeouts, 2);
+	assert_int_equal(o.ports[0].sync.sync_timeouts, 5);
+	/* a count is never negative */
+	parse_text("sending: GET PORT_SERVICE_STATS_NP\n"
+		   "\t" SLAVE_CLOCK "-1 seq 0 RESPONSE MANAGEMENT PORT_SERVICE_STATS_NP \n"
+		   "\t\tsync_timeout              -5\n",
+		   "", 0, &o);
+	assert_int_equal(o.state, OBS_GARBAGE);
+}
+
+/* A 3.1 ptp4l asked by a newer pmc: MANAGEMENT_ERROR_STATUS from the port
+ * (port.c port_manage(): TLV_NO_SUCH_ID).  Not noted: 3.1 just lacks it. */
+static void test_port_service_stats_refused_by_ptp4l_31(void **state)
+{
+	(void)state;
+	size_t len;
+	char *batch = read_batch(&len);
+	buf b = {0};
+	buf_add(&b, batch, len);
+	buf_str(&b, "sending: GET PORT_SERVICE_STATS_NP\n"
+		    "\t" SLAVE_CLOCK "-1 seq 6 RESPONSE MANAGEMENT_ERROR_STATUS \n");
+	ptp_obs o;
+	parse_text(b.p, "", 0, &o);
+	assert_int_equal(o.state, OBS_OK);
+	assert_string_equal(o.error, "");
+	assert_int_equal(o.ports[0].sync.sync_timeouts, PTP_COUNT_UNKNOWN);
+	/* another refused request still is */
+	b.n = 0;
+	buf_add(&b, batch, len);
+	buf_str(&b, "sending: GET PORT_STATS_NP\n"
+		    "\t" SLAVE_CLOCK "-1 seq 6 RESPONSE MANAGEMENT_ERROR_STATUS \n");
+	parse_text(b.p, "", 0, &o);
+	assert_int_equal(o.state, OBS_OK);
+	assert_non_null(strstr(o.error, "PORT_STATS_NP"));
+	free(b.p);
+	free(batch);
+}
+
+/* The shared lab's SLAVE batch inside the collector's realtime lines
+ * (composed: no SLAVE capture carries them, see the .source.md). */
+static void test_realtime_lines_around_a_slave_batch(void **state)
+{
+	(void)state;
+	size_t len;
+	char *batch = read_batch(&len);
+	buf b = {0};
+	buf_str(&b, "synctop-realtime-ns before 1796207937545201190\n");
+	buf_add(&b, batch, len);
+	buf_str(&b, "synctop-realtime-ns after 1796207937655201190\n");
+	ptp_obs o;
+	parse_text(b.p, "", 0, &o);
+	assert_int_equal(o.state, OBS_OK);
+	assert_string_equal(o.error, "");
+	assert_true(o.ingress_time_ns == 1796207937145201190LL);
+	assert_true(o.realtime_before_ns == 1796207937545201190LL);
+	assert_true(o.realtime_after_ns == 1796207937655201190LL);
+	assert_int_equal(o.ports[0].sync.log_announce_interval, 0);
+	assert_int_equal(o.ports[0].sync.announce_receipt_timeout, 3);
+
+	/* the after line cut short: the reading is dropped, pmc's output stands */
+	b.n = b.n - 5;
+	b.p[b.n] = '\0';
+	parse_text(b.p, "", 0, &o);
+	assert_int_equal(o.state, OBS_OK);
+	assert_true(o.realtime_before_ns == 1796207937545201190LL);
+	assert_true(o.realtime_after_ns == PTP_NS_UNKNOWN);
+
+	/* a date(1) without %N */
+	b.n = 0;
+	buf_str(&b, "synctop-realtime-ns before 1796207937%N\n");
+	buf_add(&b, batch, len);
+	buf_str(&b, "synctop-realtime-ns after -1\n");
+	parse_text(b.p, "", 0, &o);
+	assert_int_equal(o.state, OBS_OK);
+	assert_true(o.realtime_before_ns == PTP_NS_UNKNOWN);
+	assert_true(o.realtime_after_ns == PTP_NS_UNKNOWN);
+	free(b.p);
+	free(batch);
+}
+
+/* The realtime lines never change how a failure reads. */
+static void test_realtime_lines_around_failures(void **state)
+{
+	(void)state;
+	ptp_obs o;
+	static const char rt_b[] = "synctop-realtime-ns before 1796301777379679519\n";
+	static const char rt_a[] = "synctop-realtime-ns after 1796301777489679519\n";
+	char text[1024];
+
+	/* pmc missing: only our lines on stdout */
+	snprintf(text, sizeof text, "%s%s", rt_b, rt_a);
+	parse_text(text, "sh: 3: pmc: not found\n", 127, &o);
+	assert_int_equal(o.state, OBS_TOOL_MISSING);
+
+	/* no ptp4l, and pmc 3.1 rejecting the optional request */
+	snprintf(text, sizeof text, "%ssending: GET TIME_STATUS_NP\nsending: GET PORT_STATS_NP\n%s", rt_b, rt_a);
+	parse_text(text, "bad command: GET PORT_SERVICE_STATS_NP\n", 0, &o);
+	assert_int_equal(o.state, OBS_DAEMON_UNREACHABLE);
+
+	/* pmc printed nothing, exit 1 */
+	snprintf(text, sizeof text, "%s%s", rt_b, rt_a);
+	parse_text(text, "", 1, &o);
+	assert_int_equal(o.state, OBS_EMPTY);
+
+	/* cut inside our first line */
+	parse_text("synctop-realtime-ns bef", "", 0, &o);
+	assert_int_equal(o.state, OBS_TRUNCATED);
+	/* cut inside pmc's output: the after line never came */
+	snprintf(text, sizeof text, "%ssending: GET TIME_STATUS_NP\n\t" SLAVE_CLOCK "-0 seq 0 RESP", rt_b);
+	parse_text(text, "", 0, &o);
+	assert_int_equal(o.state, OBS_TRUNCATED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1192,7 +1431,16 @@ int main(void)
 		cmocka_unit_test(test_single_data_sets_per_role),
 		cmocka_unit_test(test_port_listening),
 		cmocka_unit_test(test_port_properties),
+		cmocka_unit_test(test_port_stats_np_slave),
 		cmocka_unit_test(test_unread_data_set_is_skipped),
+		cmocka_unit_test(test_collector_command_master),
+		cmocka_unit_test(test_collector_command_listening),
+		cmocka_unit_test(test_port_stats_two_polls),
+		cmocka_unit_test(test_port_service_stats_rejected_by_pmc_31),
+		cmocka_unit_test(test_port_service_stats_v4),
+		cmocka_unit_test(test_port_service_stats_refused_by_ptp4l_31),
+		cmocka_unit_test(test_realtime_lines_around_a_slave_batch),
+		cmocka_unit_test(test_realtime_lines_around_failures),
 		cmocka_unit_test(test_no_ptp4l),
 		cmocka_unit_test(test_bad_command),
 		cmocka_unit_test(test_version_output_is_garbage),

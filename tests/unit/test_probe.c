@@ -397,8 +397,9 @@ static void make_shims(const char *dir, bool with_mktemp)
 	write_file(dir, "chronyc", text, 0755);
 	snprintf(text, sizeof text,
 		 "#!/bin/sh\n"
-		 "[ $# -eq 10 ] && [ \"$4\" = \"GET TIME_STATUS_NP\" ] &&"
-		 " [ \"${10}\" = \"GET PORT_PROPERTIES_NP\" ] || exit 64\n"
+		 "[ $# -eq 12 ] && [ \"$4\" = \"GET TIME_STATUS_NP\" ] &&"
+		 " [ \"${10}\" = \"GET PORT_PROPERTIES_NP\" ] && [ \"${11}\" = \"GET PORT_STATS_NP\" ] &&"
+		 " [ \"${12}\" = \"GET PORT_SERVICE_STATS_NP\" ] || exit 64\n"
 		 "echo \"pmc-shim: note\" >&2\n"
 		 "exec /bin/cat \"%s\"\n", pmc);
 	write_file(dir, "pmc", text, 0755);
@@ -475,6 +476,36 @@ static void check_fixture_body(const probe_section *s, const char *name)
 	free(want);
 }
 
+/* The pmc section: the node's CLOCK_REALTIME before and after pmc
+ * (collectors/pmc.c), pmc's output verbatim in between: fixture name, or
+ * nothing for NULL. */
+static void check_pmc_body(const probe_section *s, const char *name)
+{
+	static const char before[] = "synctop-realtime-ns before ";
+	static const char after[] = "synctop-realtime-ns after ";
+	assert_true(s->out_len > sizeof before);
+	assert_memory_equal(s->out, before, sizeof before - 1);
+	const char *nl = memchr(s->out, '\n', s->out_len);
+	assert_non_null(nl);
+	char *end;
+	assert_true(strtod(s->out + sizeof before - 1, &end) > 1.5e18);
+	assert_ptr_equal(end, nl);
+	const char *last = s->out + s->out_len - 1; /* its final '\n' */
+	assert_int_equal(*last, '\n');
+	while (last > nl && last[-1] != '\n') {
+		last--;
+	}
+	assert_memory_equal(last, after, sizeof after - 1);
+	probe_section pmc = *s;
+	pmc.out = nl + 1;
+	pmc.out_len = (size_t)(last - pmc.out);
+	if (name) {
+		check_fixture_body(&pmc, name);
+	} else {
+		assert_int_equal(pmc.out_len, 0);
+	}
+}
+
 /* time plus every collector that runs each poll, plus the periodic ones
  * the request asked for */
 static int expected_sections(unsigned flags)
@@ -512,12 +543,12 @@ static void check_standard_sections(const probe_response *r, bool sudo)
 	if (sudo) {
 		/* sudo is not in the shim PATH: the missing tool case */
 		assert_int_equal(s->rc, 127);
-		assert_int_equal(s->out_len, 0);
+		check_pmc_body(s, NULL);
 		assert_non_null(memmem(s->err, s->err_len, "not found", 9));
 		assert_non_null(memmem(s->err, s->err_len, "sudo", 4));
 	} else {
 		assert_int_equal(s->rc, 0);
-		check_fixture_body(s, "pmc-batch-multi-get-slave.txt");
+		check_pmc_body(s, "pmc-batch-multi-get-slave.txt");
 		assert_body(s->err, s->err_len, "pmc-shim: note\n");
 	}
 

@@ -386,7 +386,7 @@ static void want_real(json_t *obj, const char *key, double want)
 }
 
 static const char *const node_keys[] = {
-	"host", "status", "reachable", "error", "observed_at", "rtt_s", "chrony", "chrony_selection", "ptp", "nic",
+	"host", "status", "reachable", "error", "observed_at", "rtt_s", "chrony", "chrony_selection", "ntp", "ptp", "nic", "timesyncd",
 	"kernel_clock", "clock_check", "findings", NULL,
 };
 static const char *const clock_keys[] = {
@@ -406,11 +406,14 @@ static const char *const sourcestat_keys[] = {
 };
 static const char *const ptp_keys[] = {
 	"error", "port_state", "offset_from_master_ns", "mean_path_delay_ns", "gm_identity", "gm_present",
-	"steps_removed", "clock_identity", "domain_number", "current_utc_offset", "ports", NULL,
+	"steps_removed", "clock_identity", "domain_number", "current_utc_offset", "ports", "last_sync_age_s",
+	NULL,
 };
 static const char *const port_keys[] = {
 	"port_identity", "port_number", "state", "peer_mean_path_delay_ns", "log_sync_interval",
-	"delay_mechanism", "interface", "timestamping", NULL,
+	"delay_mechanism", "interface", "timestamping", "log_announce_interval", "announce_receipt_timeout",
+	"rx_sync", "rx_follow_up", "rx_delay_resp", "rx_announce", "tx_sync", "tx_delay_req", "tx_announce",
+	"announce_timeouts", "sync_timeouts", "rx_sync_unchanged_s", NULL,
 };
 static const char *const nic_keys[] = {
 	"error", "interface", "hw_transmit", "hw_receive", "hw_raw_clock", "phc_index", NULL,

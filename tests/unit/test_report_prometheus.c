@@ -514,6 +514,15 @@ static void test_known_values(void **state)
 	snprintf(nodes[1].obs.nic.interface, sizeof nodes[1].obs.nic.interface, "eno1");
 	nodes[1].obs.nic.caps = NIC_CAP_SW_TX | NIC_CAP_SW_RX | NIC_CAP_HW_RX;
 
+	/* node1's last Sync: 0.25 s before the read ahead of pmc (software
+	 * timestamping); node2 is a master, whose ingress_time means nothing */
+	snprintf(nd->obs.ptp.ports[0].timestamping, sizeof nd->obs.ptp.ports[0].timestamping, "SOFTWARE");
+	nd->obs.ptp.ingress_time_ns = 1796207937000000000LL;
+	nd->obs.ptp.realtime_before_ns = 1796207937250000000LL;
+	nd->obs.ptp.realtime_after_ns = 1796207937360000000LL;
+	nodes[1].obs.ptp.ingress_time_ns = 1796207937000000000LL;
+	nodes[1].obs.ptp.realtime_before_ns = 1796207937250000000LL;
+
 	char *t = format(nodes, 2, NULL, NOW);
 	want_line(t, "# HELP synctop_node_up 1 if the node's last poll completed, else 0.");
 	want_line(t, "# TYPE synctop_node_up gauge");
@@ -553,6 +562,9 @@ static void test_known_values(void **state)
 	want_line(t, "synctop_ptp_port_state{node=\"node1\",port=\"1\",state=\"SLAVE\"} 1");
 	want_line(t, "synctop_ptp_port_state{node=\"node2\",port=\"1\",state=\"MASTER\"} 1");
 	want_line(t, "synctop_ptp_grandmaster_info{node=\"node1\",grandmaster=\"96bec0.fffe.dfca68\"} 1");
+	want_line(t, "# TYPE synctop_ptp_sync_age_seconds gauge");
+	want_line(t, "synctop_ptp_sync_age_seconds{node=\"node1\"} 0.25");
+	no_line_starting(t, "synctop_ptp_sync_age_seconds{node=\"node2\"}");
 	want_line(t, "synctop_nic_hardware_timestamping{node=\"node1\",interface=\"eth0\"} 1");
 	want_line(t, "synctop_nic_hardware_timestamping{node=\"node2\",interface=\"eno1\"} 0");
 

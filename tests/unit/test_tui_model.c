@@ -885,6 +885,37 @@ static void test_detail_doc(void **state)
 		nd->obs.ptp.ports[i].state = PTP_PORT_SLAVE;
 	}
 
+	/* the Sync lines (ptp.no_sync's evidence): software timestamping with
+	 * the realtime reads around pmc, the rx Sync count standing still */
+	ptp_obs *pt = &nd->obs.ptp;
+	ptp_port *port = &pt->ports[0];
+	doc_init(&d);
+	detail_doc_build(&d, nd, NOW, 100, true);
+	assert_non_null(strstr(d.lines[line_of(&d, "Last Sync")].text, ": unknown"));
+	assert_int_equal(line_of(&d, "Syncs received"), -1);
+	doc_free(&d);
+	snprintf(port->timestamping, sizeof port->timestamping, "SOFTWARE");
+	pt->realtime_before_ns = pt->ingress_time_ns + 400000000;
+	pt->realtime_after_ns = pt->ingress_time_ns + 510000000;
+	port->sync.rx_sync = 98;
+	port->sync.rx_sync_since = nd->obs.taken_at - 2;
+	doc_init(&d);
+	detail_doc_build(&d, nd, NOW, 100, true);
+	assert_true(line_of(&d, "Last Sync") > line_of(&d, "Offset from master"));
+	assert_true(line_of(&d, "400.000 ms ago") > 0);
+	assert_true(line_of(&d, "98 (unchanged for 2.000 s)") > 0);
+	doc_free(&d);
+	snprintf(port->timestamping, sizeof port->timestamping, "HARDWARE");
+	doc_init(&d);
+	detail_doc_build(&d, nd, NOW, 100, true);
+	assert_true(line_of(&d, "HARDWARE timestamping: the age needs a read of the PHC") > 0);
+	doc_free(&d);
+	pt->ingress_time_ns = 0;
+	doc_init(&d);
+	detail_doc_build(&d, nd, NOW, 100, true);
+	assert_true(line_of(&d, "none since ptp4l started") > 0);
+	doc_free(&d);
+
 #ifdef NODE_EVENTS
 	/* the connection log, when the model keeps one */
 	nd->polls_completed = 41;

@@ -1,0 +1,216 @@
+#!/bin/bash
+# ptp_nosync_lab.sh - stop the master: `ptp.no_sync` before ptp4l leaves SLAVE.
+#
+# A real ptp4l master and slave (-S, software timestamping, both under
+# `setpriv --bounding-set -sys_time`: neither can steer a clock) on a veth
+# pair between two network namespaces of its own, the slave's node reached
+# through a real sshd.  The slave's announceReceiptTimeout is 20 (x 2^0 s):
+# after the master stops, ptp4l keeps saying SLAVE for 20 s, which is the
+# window synctop must use.  Limits in the lab: warn above 3 sync intervals
+# (3 s), crit above 0.4 announce receipt timeouts (8 s, set in the config so
+# that crit comes well before ptp4l gives up at 20 s).
+#
+# Checked: with the master up, --once --json reports a small
+# last_sync_age_s (the age of the last Sync against the node's
+# CLOCK_REALTIME) and no ptp.no_sync; after the master is killed, repeated
+# --once --json polls show ptp.no_sync warn and then crit while the same
+# JSON still says SLAVE; the live view's Prometheus textfile (tmux, -d 1)
+# shows the finding and synctop_ptp_sync_age_seconds while
+# synctop_ptp_port_state says SLAVE.  Cleans up after itself.
+set -u
+. "$(dirname "$0")/tap.sh"
+bin=${SYNCTOP_BIN:?}
+
+[ "$(id -u)" -eq 0 ] || skip_all "needs root (network namespaces, sshd)"
+for p in ip /usr/sbin/ptp4l /usr/sbin/pmc /usr/sbin/sshd setpriv ssh-keygen jq od; do
+	command -v "$p" >/dev/null 2>&1 || skip_all "no $p"
+done
+
+tag=ns$$
+ns_m=${tag}m
+ns_n=${tag}n
+tmp=$(mktemp -d)
+master_pid=
+slave_pid=
+cleanup() {
+	[ -n "$master_pid" ] && kill "$master_pid" 2>/dev/null
+	[ -n "$slave_pid" ] && kill "$slave_pid" 2>/dev/null
+	[ -s "$tmp/sshd.pid" ] && kill "$(cat "$tmp/sshd.pid")" 2>/dev/null
+	[ -S "$tmp/tmux.sock" ] && tmux -S "$tmp/tmux.sock" kill-server 2>/dev/null
+	sleep 0.2
+	ip netns del "$ns_m" 2>/dev/null
+	ip netns del "$ns_n" 2>/dev/null
+	ip link del "${tag}r" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# a /24 no interface or route of this machine uses
+subnet=
+for _ in $(seq 20); do
+	s=10.$((200 + $(od -An -N1 -tu1 /dev/urandom | tr -d ' ') % 50)).$(($(od -An -N1 -tu1 /dev/urandom | tr -d ' ') % 250))
+	if ! { ip -4 -o addr show; ip -4 route show table all; } | grep -q "$s\."; then
+		subnet=$s
+		break
+	fi
+done
+[ -n "$subnet" ] || skip_all "no free /24 found"
+
+ip netns add "$ns_m" && ip netns add "$ns_n" || skip_all "cannot create network namespaces"
+ip -n "$ns_m" link set lo up
+ip -n "$ns_n" link set lo up
+ip link add vptp netns "$ns_n" type veth peer name vptp netns "$ns_m" || skip_all "no veth"
+# ptp4l's UDPv4 transport needs an address on the link: without one the
+# slave never hears the master's Announce messages here
+ip -n "$ns_m" addr add "$subnet.1/30" dev vptp
+ip -n "$ns_n" addr add "$subnet.2/30" dev vptp
+ip -n "$ns_n" link set vptp up
+ip -n "$ns_m" link set vptp up
+# the client's way in
+ip link add "${tag}r" type veth peer name ssh0 netns "$ns_n"
+ip addr add "$subnet.9/30" dev "${tag}r"
+ip link set "${tag}r" up
+ip -n "$ns_n" addr add "$subnet.10/30" dev ssh0
+ip -n "$ns_n" link set ssh0 up
+
+for who in m n; do
+	{
+		echo "[global]"
+		echo "uds_address $tmp/ptp4l-$who.sock"
+		echo "time_stamping software"
+		echo "logSyncInterval 0"
+		echo "logAnnounceInterval 0"
+		echo "summary_interval 0"
+		echo "use_syslog 0"
+		[ $who = m ] && echo "priority1 100"
+		[ $who = n ] && echo "slaveOnly 1"
+		[ $who = n ] && echo "announceReceiptTimeout 20"
+	} >"$tmp/ptp4l-$who.conf"
+	ns=$tag$who
+	ip netns exec "$ns" setpriv --bounding-set -sys_time \
+		/usr/sbin/ptp4l -f "$tmp/ptp4l-$who.conf" -i vptp -S -m >"$tmp/ptp4l-$who.log" 2>&1 &
+	if [ $who = m ]; then master_pid=$!; else slave_pid=$!; fi
+done
+mkdir -p "$tmp/bin"
+printf '#!/bin/sh\nexec /usr/sbin/pmc -s %s "$@"\n' "$tmp/ptp4l-n.sock" >"$tmp/bin/pmc"
+chmod 0755 "$tmp/bin/pmc"
+
+ssh-keygen -q -t ed25519 -N '' -f "$tmp/hostkey" || exit 1
+ssh-keygen -q -t ed25519 -N '' -f "$tmp/id" || exit 1
+cp "$tmp/id.pub" "$tmp/authorized_keys"
+cat >"$tmp/sshd_config" <<EOF
+ListenAddress $subnet.10
+Port 22
+HostKey $tmp/hostkey
+PidFile $tmp/sshd.pid
+AuthorizedKeysFile $tmp/authorized_keys
+StrictModes no
+UsePAM no
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+SetEnv PATH=$tmp/bin:/usr/local/bin:/usr/bin:/bin
+EOF
+mkdir -p /run/sshd
+ip netns exec "$ns_n" /usr/sbin/sshd -f "$tmp/sshd_config" -E "$tmp/sshd.log" || skip_all "sshd did not start"
+echo "$subnet.10 $(cut -d' ' -f1,2 "$tmp/hostkey.pub")" >"$tmp/known_hosts"
+: >"$tmp/ssh_config"
+# chronyd is not this test's business; crit at 0.4 x 20 s = 8 s (see the top)
+cat >"$tmp/synctop.json" <<EOF
+{"defaults": {"expect": {"chrony": "no"},
+              "thresholds": {"ptp_sync_age_warn_intervals": 3, "ptp_sync_age_crit_receipt_timeouts": 0.4}}}
+EOF
+common="-F $tmp/ssh_config --known-hosts $tmp/known_hosts -i $tmp/id --config $tmp/synctop.json"
+node=".nodes[0]"
+nosync="[$node.findings[] | select(.code == \"ptp.no_sync\") | .severity] | first // \"none\""
+
+# wait for the slave to lock (software timestamps: ~20-30 s)
+state=
+for _ in $(seq 90); do
+	state=$(ip netns exec "$ns_n" "$tmp/bin/pmc" -u -b 0 'GET PORT_DATA_SET' 2>/dev/null |
+		awk '$1 == "portState" { print $2 }')
+	[ "$state" = SLAVE ] && break
+	sleep 1
+done
+[ "$state" = SLAVE ]
+ok $? "the lab node's ptp4l is SLAVE on vptp (it was $state)"
+
+# shellcheck disable=SC2086
+"$bin" --once --json --clock-check 0 $common "root@$subnet.10" >"$tmp/before.json" 2>"$tmp/err"
+ok $? "--once --json ran ($(head -c 200 "$tmp/err"))"
+age=$(jq -r "$node.ptp.last_sync_age_s" "$tmp/before.json")
+jq -e "$node.ptp.last_sync_age_s | type == \"number\" and . >= 0 and . < 3" "$tmp/before.json" >/dev/null
+ok $? "master up: last_sync_age_s is a number under 3 s (got $age)"
+[ "$(jq -r "$nosync" "$tmp/before.json")" = none ]
+ok $? "master up: no ptp.no_sync: $(jq -c "[$node.findings[].code]" "$tmp/before.json")"
+jq -e "$node.ptp.ports[0].rx_sync > 0 and $node.ptp.ports[0].log_announce_interval == 0 and
+	$node.ptp.ports[0].announce_receipt_timeout == 20" "$tmp/before.json" >/dev/null
+ok $? "PORT_STATS_NP and PORT_DATA_SET reach the JSON: $(jq -c "$node.ptp.ports[0] | {rx_sync, announce_receipt_timeout}" "$tmp/before.json")"
+
+# the live view, writing its Prometheus textfile every sweep
+live=no
+if command -v tmux >/dev/null 2>&1; then
+	tmux -S "$tmp/tmux.sock" -f /dev/null new-session -d -s t -x 160 -y 40 \
+		"$bin -d 1 --clock-check 0 --prometheus $tmp/live.prom $common root@$subnet.10 2>$tmp/live.err" &&
+		live=yes
+fi
+if [ $live = yes ]; then
+	for _ in $(seq 20); do
+		grep -q '^synctop_ptp_sync_age_seconds{' "$tmp/live.prom" 2>/dev/null && break
+		sleep 0.5
+	done
+	grep -q '^synctop_ptp_sync_age_seconds{' "$tmp/live.prom" 2>/dev/null
+	ok $? "live: the textfile has synctop_ptp_sync_age_seconds"
+fi
+
+kill "$master_pid"
+wait "$master_pid" 2>/dev/null
+master_pid=
+stopped=$(date +%s.%N)
+
+# poll quickly: warn after 3 s, crit after 8 s, ptp4l leaves SLAVE after 20 s
+warn_slave=no
+crit_slave=no
+live_seen=no
+crit_age=
+for _ in $(seq 60); do
+	# shellcheck disable=SC2086
+	"$bin" --once --json --clock-check 0 $common "root@$subnet.10" >"$tmp/poll.json" 2>/dev/null
+	port=$(jq -r "$node.ptp.port_state" "$tmp/poll.json")
+	sev=$(jq -r "$nosync" "$tmp/poll.json")
+	t=$(awk -v a="$stopped" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	echo "# +$t s: port $port, ptp.no_sync $sev, last_sync_age_s $(jq -r "$node.ptp.last_sync_age_s" "$tmp/poll.json")"
+	if [ "$port" = SLAVE ] && [ "$sev" = warn ]; then
+		warn_slave=yes
+	fi
+	if [ "$port" = SLAVE ] && [ "$sev" = crit ]; then
+		crit_slave=yes
+		crit_age=$(jq -r "$node.ptp.last_sync_age_s" "$tmp/poll.json")
+		cp "$tmp/poll.json" "$tmp/crit.json"
+	fi
+	# one copy: the textfile is replaced atomically every sweep
+	if [ $live = yes ] && cp "$tmp/live.prom" "$tmp/sweep.prom" 2>/dev/null &&
+		grep -q '^synctop_finding{.*code="ptp.no_sync"' "$tmp/sweep.prom" &&
+		grep -q '^synctop_ptp_port_state{.*state="SLAVE"' "$tmp/sweep.prom"; then
+		live_seen=yes
+	fi
+	[ $crit_slave = yes ] && { [ $live = no ] || [ $live_seen = yes ]; } && break
+	[ "$port" != SLAVE ] && [ "$port" != null ] && break
+	sleep 0.5
+done
+[ $warn_slave = yes ]
+ok $? "ptp.no_sync warn while the JSON still says SLAVE"
+[ $crit_slave = yes ]
+ok $? "ptp.no_sync crit while the JSON still says SLAVE"
+awk -v a="${crit_age:-0}" 'BEGIN { exit !(a > 8 && a < 20) }'
+ok $? "at crit the last Sync is 8-20 s old (got $crit_age)"
+if [ -s "$tmp/crit.json" ]; then
+	[ "$(jq -r "$node.status" "$tmp/crit.json")" = crit ]
+	ok $? "the node is crit"
+fi
+if [ $live = yes ]; then
+	[ $live_seen = yes ]
+	ok $? "live: the textfile shows ptp.no_sync while synctop_ptp_port_state says SLAVE"
+fi
+done_testing
