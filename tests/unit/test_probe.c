@@ -782,7 +782,13 @@ static void test_registry_invariants(void **state)
 	(void)state;
 	unsigned bits = PROBE_FLAG_SUDO_PMC | PROBE_FLAG_TIME_ONLY;
 	char letters[32] = "ST";
-	assert_true(collector_registry_count + 1 <= PROBE_MAX_SECTIONS);
+	/* the time section and one per collector that runs a command (a
+	 * collector without one has no section: collector.h) */
+	size_t sections = 1;
+	for (size_t i = 0; i < collector_registry_count; i++) {
+		sections += collector_registry[i]->command != NULL;
+	}
+	assert_true(sections <= PROBE_MAX_SECTIONS);
 	for (size_t i = 0; i < collector_registry_count; i++) {
 		const collector *c = collector_registry[i];
 		assert_non_null(c->name);
