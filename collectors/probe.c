@@ -107,6 +107,9 @@ static size_t build_script(char *buf, size_t cap)
 	for (size_t i = 0; i < collector_registry_count; i++) {
 		const collector *c = collector_registry[i];
 		char flag[32] = "";
+		if (!c->command) {
+			continue; /* filled by another source (collector.h) */
+		}
 		if (c->cadence == COLLECT_PERIODIC) {
 			snprintf(flag, sizeof flag, "	case $flags in *%c*)", c->request_flag);
 			append(buf, cap, &len, flag);

@@ -15,6 +15,7 @@ extern const collector ethtool_collector;
 extern const collector timesyncd_collector;
 extern const collector ntpq_collector;
 extern const collector phc_ctl_collector;
+extern const collector kernel_clock_collector;
 
 const collector *const collector_registry[] = {
 	&chrony_collector,
@@ -27,6 +28,7 @@ const collector *const collector_registry[] = {
 	&phc_ctl_collector,
 	&ethtool_collector,
 	&timesyncd_collector,
+	&kernel_clock_collector, /* last: a daemon's view of the clock comes first */
 };
 const size_t collector_registry_count = sizeof collector_registry / sizeof collector_registry[0];
 

@@ -52,7 +52,9 @@ typedef struct collector {
 	 * /dev/null and its own stderr and exit status: one tool failing never
 	 * drops another's section.  It may use $iface (the request's interface
 	 * or "-") and $sudo ("sudo -n" when the request asks for it, else
-	 * empty: write `$sudo tool`, unquoted). */
+	 * empty: write `$sudo tool`, unquoted).  NULL: nothing runs on the
+	 * node and the probe has no section for it; another source fills the
+	 * part (kernel_clock: the Prometheus source). */
 	const char *command;
 	collector_cadence cadence;
 	/* COLLECT_PERIODIC: the request letter and the PROBE_FLAG_* bit. */

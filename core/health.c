@@ -338,6 +338,10 @@ static void rule_time_service(const observation *o, const role *r, bool conflict
 	if (inspected_daemons(o) & (DAEMON_NTPD | DAEMON_TIMESYNCD)) {
 		return;
 	}
+	/* All a Prometheus node may tell is the kernel's view: its rules judge it. */
+	if (o->kernel.state == OBS_OK) {
+		return;
+	}
 	/* A daemon known to run that we could not read is the collector rule's
 	 * finding (crit if it does not answer, warn if the tool is missing or
 	 * failed); calling it "no service" would claim more than we know. */

@@ -240,6 +240,7 @@ void observation_init(observation *obs)
 	phc_obs_init(&obs->phc);
 	clock_check_obs_init(&obs->clock);
 	ntp_obs_init(&obs->ntp);
+	kernel_clock_obs_init(&obs->kernel);
 }
 
 void timesyncd_obs_init(timesyncd_obs *t)
@@ -547,4 +548,41 @@ const char *ptp_time_source_name(int src)
 	case 0xA0: return "INTERNAL_OSCILLATOR";
 	}
 	return NULL;
+}
+
+void kernel_clock_obs_init(kernel_clock_obs *k)
+{
+	memset(k, 0, sizeof *k);
+	k->synchronised = INT_UNKNOWN;
+	k->status = INT_UNKNOWN;
+	k->offset_s = NAN;
+	k->max_error_s = NAN;
+	k->est_error_s = NAN;
+	k->freq_adjust_ppm = NAN;
+	k->time_constant = INT_UNKNOWN;
+	k->tick_s = NAN;
+	k->tai_offset_s = INT_UNKNOWN;
+}
+
+bool kernel_clock_synchronised(const kernel_clock_obs *k)
+{
+	if (k->synchronised == 0) {
+		return false;
+	}
+	if (k->status != INT_UNKNOWN && (k->status & KERNEL_STA_UNSYNC)) {
+		return false;
+	}
+	return k->synchronised == 1 || k->status != INT_UNKNOWN;
+}
+
+void kernel_clock_settle(kernel_clock_obs *k)
+{
+	bool synced = kernel_clock_synchronised(k);
+	if (!synced) {
+		k->max_error_s = NAN;
+		k->est_error_s = NAN;
+	}
+	if (!synced || k->status == INT_UNKNOWN || !(k->status & KERNEL_STA_PLL)) {
+		k->offset_s = NAN;
+	}
 }

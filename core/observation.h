@@ -601,6 +601,70 @@ const ntp_peer *ntp_system_peer(const ntp_obs *n);
 /* n_peers clamped to 0..NTP_MAX_PEERS. */
 int ntp_peer_count(const ntp_obs *n);
 
+/* ------------------------------------------------------------ kernel clock */
+
+/* The kernel's clock discipline as adjtimex(2) reports it (struct timex and
+ * its return value).  Nothing on a node reads it over SSH yet: the
+ * Prometheus source fills it from node_exporter's timex collector
+ * (node_exporter collector/timex.go, whose conversions are noted below). */
+enum {
+	KERNEL_STA_PLL = 0x0001,      /* the kernel PLL is on (ntpd's kernel discipline) */
+	KERNEL_STA_PPSFREQ = 0x0002,
+	KERNEL_STA_PPSTIME = 0x0004,
+	KERNEL_STA_FLL = 0x0008,
+	KERNEL_STA_INS = 0x0010,      /* insert a leap second at the end of the UTC day */
+	KERNEL_STA_DEL = 0x0020,      /* delete a leap second at the end of the UTC day */
+	KERNEL_STA_UNSYNC = 0x0040,   /* the clock is not synchronised */
+	KERNEL_STA_FREQHOLD = 0x0080,
+	KERNEL_STA_PPSSIGNAL = 0x0100,
+	KERNEL_STA_PPSJITTER = 0x0200,
+	KERNEL_STA_PPSWANDER = 0x0400,
+	KERNEL_STA_PPSERROR = 0x0800,
+	KERNEL_STA_CLOCKERR = 0x1000,
+	KERNEL_STA_NANO = 0x2000,
+	KERNEL_STA_MODE = 0x4000,
+	KERNEL_STA_CLK = 0x8000,
+};
+
+typedef struct {
+	obs_state state;
+	char error[OBS_ERROR_LEN];
+	/* adjtimex's return value is not TIME_ERROR (5): node_timex_sync_status.
+	 * 0/1, INT_UNKNOWN. */
+	int synchronised;
+	int status;              /* the STA_* bits (node_timex_status); INT_UNKNOWN */
+	/* node - reference: the kernel PLL's remaining phase correction is
+	 * reference - node (ntpd hands the kernel the offset to add), so this is
+	 * minus node_timex_offset_seconds.  NAN if unknown. */
+	double offset_s;
+	double max_error_s;      /* maxerror: bound on the error, grows 500 ppm while nobody updates it */
+	double est_error_s;      /* esterror, as the time daemon set it */
+	/* The frequency correction the kernel applies, in ppm: positive = the
+	 * kernel speeds the clock up.  node_timex_frequency_adjustment_ratio is
+	 * 1 + freq / 2^16 / 10^6, so this is (ratio - 1) * 10^6. */
+	double freq_adjust_ppm;
+	int time_constant;       /* PLL time constant (log2); INT_UNKNOWN */
+	double tick_s;           /* seconds between clock ticks, NAN if unknown */
+	int tai_offset_s;        /* TAI - UTC as the kernel knows it; 0 when never set; INT_UNKNOWN */
+} kernel_clock_obs;
+
+void kernel_clock_obs_init(kernel_clock_obs *k);
+
+/* Which kernel values mean something now.  While the clock is marked
+ * unsynchronised (STA_UNSYNC set, or adjtimex returned TIME_ERROR) the
+ * kernel's maxerror has run up to its 16 s cap and esterror is whatever
+ * was last set: both are unknown then.  The PLL's offset is the phase
+ * correction it still has to apply, which says how far the clock is off
+ * only while the kernel PLL disciplines the clock (STA_PLL, ntpd's kernel
+ * mode) and the clock is synchronised: chronyd steers the clock without the
+ * PLL and leaves that offset near 0 whatever the real error.  Otherwise it
+ * is unknown.  Status bits, the frequency correction and the TAI offset
+ * keep their values.  True when the clock is marked synchronised. */
+bool kernel_clock_synchronised(const kernel_clock_obs *k);
+
+/* Applies that rule to values as node_exporter reported them. */
+void kernel_clock_settle(kernel_clock_obs *k);
+
 /* -------------------------------------------------------------- the whole */
 
 typedef struct {
@@ -621,6 +685,7 @@ typedef struct {
 	phc_obs phc;
 	clock_check_obs clock;  /* kept across polls until the next check */
 	ntp_obs ntp;
+	kernel_clock_obs kernel; /* not probed over SSH: the Prometheus source fills it */
 } observation;
 
 /* Reset every field to "unknown / not collected". */

@@ -104,6 +104,19 @@
  *       "hw_transmit", "hw_receive", "hw_raw_clock": booleans,
  *       "phc_index": 0                null when there is none
  *     },
+ *     "kernel_clock": null            not read (only --from-prometheus reads it,
+ *                                     from node_exporter's timex series)
+ *       | {
+ *       "error": null | "...",
+ *       "synchronised": true,         STA_UNSYNC clear and not TIME_ERROR
+ *       "offset_s": -0.00025,         node - reference; null unless the
+ *                                     kernel PLL (STA_PLL) runs, synchronised
+ *       "max_error_s", "est_error_s": null while unsynchronised
+ *       "freq_adjust_ppm": 12.3,      the kernel's frequency correction
+ *       "status": 8209, "status_flags": ["PLL", "INS", "NANO"],
+ *       "leap_status": "Insert second", as chrony's names
+ *       "time_constant": 7, "tick_s": 0.01, "tai_offset_s": 37
+ *     },
  *     "clock_check": null             not measured (yet, or --clock-check 0)
  *       | {                           the node's clock against this machine's
  *       "error": null | "...",

@@ -1125,8 +1125,8 @@ int demo_cluster_render_response(const demo_cluster *c, size_t i, double now, co
 	}
 	for (size_t k = 0; k < collector_registry_count && !(flags & PROBE_FLAG_TIME_ONLY); k++) {
 		const collector *col = collector_registry[k];
-		if (col->cadence == COLLECT_PERIODIC && !(flags & col->request_bit)) {
-			continue;
+		if (!col->command || (col->cadence == COLLECT_PERIODIC && !(flags & col->request_bit))) {
+			continue; /* no probe section (collector.h) or not asked */
 		}
 		if (!render_section(c, i, col->name, now, nonce, iface, &truth, &t)) {
 			return -1;

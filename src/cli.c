@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <ctype.h>
+#include <curl/curl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <libssh2.h>
@@ -42,6 +43,13 @@ enum {
 	OPT_CONFIG,
 	OPT_CLOCK_CHECK,
 	OPT_PROMETHEUS,
+	OPT_FROM_PROMETHEUS,
+	OPT_PROM_SELECTOR,
+	OPT_PROM_NODE_LABEL,
+	OPT_PROM_CA,
+	OPT_PROM_BEARER,
+	OPT_PROM_BASIC,
+	OPT_PROM_STALE,
 };
 
 static const struct option long_options[] = {
@@ -74,6 +82,13 @@ static const struct option long_options[] = {
 	{"log", required_argument, NULL, OPT_LOG},
 	{"clock-check", required_argument, NULL, OPT_CLOCK_CHECK},
 	{"prometheus", required_argument, NULL, OPT_PROMETHEUS},
+	{"from-prometheus", required_argument, NULL, OPT_FROM_PROMETHEUS},
+	{"prometheus-selector", required_argument, NULL, OPT_PROM_SELECTOR},
+	{"prometheus-node-label", required_argument, NULL, OPT_PROM_NODE_LABEL},
+	{"prometheus-ca", required_argument, NULL, OPT_PROM_CA},
+	{"prometheus-bearer-token-file", required_argument, NULL, OPT_PROM_BEARER},
+	{"prometheus-basic-auth-file", required_argument, NULL, OPT_PROM_BASIC},
+	{"prometheus-stale", required_argument, NULL, OPT_PROM_STALE},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -119,6 +134,15 @@ static void usage(FILE *f)
 	      "                         SEC seconds, 0 = never (default 30; --once/--check: once)\n"
 	      "      --prometheus FILE  after every sweep, write a node_exporter textfile (atomically)\n"
 	      "\n"
+	      "Reading from Prometheus (instead of SSH; hosts, -w and -f then filter the nodes):\n"
+	      "      --from-prometheus URL  a Prometheus server's base URL (repeatable); -d default 15\n"
+	      "      --prometheus-selector '{job=\"node\"}'  label matchers added to every query\n"
+	      "      --prometheus-node-label LABEL  name nodes by LABEL (nodename: node_uname_info's)\n"
+	      "      --prometheus-ca FILE           CA bundle for https\n"
+	      "      --prometheus-bearer-token-file FILE  send the token on FILE's first line\n"
+	      "      --prometheus-basic-auth-file FILE    user:password on FILE's first line\n"
+	      "      --prometheus-stale SEC  samples older than this make a node unknown (default 120)\n"
+	      "\n"
 	      "Live view (on a terminal; plain text when stdout is not one):\n"
 	      "      --theme NAME|FILE  colour theme: default, light, high-contrast, mono, or a .json file\n"
 	      "      --no-color         no colours (as does NO_COLOR in the environment)\n"
@@ -138,6 +162,7 @@ static void version(void)
 	printf("  %s\n", curses_version());
 	printf("  jansson %s\n", jansson_version_str());
 	printf("  libev %d.%d\n", ev_version_major(), ev_version_minor());
+	printf("  %s\n", curl_version());
 }
 
 static int parse_seconds(const char *opt, const char *arg, double min, double max, double *out)
@@ -188,7 +213,7 @@ static bool valid_iface(const char *s)
 
 int cli_parse(int argc, char **argv, cli_options *opt)
 {
-	bool once = false, check = false;
+	bool once = false, check = false, interval_given = false;
 	int c;
 
 	memset(opt, 0, sizeof *opt);
@@ -198,6 +223,8 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 	opt->timeout_s = 10.0;
 	opt->clock_check_s = 30.0;
 	opt->max_handshakes = 64;
+	opt->prom_selector = "";
+	opt->prom_stale_s = 120.0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hvd:w:f:F:l:p:i:", long_options, NULL)) != -1) {
@@ -233,6 +260,7 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 			if (parse_seconds("--interval", optarg, 0.1, 86400, &opt->interval_s) != 0) {
 				return EX_USAGE;
 			}
+			interval_given = true;
 			break;
 		case OPT_CLOCK_CHECK:
 			if (parse_seconds("--clock-check", optarg, 0, 86400, &opt->clock_check_s) != 0) {
@@ -245,6 +273,38 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 				return EX_USAGE;
 			}
 			opt->prometheus_file = optarg;
+			break;
+		case OPT_FROM_PROMETHEUS:
+			if (!*optarg) {
+				fputs("synctop: --from-prometheus: expected a URL\n", stderr);
+				return EX_USAGE;
+			}
+			push(&opt->prom_urls, &opt->n_prom_urls, optarg);
+			break;
+		case OPT_PROM_SELECTOR:
+			opt->prom_selector = optarg;
+			break;
+		case OPT_PROM_NODE_LABEL:
+			if (!*optarg || strspn(optarg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+						strlen(optarg)) {
+				fprintf(stderr, "synctop: --prometheus-node-label: '%s' is not a label name\n", optarg);
+				return EX_USAGE;
+			}
+			opt->prom_node_label = optarg;
+			break;
+		case OPT_PROM_CA:
+			opt->prom_ca = optarg;
+			break;
+		case OPT_PROM_BEARER:
+			opt->prom_bearer_token_file = optarg;
+			break;
+		case OPT_PROM_BASIC:
+			opt->prom_basic_auth_file = optarg;
+			break;
+		case OPT_PROM_STALE:
+			if (parse_seconds("--prometheus-stale", optarg, 1, 86400, &opt->prom_stale_s) != 0) {
+				return EX_USAGE;
+			}
 			break;
 		case 'w':
 			push(&opt->hostlists, &opt->n_hostlists, optarg);
@@ -375,6 +435,27 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 		fputs("synctop: --json needs --once\n", stderr);
 		return EX_USAGE;
 	}
+	if (opt->n_prom_urls) {
+		if (opt->demo || opt->local) {
+			fputs("synctop: --from-prometheus reads its nodes from Prometheus; no --demo or --local with it\n",
+			      stderr);
+			return EX_USAGE;
+		}
+		if (opt->prom_bearer_token_file && opt->prom_basic_auth_file) {
+			fputs("synctop: --prometheus-bearer-token-file and --prometheus-basic-auth-file: one or the other\n",
+			      stderr);
+			return EX_USAGE;
+		}
+		if (!interval_given) {
+			opt->interval_s = 15.0; /* a scrape interval, not an SSH poll's */
+		}
+		return CLI_CONTINUE;
+	}
+	if (opt->prom_selector[0] || opt->prom_node_label || opt->prom_ca || opt->prom_bearer_token_file ||
+	    opt->prom_basic_auth_file) {
+		fputs("synctop: the --prometheus-* options other than --prometheus go with --from-prometheus\n", stderr);
+		return EX_USAGE;
+	}
 	if (opt->demo && (opt->n_hosts || opt->n_hostlists || opt->n_host_files || opt->local)) {
 		fputs("synctop: --demo simulates its own nodes; give no hosts, -w, -f or --local with it\n", stderr);
 		return EX_USAGE;
@@ -398,6 +479,10 @@ void cli_free(cli_options *opt)
 	for (size_t i = 0; i < opt->n_host_files; i++) {
 		free(opt->host_files[i]);
 	}
+	for (size_t i = 0; i < opt->n_prom_urls; i++) {
+		free(opt->prom_urls[i]);
+	}
+	free(opt->prom_urls);
 	free(opt->hosts);
 	free(opt->hostlists);
 	free(opt->host_files);

@@ -59,6 +59,17 @@ typedef struct {
 	bool no_color;           /* --no-color */
 	bool no_mouse;           /* --no-mouse */
 	const char *log_file;    /* --log: debug log, NULL = none */
+
+	/* --from-prometheus: read the nodes from Prometheus servers instead of
+	 * SSH (sources/prometheus_source.h); hosts, -w and -f then filter */
+	char **prom_urls;
+	size_t n_prom_urls;
+	const char *prom_selector;   /* "" or "{matchers}" */
+	const char *prom_node_label; /* NULL: per family; "nodename": join node_uname_info */
+	const char *prom_ca;         /* --prometheus-ca FILE */
+	const char *prom_bearer_token_file;
+	const char *prom_basic_auth_file;
+	double prom_stale_s;         /* --prometheus-stale */
 } cli_options;
 
 #define CLI_CONTINUE (-1)

@@ -9,6 +9,8 @@
  *        the Nagios plugin convention), what report_check_write() returns
  *   64   EX_USAGE: a bad option, host list, hosts file, ssh or --config file,
  *        or a --log file that cannot be opened; before anything connects
+ *   69   EX_UNAVAILABLE: --from-prometheus --once: no server answered any
+ *        query (--check says 3 instead)
  *   70   EX_SOFTWARE: the SSH library, a thread or the engine cannot start,
  *        or memory ran out (xalloc.c)
  *   74   EX_IOERR: the --json document cannot be written

@@ -29,7 +29,9 @@
 #include "private_agent.h"
 #include "probe.h"
 #include "progress.h"
+#include "node_update.h"
 #include "prometheus_sink.h"
+#include "prometheus_source.h"
 #include "report_check.h"
 #include "report_json.h"
 #include "report_prometheus.h"
@@ -66,6 +68,14 @@ typedef struct {
 	tui *tui;                  /* live view on a terminal, else NULL */
 	prometheus_sink *prom;     /* live --prometheus: written off the loop */
 	bool prom_failing;         /* the last write failed or was dropped */
+	/* --from-prometheus: the source, and what its refresh said */
+	prometheus_source *source;
+	const conffile *conf;      /* until the source's nodes have their settings */
+	char source_error[1024];   /* "" when every query answered cleanly */
+	size_t source_answered;    /* servers that answered at least one query */
+	bool source_done;          /* the first refresh is in: the model exists */
+	ev_timer source_timer;     /* live: the next refresh */
+	double source_last;        /* live: when the last refresh started */
 } app;
 
 static void on_all_done(void *ctx)
@@ -270,6 +280,8 @@ static void start_print_timer(app *a)
 	ev_timer_start(a->loop, &a->print_timer);
 }
 
+static int report_once(app *a, int status);
+
 static int run(app *a)
 {
 	int status = EXIT_SUCCESS;
@@ -344,6 +356,12 @@ static int run(app *a)
 	if (a->opt.mode != MODE_LIVE) {
 		evaluate_cluster(a);
 	}
+	return report_once(a, status);
+}
+
+/* --once, --json, --check: the one report, from the evaluated model. */
+static int report_once(app *a, int status)
+{
 	switch (a->opt.mode) {
 	case MODE_ONCE_JSON:
 		if (report_json_write(stdout, a->nodes, a->n_nodes, walltime_now()) != 0) {
@@ -365,6 +383,234 @@ static int run(app *a)
 	}
 	if (a->interrupted && a->opt.mode == MODE_LIVE) {
 		status = SYNCTOP_EXIT_INTERRUPTED;
+	}
+	return status;
+}
+
+/* ------------------------------------------------------ --from-prometheus */
+
+typedef struct {
+	const prom_node *pn;
+} prom_node_ref;
+
+/* What one refresh says about one node, through node_update as an SSH
+ * poll's answer; pn NULL: no series names it. */
+static void apply_prometheus_node(node *n, const prom_node *pn, const thresholds *th)
+{
+	if (!pn) {
+		node_update_unreachable(n, "not in Prometheus's answer: no series names this node", th);
+		return;
+	}
+	/* the same scrape seen again is no new observation (no history point) */
+	bool fresh = !n->has_observation || !n->reachable || pn->obs.taken_at != n->obs.taken_at;
+	if (pn->has_data && fresh) {
+		observation obs = pn->obs;
+		node_update_observation(n, &obs, th);
+	}
+	if (pn->error[0]) {
+		node_update_unreachable(n, pn->error, th);
+	}
+}
+
+static int compare_prom_nodes(const void *x, const void *y)
+{
+	const prom_node_ref *a = x, *b = y;
+	return strcmp(a->pn->name, b->pn->name);
+}
+
+/* The model from the source's nodes: the inventory's when hosts, -w or -f
+ * name them (a node Prometheus does not know is unknown), else every node
+ * Prometheus knows, by name.  Each enters through node_update as an SSH
+ * poll's answer does. */
+static void build_prometheus_model(app *a, const prom_map *map)
+{
+	prom_node_ref *order = xcalloc(map->n_nodes ? map->n_nodes : 1, sizeof *order);
+	for (size_t i = 0; i < map->n_nodes; i++) {
+		order[i].pn = &map->nodes[i];
+	}
+	qsort(order, map->n_nodes, sizeof *order, compare_prom_nodes);
+	a->n_nodes = a->inv.count ? a->inv.count : map->n_nodes;
+	a->nodes = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof *a->nodes);
+	a->settings = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof *a->settings);
+	for (size_t i = 0; i < a->n_nodes; i++) {
+		node *n = &a->nodes[i];
+		const prom_node *pn;
+		if (a->inv.count) {
+			node_init(n, a->inv.specs[i].name);
+			a->settings[i] = a->inv.specs[i].settings;
+			pn = prometheus_map_find(map, a->inv.specs[i].name);
+		} else {
+			pn = order[i].pn;
+			node_init(n, pn->name);
+			inventory_node_settings(&a->opt, a->conf, pn->name, &a->settings[i]);
+		}
+		apply_prometheus_node(n, pn, &a->settings[i].th);
+	}
+	free(order);
+}
+
+/* Later refreshes (live): the nodes of the first one, by name.  Nodes that
+ * appear later are not added (the grid's rows are fixed): logged. */
+static void update_prometheus_model(app *a, const prom_map *map)
+{
+	size_t known = 0;
+	for (size_t i = 0; i < a->n_nodes; i++) {
+		const prom_node *pn = prometheus_map_find(map, a->nodes[i].host);
+		known += pn != NULL;
+		apply_prometheus_node(&a->nodes[i], pn, &a->settings[i].th);
+		tui_node_changed(a->tui, &a->nodes[i]);
+	}
+	if (map->n_nodes > known && !a->inv.count) {
+		log_printf("prometheus: %zu nodes appeared after start; restart synctop to show them",
+			   map->n_nodes - known);
+	}
+}
+
+static void on_prometheus_refresh(void *ctx, const prom_map *map, const char *error, size_t answered)
+{
+	app *a = ctx;
+	bool first = !a->source_done;
+	if (error) {
+		/* the header shows it; a plain live table says it when it changes */
+		char shown[300];
+		snprintf(shown, sizeof shown, "Prometheus: %s", error);
+		tui_warn(a->tui, shown);
+		if (!first && !a->tui && strcmp(error, a->source_error) != 0) {
+			fprintf(stderr, "synctop: --from-prometheus: %s\n", error);
+		}
+	}
+	snprintf(a->source_error, sizeof a->source_error, "%s", error ? error : "");
+	a->source_answered = answered;
+	a->source_done = true;
+	if (first) {
+		build_prometheus_model(a, map);
+		ev_break(a->loop, EVBREAK_ALL);
+	} else {
+		update_prometheus_model(a, map);
+	}
+}
+
+/* Live: a refresh every interval (the dashboard's +/- change it, p pauses;
+ * r does not reach Prometheus), never two at once. */
+static void on_source_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	app *a = w->data;
+	double now = ev_now(loop);
+	if (scheduler_paused(a->sched) || now - a->source_last < scheduler_interval(a->sched)) {
+		return;
+	}
+	if (prometheus_source_refresh(a->source)) {
+		a->source_last = now;
+	}
+}
+
+/* Live: the dashboard, or a plain table every interval, over the nodes of
+ * the first refresh.  The dashboard's interval and pause live in a
+ * scheduler with no nodes: the source reads them from there. */
+static int run_prometheus_live(app *a)
+{
+	int status = EXIT_SUCCESS;
+	bool use_tui = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+	scheduler_config cfg;
+	scheduler_config_init(&cfg);
+	cfg.interval_s = a->opt.interval_s;
+	cfg.on_all_done = on_client_done;
+	a->sched = scheduler_new(a->loop, &cfg);
+	a->source_last = ev_now(a->loop);
+	ev_timer_init(&a->source_timer, on_source_timer, 1.0, 1.0);
+	a->source_timer.data = a;
+	ev_timer_start(a->loop, &a->source_timer);
+	ev_timer_init(&a->cluster_timer, on_cluster_timer, 1.0, 1.0);
+	a->cluster_timer.data = a;
+	ev_timer_start(a->loop, &a->cluster_timer);
+	evaluate_cluster(a);
+	if (use_tui) {
+		tui_options topt = {a->opt.theme, a->opt.no_color, a->opt.no_mouse};
+		ev_signal_stop(a->loop, &a->sigint); /* the TUI watches its own */
+		ev_signal_stop(a->loop, &a->sigterm);
+		ev_signal_stop(a->loop, &a->sighup);
+		a->tui = tui_new(&topt);
+		if (a->source_error[0]) {
+			char shown[300];
+			snprintf(shown, sizeof shown, "Prometheus: %.280s", a->source_error);
+			tui_warn(a->tui, shown);
+		}
+		status = tui_run(a->tui, a->loop, a->nodes, a->n_nodes, a->sched);
+		if (status != TUI_NO_TERMINAL) {
+			return status;
+		}
+		tui_free(a->tui);
+		a->tui = NULL;
+		status = EXIT_SUCCESS;
+		watch_signals(a);
+	}
+	start_print_timer(a);
+	on_print_timer(a->loop, &a->print_timer, 0); /* the first table now */
+	ev_run(a->loop, 0);
+	return a->interrupted ? SYNCTOP_EXIT_INTERRUPTED : status;
+}
+
+static void on_prometheus_deadline(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	app *a = w->data;
+	char why[128];
+	snprintf(why, sizeof why, "no answer within the %.1f s deadline (--timeout)", a->opt.timeout_s);
+	prometheus_source_give_up(a->source, why);
+}
+
+/* One refresh from the Prometheus servers, then the one report.  The live
+ * view does not read from Prometheus yet. */
+static int run_prometheus(app *a)
+{
+	char err[512];
+	prometheus_source_config cfg = {
+		.urls = (const char *const *)a->opt.prom_urls,
+		.n_urls = a->opt.n_prom_urls,
+		.selector = a->opt.prom_selector,
+		.node_label = a->opt.prom_node_label,
+		.timeout_s = a->opt.timeout_s,
+		.stale_after_s = a->opt.prom_stale_s,
+		.ca_file = a->opt.prom_ca,
+		.bearer_token_file = a->opt.prom_bearer_token_file,
+		.basic_auth_file = a->opt.prom_basic_auth_file,
+		.on_refresh = on_prometheus_refresh,
+		.ctx = a,
+	};
+	a->source = prometheus_source_new(a->loop, &cfg, err, sizeof err);
+	if (!a->source) {
+		fprintf(stderr, "synctop: --from-prometheus: %s\n", err);
+		return EX_USAGE;
+	}
+	watch_signals(a);
+	/* the requests have their own deadline; this one is the last resort */
+	ev_timer_init(&a->overall_deadline, on_prometheus_deadline, a->opt.timeout_s + 1.0, 0);
+	a->overall_deadline.data = a;
+	ev_timer_start(a->loop, &a->overall_deadline);
+	prometheus_source_refresh(a->source);
+	if (!a->source_done) {
+		ev_run(a->loop, 0);
+	}
+	if (!a->source_done) {
+		prometheus_source_give_up(a->source, "interrupted before Prometheus answered");
+	}
+	ev_timer_stop(a->loop, &a->overall_deadline);
+	if (a->source_error[0]) {
+		fprintf(stderr, "synctop: --from-prometheus: %s\n", a->source_error);
+	}
+	if (a->opt.mode == MODE_LIVE && !a->interrupted) {
+		return run_prometheus_live(a);
+	}
+	evaluate_cluster(a);
+	int status = report_once(a, EXIT_SUCCESS);
+	if (a->interrupted) {
+		return SYNCTOP_EXIT_INTERRUPTED;
+	}
+	if (a->source_answered == 0) {
+		/* no server answered anything: the report says nothing */
+		return a->opt.mode == MODE_CHECK ? REPORT_CHECK_UNKNOWN : EX_UNAVAILABLE;
+	}
+	if (a->source_error[0] && a->opt.mode == MODE_CHECK && status != REPORT_CHECK_CRIT) {
+		return REPORT_CHECK_UNKNOWN; /* part of the fleet went unseen */
 	}
 	return status;
 }
@@ -431,13 +677,21 @@ int main(int argc, char **argv)
 	}
 	if (a.opt.demo) {
 		a.demo = demo_cluster_new(DEMO_CLUSTER_DEFAULT_SEED, walltime_now());
-	} else if (inventory_build(&a.opt, conf, &a.inv, err, sizeof err) != 0) {
+	} else if ((!a.opt.n_prom_urls || a.opt.n_hosts || a.opt.n_hostlists || a.opt.n_host_files) &&
+		   inventory_build(&a.opt, conf, &a.inv, err, sizeof err) != 0) {
 		fprintf(stderr, "synctop: %s\n", err);
 		status = EX_USAGE;
 		goto out;
 	}
 	for (int i = 0; i < a.inv.n_warnings; i++) {
 		fprintf(stderr, "synctop: warning: %s\n", a.inv.warnings[i]);
+	}
+	if (a.opt.n_prom_urls) {
+		/* no SSH: the inventory, if any, only says which nodes to show */
+		thresholds_init_defaults(&a.th);
+		a.conf = conf;
+		status = run_prometheus(&a);
+		goto out;
 	}
 	/* Encrypted key files: ssh-add asks their passphrases now, on the
 	 * terminal, before the event loop and any TUI (private_agent.h). */
@@ -452,6 +706,7 @@ int main(int argc, char **argv)
 out:
 	/* the start-up order, undone in reverse */
 	tui_free(a.tui);
+	prometheus_source_free(a.source);
 	/* a write hung on its file system is not waited for long at exit */
 	prometheus_sink_free(a.prom, 2.0);
 	scheduler_free(a.sched);

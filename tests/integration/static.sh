@@ -30,10 +30,10 @@ fi
 
 if command -v cppcheck >/dev/null 2>&1; then
 	cppcheck --quiet --enable=warning,portability,performance --std=c11 --inline-suppr \
-		--suppress=missingIncludeSystem -I core -I collectors -I demo -I src -I tui -I themes -I "$inc" \
-		-j 2 core collectors demo src tui themes >"$out" 2>&1
+		--suppress=missingIncludeSystem -I core -I collectors -I sources -I demo -I src -I tui -I themes -I "$inc" \
+		-j 2 core collectors sources demo src tui themes >"$out" 2>&1
 	[ ! -s "$out" ]
-	ok $? "cppcheck: no findings in core/ collectors/ demo/ src/ tui/ themes/"
+	ok $? "cppcheck: no findings in core/ collectors/ sources/ demo/ src/ tui/ themes/"
 	[ -s "$out" ] && while IFS= read -r line; do diag "$line"; done <"$out"
 else
 	skip "cppcheck" "cppcheck not installed"
@@ -48,18 +48,18 @@ else
 	# The compile flags go in as --extra-arg, and the bare `--` after the
 	# file stops clang-tidy looking for a compilation database.
 	set -- "$tidy" --quiet --config-file=.clang-tidy
-	for f in -std=c11 -D_GNU_SOURCE "-I$inc" -Icore -Icollectors -Idemo -Itui -Ithemes -Isrc \
-		$(pkg-config --cflags ncursesw libssh2 jansson 2>/dev/null); do
+	for f in -std=c11 -D_GNU_SOURCE "-I$inc" -Icore -Icollectors -Isources -Idemo -Itui -Ithemes -Isrc \
+		$(pkg-config --cflags ncursesw libssh2 jansson libcurl 2>/dev/null); do
 		set -- "$@" "--extra-arg=$f"
 	done
 	jobs=$(nproc 2>/dev/null || echo 2)
 	# One file per process: in one process, clang-tidy 14's valist checker
 	# reports every va_start()ed list as uninitialised after the first file.
-	printf '%s\n' core/*.c collectors/*.c demo/*.c src/*.c tui/*.c themes/*.c |
+	printf '%s\n' core/*.c collectors/*.c sources/*.c demo/*.c src/*.c tui/*.c themes/*.c |
 		xargs -n 1 -P "$jobs" sh -c 'exec "$@" --' sh "$@" >"$out" 2>"$err"
 	rc=$?
 	[ "$rc" -eq 0 ] && [ ! -s "$out" ]
-	ok $? "clang-tidy: no findings in core/ collectors/ demo/ src/ tui/ themes/ (exit $rc)"
+	ok $? "clang-tidy: no findings in core/ collectors/ sources/ demo/ src/ tui/ themes/ (exit $rc)"
 	if [ -s "$out" ] || [ "$rc" -ne 0 ]; then
 		grep -E 'warning:|error:' "$out" | while IFS= read -r line; do diag "$line"; done
 		grep -E 'error' "$err" | while IFS= read -r line; do diag "$line"; done

@@ -549,6 +549,9 @@ static void test_tools_one_by_one(void **state)
 	for (size_t k = 0; k <= collector_registry_count; k++) {
 		const char *section = k == 0 ? "time" : collector_registry[k - 1]->name;
 		const collector *col = k == 0 ? NULL : collector_registry[k - 1];
+		if (col && !col->command) {
+			continue; /* filled by another source, no section (collector.h) */
+		}
 		if (col && col->demo_render && col->part_state && col->part_state(truth) == OBS_NOT_COLLECTED) {
 			/* a tool the simulator gives this node nothing for (ntpq, timesyncd) */
 			assert_int_equal(demo_cluster_render_tool(c, healthy, section, EPOCH, "-", out, sizeof out, &on,

@@ -417,7 +417,7 @@ static void want_real(json_t *obj, const char *key, double want)
 
 static const char *const node_keys[] = {
 	"host", "status", "reachable", "error", "observed_at", "rtt_s", "chrony", "chrony_selection", "ntp", "ptp",
-	"daemons", "phc", "nic", "nics", "timesyncd", "clock_check", "findings", NULL,
+	"daemons", "phc", "nic", "nics", "timesyncd", "kernel_clock", "clock_check", "findings", NULL,
 };
 static const char *const clock_keys[] = {
 	"error", "offset_s", "uncertainty_s", "exchanges", "measured_at", NULL,

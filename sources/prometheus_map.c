@@ -1,0 +1,673 @@
+/* prometheus_map.c - Prometheus answers into nodes and observation parts
+ * (prometheus_map.h). */
+#include <config.h>
+
+#include "prometheus_map.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+/* ------------------------------------------------------------- the queries */
+
+/* node_exporter collector/timex.go: the series synctop reads. */
+#define TIMEX_SERIES \
+	"node_timex_(sync_status|status|offset_seconds|maxerror_seconds|estimated_error_seconds|" \
+	"frequency_adjustment_ratio|loop_time_constant|tick_seconds|tai_offset_seconds)"
+/* docs/prometheus.md: synctop's per-node series, not the fleet's. */
+#define SYNCTOP_SERIES \
+	"synctop_(node_up|node_observation_timestamp_seconds|node_poll_rtt_seconds|part_up|chrony_.+|ptp_.+|" \
+	"nic_.+|clock_check_.+)"
+
+static const struct {
+	const char *name;
+	const char *head; /* a metric name, or a __name__ matcher */
+	bool by_name;     /* head is a metric name: NAME{matchers} */
+	const char *wrap; /* "timestamp" or NULL */
+} queries[PROM_Q_COUNT] = {
+	[PROM_Q_UP] = {"up", "up", true, NULL},
+	[PROM_Q_UNAME] = {"node_uname_info", "node_uname_info", true, NULL},
+	[PROM_Q_TIMEX] = {"timex", "__name__=~\"" TIMEX_SERIES "\"", false, NULL},
+	[PROM_Q_TIMEX_TIME] = {"timex scrape times", "node_timex_status", true, "timestamp"},
+	[PROM_Q_CHRONY] = {"chrony_exporter", "__name__=~\"chrony_tracking_.+\"", false, NULL},
+	[PROM_Q_CHRONY_TIME] = {"chrony_exporter scrape times", "chrony_tracking_last_offset_seconds", true,
+				"timestamp"},
+	[PROM_Q_SYNCTOP] = {"synctop textfile", "__name__=~\"" SYNCTOP_SERIES "\"", false, NULL},
+};
+
+const char *prometheus_map_query_name(prom_query_id id)
+{
+	return id < PROM_Q_COUNT ? queries[id].name : "?";
+}
+
+int prometheus_map_check_selector(const char *selector, char *err, size_t err_len)
+{
+	size_t n = strlen(selector);
+	if (n == 0) {
+		return 0;
+	}
+	if (n < 2 || selector[0] != '{' || selector[n - 1] != '}') {
+		snprintf(err, err_len, "expected label matchers in braces, e.g. '{job=\"node\",cluster=\"a\"}'");
+		return -1;
+	}
+	if (n > 1024) {
+		snprintf(err, err_len, "longer than 1024 characters");
+		return -1;
+	}
+	return 0;
+}
+
+int prometheus_map_query(prom_query_id id, const char *selector, char *buf, size_t len)
+{
+	if (id >= PROM_Q_COUNT) {
+		return -1;
+	}
+	/* the matchers inside the selector's braces, "" when none */
+	size_t n = strlen(selector);
+	const char *inner = n >= 2 ? selector + 1 : "";
+	int inner_len = n >= 2 ? (int)(n - 2) : 0;
+	const char *sep = inner_len > 0 ? "," : "";
+	int w;
+	if (queries[id].by_name) {
+		w = snprintf(buf, len, "%s%s%s{%.*s}%s", queries[id].wrap ? queries[id].wrap : "",
+			     queries[id].wrap ? "(" : "", queries[id].head, inner_len, inner, queries[id].wrap ? ")" : "");
+	} else {
+		w = snprintf(buf, len, "{%s%s%.*s}", queries[id].head, sep, inner_len, inner);
+	}
+	return w < 0 || (size_t)w >= len ? -1 : w;
+}
+
+/* -------------------------------------------------------------- the nodes */
+
+static uint64_t hash_name(const char *s)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (; *s; s++) {
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	}
+	return h;
+}
+
+static size_t *slot_of(const prom_map *m, const char *name)
+{
+	size_t mask = m->n_slots - 1;
+	for (size_t i = hash_name(name) & mask;; i = (i + 1) & mask) {
+		if (m->slots[i] == 0 || strcmp(m->nodes[m->slots[i] - 1].name, name) == 0) {
+			return &m->slots[i];
+		}
+	}
+}
+
+static void grow_index(prom_map *m)
+{
+	size_t want = m->n_slots ? m->n_slots * 2 : 64;
+	free(m->slots);
+	m->slots = xcalloc(want, sizeof *m->slots);
+	m->n_slots = want;
+	for (size_t i = 0; i < m->n_nodes; i++) {
+		*slot_of(m, m->nodes[i].name) = i + 1;
+	}
+}
+
+const prom_node *prometheus_map_find(const prom_map *m, const char *name)
+{
+	if (m->n_slots == 0) {
+		return NULL;
+	}
+	size_t idx = *slot_of(m, name);
+	return idx ? &m->nodes[idx - 1] : NULL;
+}
+
+static prom_node *node_get(prom_map *m, const char *name, const char *instance)
+{
+	if (!*name || strlen(name) >= NODE_NAME_LEN) {
+		m->unnamed++;
+		return NULL;
+	}
+	if ((m->n_nodes + 1) * 2 > m->n_slots) {
+		grow_index(m);
+	}
+	size_t *slot = slot_of(m, name);
+	if (*slot) {
+		return &m->nodes[*slot - 1];
+	}
+	if (m->n_nodes == m->cap || !m->nodes) {
+		m->cap = m->cap ? m->cap * 2 : 64;
+		m->nodes = xrealloc(m->nodes, m->cap * sizeof *m->nodes);
+	}
+	prom_node *pn = &m->nodes[m->n_nodes];
+	memset(pn, 0, sizeof *pn);
+	snprintf(pn->name, sizeof pn->name, "%s", name);
+	snprintf(pn->instance, sizeof pn->instance, "%s", instance ? instance : "");
+	observation_init(&pn->obs);
+	*slot = ++m->n_nodes;
+	return pn;
+}
+
+/* "host:9100" -> "host", "[fe80::1]:9100" -> "fe80::1"; a bare IPv6
+ * address (more than one ':') stays as it is. */
+static void strip_port(const char *instance, char *out, size_t len)
+{
+	const char *colon = strrchr(instance, ':');
+	if (instance[0] == '[') {
+		const char *close = strchr(instance, ']');
+		if (close) {
+			snprintf(out, len, "%.*s", (int)(close - instance - 1), instance + 1);
+			return;
+		}
+	}
+	if (colon && strchr(instance, ':') == colon) {
+		snprintf(out, len, "%.*s", (int)(colon - instance), instance);
+		return;
+	}
+	snprintf(out, len, "%s", instance);
+}
+
+typedef struct {
+	const prom_map_options *opt;
+	const prom_vector *uname; /* for node_label "nodename" */
+} naming;
+
+/* The node an exporter's sample is about (node_exporter, chrony_exporter,
+ * up): false when there is none. */
+static bool exporter_node_name(const naming *nm, const prom_sample *s, char *out, size_t len)
+{
+	const char *instance = prom_sample_label(s, "instance");
+	const char *label = nm->opt->node_label;
+	if (label && strcmp(label, "nodename") == 0 && instance && nm->uname) {
+		for (size_t i = 0; i < nm->uname->n_samples; i++) {
+			const prom_sample *u = &nm->uname->samples[i];
+			const char *ui = prom_sample_label(u, "instance");
+			const char *nodename = prom_sample_label(u, "nodename");
+			if (ui && nodename && *nodename && strcmp(ui, instance) == 0) {
+				snprintf(out, len, "%s", nodename);
+				return true;
+			}
+		}
+	} else if (label && strcmp(label, "nodename") != 0) {
+		const char *v = prom_sample_label(s, label);
+		if (v && *v) {
+			snprintf(out, len, "%s", v);
+			return true;
+		}
+	}
+	if (!instance || !*instance) {
+		return false;
+	}
+	strip_port(instance, out, len);
+	return out[0] != '\0';
+}
+
+static prom_node *exporter_node(prom_map *m, const naming *nm, const prom_sample *s)
+{
+	char name[NODE_NAME_LEN + 1];
+	if (!exporter_node_name(nm, s, name, sizeof name)) {
+		m->unnamed++;
+		return NULL;
+	}
+	return node_get(m, name, prom_sample_label(s, "instance"));
+}
+
+static const char *metric_name(const prom_sample *s)
+{
+	const char *name = prom_sample_label(s, "__name__");
+	return name ? name : "";
+}
+
+static void note_time(prom_node *pn, double t)
+{
+	if (isfinite(t) && (isnan(pn->obs.taken_at) || t > pn->obs.taken_at)) {
+		pn->obs.taken_at = t;
+	}
+}
+
+/* A gauge's value as an int field: whole and in range, else unknown. */
+static int as_int(double v)
+{
+	if (!isfinite(v) || v != floor(v) || v < -2147483647.0 || v > 2147483647.0) {
+		return INT_UNKNOWN;
+	}
+	return (int)v;
+}
+
+static int64_t as_ns(double seconds)
+{
+	double ns = seconds * 1e9;
+	if (!isfinite(ns) || fabs(ns) > 9e18) {
+		return PTP_NS_UNKNOWN;
+	}
+	return (int64_t)llround(ns);
+}
+
+/* A non-finite gauge (NaN, +-Inf) says nothing a field can hold. */
+static double finite_or_nan(double v)
+{
+	return isfinite(v) ? v : NAN;
+}
+
+/* -------------------------------------------------- node_exporter's timex */
+
+static void map_timex(prom_node *pn, const prom_sample *s)
+{
+	kernel_clock_obs *k = &pn->obs.kernel;
+	const char *name = metric_name(s) + strlen("node_timex_");
+	double v = s->value;
+	if (strncmp(metric_name(s), "node_timex_", 11) != 0) {
+		return;
+	}
+	k->state = OBS_OK;
+	pn->has_data = true;
+	if (strcmp(name, "sync_status") == 0) {
+		k->synchronised = v == 1 ? 1 : v == 0 ? 0 : INT_UNKNOWN;
+	} else if (strcmp(name, "status") == 0) {
+		k->status = as_int(v);
+	} else if (strcmp(name, "offset_seconds") == 0) {
+		k->offset_s = isfinite(v) ? -v : NAN; /* reference - node in the kernel */
+	} else if (strcmp(name, "maxerror_seconds") == 0) {
+		k->max_error_s = finite_or_nan(v);
+	} else if (strcmp(name, "estimated_error_seconds") == 0) {
+		k->est_error_s = finite_or_nan(v);
+	} else if (strcmp(name, "frequency_adjustment_ratio") == 0) {
+		k->freq_adjust_ppm = isfinite(v) ? (v - 1.0) * 1e6 : NAN;
+	} else if (strcmp(name, "loop_time_constant") == 0) {
+		k->time_constant = as_int(v);
+	} else if (strcmp(name, "tick_seconds") == 0) {
+		k->tick_s = finite_or_nan(v);
+	} else if (strcmp(name, "tai_offset_seconds") == 0) {
+		k->tai_offset_s = as_int(v);
+	}
+}
+
+/* ------------------------------------------------------- chrony_exporter */
+
+/* SuperQ/chrony_exporter collector/tracking.go: chronyd's tracking report
+ * as its protocol sends it.  system_time_seconds is chrony's pending
+ * correction (positive = the clock is slow, as `chronyc tracking` says);
+ * last_offset_seconds has chronyc's CSV sign (collectors/chrony_parse.c). */
+static void map_chrony_exporter(prom_node *pn, const prom_sample *s)
+{
+	chrony_tracking *t = &pn->obs.chrony.tracking;
+	const char *full = metric_name(s);
+	double v = s->value;
+	if (strncmp(full, "chrony_tracking_", 16) != 0) {
+		return;
+	}
+	const char *name = full + 16;
+	pn->obs.chrony.state = OBS_OK;
+	pn->has_data = true;
+	if (strcmp(name, "system_time_seconds") == 0) {
+		t->system_time_offset_s = isfinite(v) ? -v : NAN;
+	} else if (strcmp(name, "last_offset_seconds") == 0) {
+		t->last_offset_s = finite_or_nan(v);
+	} else if (strcmp(name, "rms_offset_seconds") == 0) {
+		t->rms_offset_s = finite_or_nan(v);
+	} else if (strcmp(name, "frequency_ppms") == 0) {
+		t->frequency_ppm = finite_or_nan(v);
+	} else if (strcmp(name, "residual_frequency_ppms") == 0) {
+		t->residual_frequency_ppm = finite_or_nan(v);
+	} else if (strcmp(name, "skew_ppms") == 0) {
+		t->skew_ppm = finite_or_nan(v);
+	} else if (strcmp(name, "root_delay_seconds") == 0) {
+		t->root_delay_s = finite_or_nan(v);
+	} else if (strcmp(name, "root_dispersion_seconds") == 0) {
+		t->root_dispersion_s = finite_or_nan(v);
+	} else if (strcmp(name, "update_interval_seconds") == 0) {
+		t->update_interval_s = finite_or_nan(v);
+	} else if (strcmp(name, "reference_timestamp_seconds") == 0) {
+		t->ref_time = finite_or_nan(v);
+	} else if (strcmp(name, "stratum") == 0) {
+		t->stratum = as_int(v);
+	} else if (strcmp(name, "info") == 0) {
+		const char *refid = prom_sample_label(s, "tracking_refid");
+		const char *ref_name = prom_sample_label(s, "tracking_name");
+		char *end = NULL;
+		unsigned long id = refid ? strtoul(refid, &end, 16) : 0;
+		if (refid && *refid && end && *end == '\0' && id <= 0xFFFFFFFFul) {
+			t->reference_id = (uint32_t)id;
+			t->has_reference_id = true;
+		}
+		if (ref_name) {
+			snprintf(t->reference_name, sizeof t->reference_name, "%s", ref_name);
+		}
+	}
+}
+
+/* chrony_exporter has no leap status: chronyd reports stratum 0 exactly
+ * when it is unsynchronised (observation.h chrony_tracking_has_reference);
+ * otherwise the leap second the kernel was told (chronyd's default
+ * leapsecmode system), else normal. */
+static void settle_chrony_exporter_leap(prom_node *pn)
+{
+	chrony_tracking *t = &pn->obs.chrony.tracking;
+	const kernel_clock_obs *k = &pn->obs.kernel;
+	if (t->leap != CHRONY_LEAP_UNKNOWN || t->stratum == INT_UNKNOWN) {
+		return;
+	}
+	if (t->stratum == 0) {
+		t->leap = CHRONY_LEAP_UNSYNC;
+	} else if (k->state == OBS_OK && k->status != INT_UNKNOWN && (k->status & KERNEL_STA_INS)) {
+		t->leap = CHRONY_LEAP_INSERT;
+	} else if (k->state == OBS_OK && k->status != INT_UNKNOWN && (k->status & KERNEL_STA_DEL)) {
+		t->leap = CHRONY_LEAP_DELETE;
+	} else {
+		t->leap = CHRONY_LEAP_NORMAL;
+	}
+}
+
+/* No series lists chronyd's sources one by one (chrony_exporter's
+ * chrony_sources_* are not read, synctop's textfile has none): the chrony
+ * part holds none of them, and says how many there are (synctop's
+ * selection series name each), else that there is at least one it does not
+ * hold, so the rules that need the list know it is missing rather than
+ * empty (observation.h n_sources_total). */
+static void settle_chrony_sources(observation *obs)
+{
+	if (obs->chrony.state != OBS_OK) {
+		return;
+	}
+	obs->chrony.n_sources = 0;
+	obs->chrony.n_sources_total = obs->selection.n_sources_total > 0 ? obs->selection.n_sources_total : 1;
+}
+
+/* ----------------------------------------------------- synctop's textfile */
+
+static obs_state *part_state_named(observation *obs, const char *part, char **error, size_t *error_len)
+{
+	static const struct {
+		const char *name;
+		size_t state_off, error_off, error_len;
+	} parts[] = {
+		{"chrony", offsetof(observation, chrony.state), offsetof(observation, chrony.error), OBS_ERROR_LEN},
+		{"chrony_selection", offsetof(observation, selection.state), offsetof(observation, selection.error),
+		 OBS_ERROR_LEN},
+		{"ptp", offsetof(observation, ptp.state), offsetof(observation, ptp.error), OBS_ERROR_LEN},
+		{"nic", offsetof(observation, nic.state), offsetof(observation, nic.error), OBS_ERROR_LEN},
+		{"clock_check", offsetof(observation, clock.state), offsetof(observation, clock.error), OBS_ERROR_LEN},
+	};
+	for (size_t i = 0; part && i < sizeof parts / sizeof parts[0]; i++) {
+		if (strcmp(parts[i].name, part) == 0) {
+			*error = (char *)obs + parts[i].error_off;
+			*error_len = parts[i].error_len;
+			return (obs_state *)((char *)obs + parts[i].state_off);
+		}
+	}
+	return NULL;
+}
+
+static chrony_leap leap_from_number(double v)
+{
+	switch (as_int(v)) {
+	case 0: return CHRONY_LEAP_NORMAL;
+	case 1: return CHRONY_LEAP_INSERT;
+	case 2: return CHRONY_LEAP_DELETE;
+	case 3: return CHRONY_LEAP_UNSYNC;
+	default: return CHRONY_LEAP_UNKNOWN;
+	}
+}
+
+static ptp_port_state port_state_named(const char *name)
+{
+	for (int st = PTP_PORT_INITIALIZING; name && st <= PTP_PORT_GRAND_MASTER; st++) {
+		if (strcmp(ptp_port_state_name((ptp_port_state)st), name) == 0) {
+			return (ptp_port_state)st;
+		}
+	}
+	return PTP_PORT_UNKNOWN;
+}
+
+/* Sets a part answered unless synctop_part_up said otherwise. */
+static void part_seen(obs_state *state)
+{
+	if (*state == OBS_NOT_COLLECTED) {
+		*state = OBS_OK;
+	}
+}
+
+static void map_synctop_chrony(observation *obs, const char *name, double v)
+{
+	chrony_tracking *t = &obs->chrony.tracking;
+	part_seen(&obs->chrony.state);
+	if (strcmp(name, "offset_seconds") == 0) {
+		t->system_time_offset_s = finite_or_nan(v);
+	} else if (strcmp(name, "last_offset_seconds") == 0) {
+		t->last_offset_s = finite_or_nan(v);
+	} else if (strcmp(name, "rms_offset_seconds") == 0) {
+		t->rms_offset_s = finite_or_nan(v);
+	} else if (strcmp(name, "frequency_ratio") == 0) {
+		t->frequency_ppm = isfinite(v) ? v * 1e6 : NAN;
+	} else if (strcmp(name, "skew_ratio") == 0) {
+		t->skew_ppm = isfinite(v) ? v * 1e6 : NAN;
+	} else if (strcmp(name, "root_delay_seconds") == 0) {
+		t->root_delay_s = finite_or_nan(v);
+	} else if (strcmp(name, "root_dispersion_seconds") == 0) {
+		t->root_dispersion_s = finite_or_nan(v);
+	} else if (strcmp(name, "update_interval_seconds") == 0) {
+		t->update_interval_s = finite_or_nan(v);
+	} else if (strcmp(name, "stratum") == 0) {
+		t->stratum = as_int(v);
+	} else if (strcmp(name, "leap_status") == 0) {
+		t->leap = leap_from_number(v);
+	}
+}
+
+static void map_synctop_selection(observation *obs, const prom_sample *s)
+{
+	chrony_selection *sel = &obs->selection;
+	const char *source = prom_sample_label(s, "source");
+	const char *state = prom_sample_label(s, "state");
+	part_seen(&sel->state);
+	sel->n_sources_total++;
+	if (!source || !state || strlen(state) != 1 || sel->n_sources >= CHRONY_MAX_SOURCES) {
+		return;
+	}
+	chrony_select_source *src = &sel->sources[sel->n_sources++];
+	memset(src, 0, sizeof *src);
+	src->state = state[0];
+	snprintf(src->name, sizeof src->name, "%s", source);
+	src->last_sample_ago_s = -1;
+	src->score = NAN;
+	src->interval_lo_s = src->interval_hi_s = NAN;
+}
+
+static void map_synctop_ptp(observation *obs, const char *name, const prom_sample *s)
+{
+	ptp_obs *p = &obs->ptp;
+	double v = s->value;
+	part_seen(&p->state);
+	if (strcmp(name, "offset_seconds") == 0) {
+		p->offset_from_master_ns = as_ns(v);
+	} else if (strcmp(name, "mean_path_delay_seconds") == 0) {
+		p->mean_path_delay_ns = as_ns(v);
+	} else if (strcmp(name, "steps_removed") == 0) {
+		p->steps_removed = as_int(v);
+	} else if (strcmp(name, "gm_present") == 0) {
+		p->gm_present = v == 1 ? 1 : v == 0 ? 0 : INT_UNKNOWN;
+	} else if (strcmp(name, "grandmaster_info") == 0) {
+		const char *gm = prom_sample_label(s, "grandmaster");
+		if (gm) {
+			snprintf(p->grandmaster_identity, sizeof p->grandmaster_identity, "%s", gm);
+		}
+	} else if (strcmp(name, "port_state") == 0 && p->n_ports < PTP_MAX_PORTS) {
+		const char *port = prom_sample_label(s, "port");
+		ptp_port *pp = &p->ports[p->n_ports++];
+		pp->state = port_state_named(prom_sample_label(s, "state"));
+		pp->port_number = port ? as_int(strtod(port, NULL)) : INT_UNKNOWN;
+	}
+}
+
+static void map_synctop(prom_map *m, const prom_sample *s)
+{
+	const char *node_name = prom_sample_label(s, "node");
+	const char *full = metric_name(s);
+	if (!node_name || strncmp(full, "synctop_", 8) != 0) {
+		m->unnamed++;
+		return;
+	}
+	prom_node *pn = node_get(m, node_name, prom_sample_label(s, "instance"));
+	if (!pn) {
+		return;
+	}
+	observation *obs = &pn->obs;
+	const char *name = full + 8;
+	double v = s->value;
+	pn->has_data = true;
+	if (strcmp(name, "node_up") == 0) {
+		if (v == 0) {
+			snprintf(pn->error, sizeof pn->error,
+				 "synctop (exporting through %s) could not poll this node at its last sweep",
+				 pn->instance[0] ? pn->instance : "its textfile");
+		}
+	} else if (strcmp(name, "node_observation_timestamp_seconds") == 0) {
+		/* synctop's own clock when the node last answered: its age */
+		if (isfinite(v)) {
+			obs->taken_at = v;
+		}
+	} else if (strcmp(name, "node_poll_rtt_seconds") == 0) {
+		obs->rtt_s = finite_or_nan(v);
+	} else if (strcmp(name, "part_up") == 0) {
+		char *error = NULL;
+		size_t error_len = 0;
+		obs_state *st = part_state_named(obs, prom_sample_label(s, "part"), &error, &error_len);
+		if (st && v == 0) {
+			*st = OBS_COMMAND_FAILED;
+			snprintf(error, error_len, "failing at synctop's last poll (its own --check says why)");
+		} else if (st && v == 1) {
+			*st = OBS_OK;
+		}
+	} else if (strcmp(name, "chrony_source_selection") == 0) {
+		map_synctop_selection(obs, s);
+	} else if (strncmp(name, "chrony_", 7) == 0) {
+		map_synctop_chrony(obs, name + 7, v);
+	} else if (strncmp(name, "ptp_", 4) == 0) {
+		map_synctop_ptp(obs, name + 4, s);
+	} else if (strcmp(name, "nic_hardware_timestamping") == 0) {
+		/* 1 says hardware both ways; 0 does not say what there is instead */
+		const char *iface = prom_sample_label(s, "interface");
+		if (v == 1) {
+			part_seen(&obs->nic.state);
+			obs->nic.caps = NIC_CAP_HW_TX | NIC_CAP_HW_RX;
+			snprintf(obs->nic.interface, sizeof obs->nic.interface, "%s", iface ? iface : "");
+		}
+	} else if (strcmp(name, "clock_check_offset_seconds") == 0) {
+		part_seen(&obs->clock.state);
+		obs->clock.offset_s = finite_or_nan(v);
+		obs->clock.exchanges = 1;
+	} else if (strcmp(name, "clock_check_uncertainty_seconds") == 0) {
+		part_seen(&obs->clock.state);
+		obs->clock.uncertainty_s = finite_or_nan(v);
+	} else if (strcmp(name, "clock_check_timestamp_seconds") == 0) {
+		part_seen(&obs->clock.state);
+		obs->clock.measured_at = finite_or_nan(v);
+	}
+}
+
+/* ---------------------------------------------------------------- build */
+
+static void map_family(prom_map *m, const naming *nm, const prom_vector *v, prom_query_id id)
+{
+	for (size_t i = 0; v && i < v->n_samples; i++) {
+		const prom_sample *s = &v->samples[i];
+		if (id == PROM_Q_SYNCTOP) {
+			map_synctop(m, s);
+			continue;
+		}
+		prom_node *pn = exporter_node(m, nm, s);
+		if (!pn) {
+			continue;
+		}
+		if (id == PROM_Q_TIMEX) {
+			map_timex(pn, s);
+		} else if (id == PROM_Q_CHRONY) {
+			map_chrony_exporter(pn, s);
+		} else if (id == PROM_Q_TIMEX_TIME || id == PROM_Q_CHRONY_TIME) {
+			/* timestamp(): the value is when the target was scraped */
+			note_time(pn, s->value);
+		}
+	}
+}
+
+/* A target that is down makes every node it served in this answer unknown,
+ * and is itself shown when it served none (its series went stale with it)
+ * and no other target serves a node of its name. */
+static void map_up(prom_map *m, const naming *nm, const prom_vector *v)
+{
+	for (size_t i = 0; v && i < v->n_samples; i++) {
+		const prom_sample *s = &v->samples[i];
+		const char *instance = prom_sample_label(s, "instance");
+		const char *job = prom_sample_label(s, "job");
+		if (s->value != 0 || !instance) {
+			continue; /* a target that is up and serves no clock series is no node */
+		}
+		char why[NODE_ERROR_LEN];
+		snprintf(why, sizeof why,
+			 "Prometheus cannot scrape %s (job %s): up == 0; its Targets page says why", instance,
+			 job ? job : "?");
+		bool served = false;
+		for (size_t k = 0; k < m->n_nodes; k++) {
+			if (strcmp(m->nodes[k].instance, instance) == 0) {
+				snprintf(m->nodes[k].error, sizeof m->nodes[k].error, "%s", why);
+				served = true;
+			}
+		}
+		char name[NODE_NAME_LEN + 1];
+		/* a node of that name whose series come from another target (two
+		 * exporters on one host) is not the down target's */
+		if (!served && exporter_node_name(nm, s, name, sizeof name) && !prometheus_map_find(m, name)) {
+			prom_node *pn = node_get(m, name, instance);
+			if (pn) {
+				snprintf(pn->error, sizeof pn->error, "%s", why);
+			}
+		}
+	}
+}
+
+void prometheus_map_build(const prom_vector *const answers[PROM_Q_COUNT], const prom_map_options *opt,
+			  prom_map *out)
+{
+	naming nm = {opt, answers[PROM_Q_UNAME]};
+	memset(out, 0, sizeof *out);
+	map_family(out, &nm, answers[PROM_Q_TIMEX], PROM_Q_TIMEX);
+	map_family(out, &nm, answers[PROM_Q_TIMEX_TIME], PROM_Q_TIMEX_TIME);
+	map_family(out, &nm, answers[PROM_Q_CHRONY], PROM_Q_CHRONY);
+	map_family(out, &nm, answers[PROM_Q_CHRONY_TIME], PROM_Q_CHRONY_TIME);
+	map_family(out, &nm, answers[PROM_Q_SYNCTOP], PROM_Q_SYNCTOP);
+	map_up(out, &nm, answers[PROM_Q_UP]);
+
+	for (size_t i = 0; i < out->n_nodes; i++) {
+		prom_node *pn = &out->nodes[i];
+		observation *obs = &pn->obs;
+		settle_chrony_exporter_leap(pn);
+		settle_chrony_sources(obs);
+		chrony_tracking_settle(&obs->chrony.tracking);
+		kernel_clock_settle(&obs->kernel);
+		if (isnan(obs->taken_at) && pn->has_data) {
+			obs->taken_at = opt->now; /* no scrape time asked or answered: as of now */
+		}
+		if (!pn->has_data && !pn->error[0]) {
+			snprintf(pn->error, sizeof pn->error,
+				 "Prometheus gave this node's scrape time but none of its values (the source's error "
+				 "says which query failed)");
+		}
+		if (pn->error[0] || !pn->has_data) {
+			continue;
+		}
+		double age = opt->now - obs->taken_at;
+		if (isfinite(age) && age > opt->stale_after_s) {
+			snprintf(pn->error, sizeof pn->error,
+				 "stale: its newest sample in Prometheus is %.0f s old (more than %.0f s)", age,
+				 opt->stale_after_s);
+		}
+	}
+}
+
+void prometheus_map_free(prom_map *m)
+{
+	free(m->nodes);
+	free(m->slots);
+	memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,95 @@
+/* prometheus_map.h - Prometheus query answers into synctop's model: which
+ * node each sample is about and which observation part it fills.  Pure:
+ * answers in, nodes with observations out.
+ *
+ * One instant query per metric family and refresh, never one per node
+ * (prometheus_map_query gives the PromQL):
+ *   up                 scrape targets; a target that is down makes the nodes
+ *                      it serves unknown
+ *   node_uname_info    node_exporter's nodename, for naming by it
+ *   node_timex_*       node_exporter's timex collector -> kernel_clock part
+ *   timestamp(...)     when each target's timex / chrony series were scraped
+ *   chrony_tracking_*  chrony_exporter -> chrony part
+ *   synctop_*          synctop's own --prometheus textfile -> the parts it
+ *                      exported (chrony, selection, PTP, NIC, clock check)
+ *
+ * Node names: node_exporter's and chrony_exporter's series by `instance`
+ * with the port stripped ("10.0.0.7:9100" -> "10.0.0.7"), or by another
+ * label (prom_map_options.node_label), or "nodename" to take
+ * node_uname_info's nodename of the same instance; synctop's own series by
+ * their `node` label, always.  What no series says stays unknown, never 0. */
+#ifndef SYNCTOP_PROMETHEUS_MAP_H
+#define SYNCTOP_PROMETHEUS_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "node.h"
+#include "observation.h"
+#include "prometheus_query.h"
+
+typedef enum {
+	PROM_Q_UP = 0,
+	PROM_Q_UNAME,
+	PROM_Q_TIMEX,
+	PROM_Q_TIMEX_TIME,
+	PROM_Q_CHRONY,
+	PROM_Q_CHRONY_TIME,
+	PROM_Q_SYNCTOP,
+	PROM_Q_COUNT,
+} prom_query_id;
+
+/* A short name for messages: "up", "timex", ... */
+const char *prometheus_map_query_name(prom_query_id id);
+
+/* The selector is empty or "{matchers}"; 0, else -1 with a reason. */
+int prometheus_map_check_selector(const char *selector, char *err, size_t err_len);
+
+/* The PromQL of query id restricted by selector (checked as above).  The
+ * length written, or -1 when it does not fit in len. */
+int prometheus_map_query(prom_query_id id, const char *selector, char *buf, size_t len);
+
+typedef struct {
+	/* NULL: the defaults above; a label name; "nodename": join on
+	 * node_uname_info.  Applies to node_exporter's and chrony_exporter's
+	 * series (synctop's are named by `node`). */
+	const char *node_label;
+	double now;           /* client unix time */
+	/* A node whose newest sample is older is stale: it keeps its values
+	 * and reads unknown, as a node that stopped answering over SSH. */
+	double stale_after_s;
+} prom_map_options;
+
+#define PROM_INSTANCE_LEN 128
+
+typedef struct {
+	char name[NODE_NAME_LEN];
+	char instance[PROM_INSTANCE_LEN]; /* the scrape target of its first sample */
+	observation obs;                  /* taken_at: its newest sample's time */
+	bool has_data;                    /* a series about its clock, not only `up` */
+	/* Non-empty: the node is unknown for this reason (its target is down,
+	 * synctop could not poll it, its samples are stale); obs keeps what was
+	 * known. */
+	char error[NODE_ERROR_LEN];
+} prom_node;
+
+typedef struct {
+	prom_node *nodes;     /* in the order first seen */
+	size_t n_nodes;
+	size_t cap;
+	size_t *slots;        /* open-addressing index by name: node index + 1, 0 empty */
+	size_t n_slots;
+	size_t unnamed;       /* samples no node name could be found for */
+} prom_map;
+
+/* Builds the nodes from one refresh's answers; answers[id] NULL: that
+ * query failed (the source reports it) and says nothing.  out is
+ * initialised here; free it with prometheus_map_free. */
+void prometheus_map_build(const prom_vector *const answers[PROM_Q_COUNT], const prom_map_options *opt,
+			  prom_map *out);
+
+const prom_node *prometheus_map_find(const prom_map *m, const char *name);
+
+void prometheus_map_free(prom_map *m);
+
+#endif

@@ -1,0 +1,50 @@
+/* prometheus_query.h - the Prometheus HTTP API's answer to an instant query
+ * (GET /api/v1/query), parsed: pure, bytes in, samples out.
+ *
+ * The envelope (prometheus.io/docs/prometheus/latest/querying/api/):
+ *     {"status": "success" | "error", "data": {"resultType": "vector",
+ *      "result": [{"metric": {LABEL: VALUE, ...}, "value": [T, "V"]}, ...]},
+ *      "errorType": "...", "error": "...", "warnings": ["...", ...]}
+ * T is a unix time in seconds (a JSON number), V a string because it may be
+ * "NaN", "+Inf" or "-Inf".  Only vectors are accepted: synctop asks for
+ * nothing else.  The answer comes from a server we do not control: any
+ * shape other than the above is an error with a message, never a crash. */
+#ifndef SYNCTOP_PROMETHEUS_QUERY_H
+#define SYNCTOP_PROMETHEUS_QUERY_H
+
+#include <stddef.h>
+
+#define PROM_WARNINGS_LEN 400
+
+typedef struct {
+	char *name;
+	char *value;
+} prom_label;
+
+typedef struct {
+	prom_label *labels;  /* as the server sent them, __name__ included */
+	size_t n_labels;
+	double t;            /* the sample's time: the evaluation time for a plain selector */
+	double value;        /* NAN for "NaN", +-INFINITY for "+Inf"/"-Inf" */
+} prom_sample;
+
+typedef struct {
+	prom_sample *samples;
+	size_t n_samples;
+	size_t n_warnings;              /* "warnings" the server attached */
+	char warnings[PROM_WARNINGS_LEN]; /* them, joined by "; ", cleaned, cut to fit; "" if none */
+} prom_vector;
+
+/* Parses an answer of len bytes into out (which it initialises; free it
+ * with prom_vector_free whatever this returns).  0 on "status": "success"
+ * with a vector; -1 otherwise, with a printable one-line reason in err:
+ * the server's errorType and error for "status": "error", else what is
+ * wrong with the text. */
+int prometheus_query_parse(const char *body, size_t len, prom_vector *out, char *err, size_t err_len);
+
+void prom_vector_free(prom_vector *v);
+
+/* The value of label name on the sample, or NULL. */
+const char *prom_sample_label(const prom_sample *s, const char *name);
+
+#endif

@@ -1,0 +1,525 @@
+/* prometheus_source.c - Prometheus's HTTP API on the event loop
+ * (prometheus_source.h).  The libcurl/libev glue follows curl's
+ * docs/examples/evhiperfifo.c: curl says which sockets to watch for what
+ * (CURLMOPT_SOCKETFUNCTION) and when to call it back (TIMERFUNCTION); the
+ * watchers call curl_multi_socket_action and collect finished transfers. */
+#include <config.h>
+
+#include "prometheus_source.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bytebuf.h"
+#include "log.h"
+#include "walltime.h"
+#include "xalloc.h"
+
+typedef struct {
+	prometheus_source *ps;
+	size_t server;
+	prom_query_id query;
+	CURL *easy;
+	bytebuf body;
+	bool too_large;
+	bool given_up;           /* prometheus_source_give_up: curl_error says why */
+	bool done;
+	char curl_error[CURL_ERROR_SIZE];
+	prom_vector answer;
+	bool parsed;             /* answer holds samples */
+} request;
+
+/* One watched socket: curl's interest in it, as an ev_io. */
+typedef struct {
+	ev_io io;
+	prometheus_source *ps;
+} sock_watch;
+
+struct prometheus_source {
+	struct ev_loop *loop;
+	prometheus_source_config cfg;
+	char **urls;
+	char *selector;
+	char *node_label;
+	char *bearer;            /* the token, or NULL */
+	char *userpwd;           /* "user:password", or NULL */
+	CURLM *multi;
+	ev_timer timer;          /* curl's timeout */
+	request *requests;       /* n_urls * PROM_Q_COUNT while a refresh runs */
+	size_t n_requests;
+	size_t pending;
+	bool running;
+	/* What went wrong in this refresh: distinct troubles per server, each
+	 * with the first query it hit and how many more it hit. */
+	struct {
+		size_t server;
+		char text[400];
+		prom_query_id first;
+		unsigned more;
+	} troubles[8];
+	size_t n_troubles;
+	char error[1024];        /* them, as one line for the caller */
+};
+
+/* --------------------------------------------------------------- secrets */
+
+/* The first line of a file, without its line end: a token or user:password. */
+static char *read_secret(const char *path, const char *what, char *err, size_t err_len)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096];
+	if (!f) {
+		snprintf(err, err_len, "%s %s: %s", what, path, strerror(errno));
+		return NULL;
+	}
+	if (!fgets(line, sizeof line, f)) {
+		line[0] = '\0';
+	}
+	fclose(f);
+	line[strcspn(line, "\r\n")] = '\0';
+	if (!line[0]) {
+		snprintf(err, err_len, "%s %s: empty first line", what, path);
+		return NULL;
+	}
+	return xstrdup(line);
+}
+
+/* ------------------------------------------------------ error collection */
+
+/* A server that is down fails every query the same way: said once. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static void note_error(prometheus_source *ps, size_t server, prom_query_id query, const char *fmt, ...)
+{
+	char text[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	log_printf("prometheus: %s: %s: %s", ps->urls[server], prometheus_map_query_name(query), text);
+	for (size_t i = 0; i < ps->n_troubles; i++) {
+		if (ps->troubles[i].server == server && strcmp(ps->troubles[i].text, text) == 0) {
+			ps->troubles[i].more++;
+			return;
+		}
+	}
+	if (ps->n_troubles == sizeof ps->troubles / sizeof ps->troubles[0]) {
+		ps->troubles[ps->n_troubles - 1].more++;
+		return;
+	}
+	ps->troubles[ps->n_troubles].server = server;
+	ps->troubles[ps->n_troubles].first = query;
+	ps->troubles[ps->n_troubles].more = 0;
+	snprintf(ps->troubles[ps->n_troubles].text, sizeof ps->troubles[0].text, "%s", text);
+	ps->n_troubles++;
+}
+
+static void format_troubles(prometheus_source *ps)
+{
+	size_t used = 0;
+	ps->error[0] = '\0';
+	for (size_t i = 0; i < ps->n_troubles && used < sizeof ps->error; i++) {
+		char more[48] = "";
+		if (ps->troubles[i].more) {
+			snprintf(more, sizeof more, " (and %u more quer%s)", ps->troubles[i].more,
+				 ps->troubles[i].more == 1 ? "y" : "ies");
+		}
+		int w = snprintf(ps->error + used, sizeof ps->error - used, "%s%s: %s query: %s%s", i ? "; " : "",
+				 ps->urls[ps->troubles[i].server], prometheus_map_query_name(ps->troubles[i].first),
+				 ps->troubles[i].text, more);
+		used += w > 0 ? (size_t)w : 0;
+	}
+}
+
+/* ------------------------------------------------------------- finishing */
+
+static void finish_refresh(prometheus_source *ps)
+{
+	const prom_vector *answers[PROM_Q_COUNT];
+	prom_vector merged[PROM_Q_COUNT];
+	size_t answered = 0;
+
+	memset(merged, 0, sizeof merged);
+	/* several servers: one vector per query, the samples of all */
+	for (size_t s = 0; s < ps->cfg.n_urls; s++) {
+		bool any = false;
+		for (int q = 0; q < PROM_Q_COUNT; q++) {
+			request *r = &ps->requests[s * PROM_Q_COUNT + (size_t)q];
+			any = any || r->parsed;
+			if (!r->parsed) {
+				continue;
+			}
+			prom_vector *m = &merged[q];
+			m->samples = xrealloc(m->samples, (m->n_samples + r->answer.n_samples + 1) * sizeof *m->samples);
+			memcpy(m->samples + m->n_samples, r->answer.samples, r->answer.n_samples * sizeof *m->samples);
+			m->n_samples += r->answer.n_samples;
+			free(r->answer.samples); /* the labels moved to merged */
+			r->answer.samples = NULL;
+			r->answer.n_samples = 0;
+		}
+		answered += any;
+	}
+	for (int q = 0; q < PROM_Q_COUNT; q++) {
+		answers[q] = merged[q].samples ? &merged[q] : NULL;
+	}
+	format_troubles(ps);
+	prom_map map;
+	prom_map_options opt = {ps->node_label, walltime_now(), ps->cfg.stale_after_s};
+	prometheus_map_build(answers, &opt, &map);
+	if (map.unnamed) {
+		log_printf("prometheus: %zu samples named no node (no instance or node label)", map.unnamed);
+	}
+	for (int q = 0; q < PROM_Q_COUNT; q++) {
+		prom_vector_free(&merged[q]);
+	}
+	for (size_t i = 0; i < ps->n_requests; i++) {
+		prom_vector_free(&ps->requests[i].answer);
+		bytebuf_free(&ps->requests[i].body);
+	}
+	free(ps->requests);
+	ps->requests = NULL;
+	ps->n_requests = 0;
+	ps->running = false;
+	log_printf("prometheus: refresh done: %zu nodes from %zu of %zu servers%s%s", map.n_nodes, answered,
+		   ps->cfg.n_urls, ps->error[0] ? ": " : "", ps->error);
+	ps->cfg.on_refresh(ps->cfg.ctx, &map, ps->error[0] ? ps->error : NULL, answered);
+	prometheus_map_free(&map);
+}
+
+static void request_done(request *r, CURLcode code)
+{
+	prometheus_source *ps = r->ps;
+	long http = 0;
+	char err[512];
+
+	r->done = true;
+	curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &http);
+	if (r->too_large) {
+		note_error(ps, r->server, r->query, "answer larger than %u MiB (narrow --prometheus-selector)",
+			   PROMETHEUS_MAX_ANSWER >> 20);
+	} else if (code != CURLE_OK) {
+		/* curl's own words, not its error buffer: "after 3 ms" would make
+		 * every query's failure look different */
+		note_error(ps, r->server, r->query, "%s", r->given_up ? r->curl_error : curl_easy_strerror(code));
+	} else if (prometheus_query_parse(r->body.data, r->body.len, &r->answer, err, sizeof err) != 0) {
+		/* Prometheus answers its errors (400, 422, 503) in JSON too */
+		if (http != 200 && strncmp(err, "Prometheus says", 15) != 0) {
+			note_error(ps, r->server, r->query, "HTTP %ld", http);
+		} else {
+			note_error(ps, r->server, r->query, "%s", err);
+		}
+		prom_vector_free(&r->answer);
+	} else if (http != 200) {
+		note_error(ps, r->server, r->query, "HTTP %ld", http);
+		prom_vector_free(&r->answer);
+	} else {
+		r->parsed = true;
+		if (r->answer.n_warnings) {
+			note_error(ps, r->server, r->query, "warning: %s", r->answer.warnings);
+		}
+	}
+	curl_multi_remove_handle(ps->multi, r->easy);
+	curl_easy_cleanup(r->easy);
+	r->easy = NULL;
+	if (--ps->pending == 0) {
+		finish_refresh(ps);
+	}
+}
+
+static void check_multi(prometheus_source *ps)
+{
+	CURLMsg *msg;
+	int left;
+	while (ps->running && (msg = curl_multi_info_read(ps->multi, &left)) != NULL) {
+		if (msg->msg != CURLMSG_DONE) {
+			continue;
+		}
+		request *r = NULL;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&r);
+		request_done(r, msg->data.result);
+	}
+}
+
+/* ------------------------------------------------------- curl <-> libev */
+
+static void on_sock(struct ev_loop *loop, ev_io *w, int revents)
+{
+	sock_watch *sw = (sock_watch *)w;
+	prometheus_source *ps = sw->ps;
+	int action = (revents & EV_READ ? CURL_CSELECT_IN : 0) | (revents & EV_WRITE ? CURL_CSELECT_OUT : 0);
+	int running;
+	curl_multi_socket_action(ps->multi, w->fd, action, &running);
+	check_multi(ps);
+}
+
+static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	prometheus_source *ps = w->data;
+	int running;
+	curl_multi_socket_action(ps->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	check_multi(ps);
+}
+
+static int socket_cb(CURL *easy, curl_socket_t fd, int what, void *userp, void *socketp)
+{
+	prometheus_source *ps = userp;
+	sock_watch *sw = socketp;
+	if (what == CURL_POLL_REMOVE) {
+		if (sw) {
+			ev_io_stop(ps->loop, &sw->io);
+			free(sw);
+			curl_multi_assign(ps->multi, fd, NULL);
+		}
+		return 0;
+	}
+	int events = (what & CURL_POLL_IN ? EV_READ : 0) | (what & CURL_POLL_OUT ? EV_WRITE : 0);
+	if (!sw) {
+		sw = xcalloc(1, sizeof *sw);
+		sw->ps = ps;
+		ev_io_init(&sw->io, on_sock, fd, events);
+		curl_multi_assign(ps->multi, fd, sw);
+	} else if (sw->io.events == events) {
+		return 0; /* re-armed only when the interest changes */
+	} else {
+		ev_io_stop(ps->loop, &sw->io);
+		ev_io_set(&sw->io, fd, events);
+	}
+	ev_io_start(ps->loop, &sw->io);
+	return 0;
+}
+
+static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
+{
+	prometheus_source *ps = userp;
+	ev_timer_stop(ps->loop, &ps->timer);
+	if (timeout_ms >= 0) {
+		ev_timer_set(&ps->timer, (double)timeout_ms / 1000.0, 0.0);
+		ev_timer_start(ps->loop, &ps->timer);
+	}
+	return 0;
+}
+
+static size_t write_cb(char *data, size_t size, size_t nmemb, void *userp)
+{
+	request *r = userp;
+	size_t n = size * nmemb;
+	if (r->body.len + n > PROMETHEUS_MAX_ANSWER) {
+		r->too_large = true;
+		return 0; /* curl fails the transfer with CURLE_WRITE_ERROR */
+	}
+	bytebuf_append(&r->body, data, n);
+	return n;
+}
+
+/* ------------------------------------------------------------ requests */
+
+static int start_request(prometheus_source *ps, request *r)
+{
+	char promql[2048], url[4096];
+	if (prometheus_map_query(r->query, ps->selector, promql, sizeof promql) < 0) {
+		return -1;
+	}
+	r->easy = curl_easy_init();
+	if (!r->easy) {
+		return -1;
+	}
+	char *escaped = curl_easy_escape(r->easy, promql, 0);
+	const char *base = ps->urls[r->server];
+	size_t blen = strlen(base);
+	if (blen > 0 && base[blen - 1] == '/') {
+		blen--; /* "http://h:9090/" + "/api" would double the slash */
+	}
+	snprintf(url, sizeof url, "%.*s/api/v1/query?query=%s", (int)blen, base, escaped ? escaped : "");
+	curl_free(escaped);
+	long timeout_ms = (long)(ps->cfg.timeout_s * 1000.0);
+	curl_easy_setopt(r->easy, CURLOPT_URL, url);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(r->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+#endif
+	curl_easy_setopt(r->easy, CURLOPT_PRIVATE, r);
+	curl_easy_setopt(r->easy, CURLOPT_WRITEFUNCTION, write_cb);
+	curl_easy_setopt(r->easy, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(r->easy, CURLOPT_ERRORBUFFER, r->curl_error);
+	curl_easy_setopt(r->easy, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(r->easy, CURLOPT_TIMEOUT_MS, timeout_ms);
+	curl_easy_setopt(r->easy, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+	curl_easy_setopt(r->easy, CURLOPT_ACCEPT_ENCODING, ""); /* gzip: large answers shrink tenfold */
+	curl_easy_setopt(r->easy, CURLOPT_USERAGENT, "synctop/" PACKAGE_VERSION);
+	if (ps->cfg.ca_file) {
+		curl_easy_setopt(r->easy, CURLOPT_CAINFO, ps->cfg.ca_file);
+	}
+	if (ps->bearer) {
+		curl_easy_setopt(r->easy, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
+		curl_easy_setopt(r->easy, CURLOPT_XOAUTH2_BEARER, ps->bearer);
+	} else if (ps->userpwd) {
+		curl_easy_setopt(r->easy, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+		curl_easy_setopt(r->easy, CURLOPT_USERPWD, ps->userpwd);
+	}
+	if (curl_multi_add_handle(ps->multi, r->easy) != CURLM_OK) {
+		curl_easy_cleanup(r->easy);
+		r->easy = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+bool prometheus_source_refresh(prometheus_source *ps)
+{
+	if (ps->running) {
+		return false;
+	}
+	ps->n_troubles = 0;
+	ps->n_requests = ps->cfg.n_urls * PROM_Q_COUNT;
+	ps->requests = xcalloc(ps->n_requests, sizeof *ps->requests);
+	ps->running = true;
+	ps->pending = 0;
+	for (size_t i = 0; i < ps->n_requests; i++) {
+		request *r = &ps->requests[i];
+		r->ps = ps;
+		r->server = i / PROM_Q_COUNT;
+		r->query = (prom_query_id)(i % PROM_Q_COUNT);
+		if (start_request(ps, r) != 0) {
+			r->done = true;
+			note_error(ps, r->server, r->query, "cannot start the request");
+			continue;
+		}
+		ps->pending++;
+	}
+	log_printf("prometheus: refresh: %zu queries to %zu servers", ps->pending, ps->cfg.n_urls);
+	if (ps->pending == 0) {
+		finish_refresh(ps);
+	}
+	return true;
+}
+
+void prometheus_source_give_up(prometheus_source *ps, const char *why)
+{
+	if (!ps || !ps->running) {
+		return;
+	}
+	for (size_t i = 0; i < ps->n_requests && ps->running; i++) {
+		request *r = &ps->requests[i];
+		if (r->easy && !r->done) {
+			snprintf(r->curl_error, sizeof r->curl_error, "%s", why);
+			r->given_up = true;
+			request_done(r, CURLE_OPERATION_TIMEDOUT);
+		}
+	}
+}
+
+/* ------------------------------------------------------------ lifetime */
+
+static bool valid_url(const char *url)
+{
+	if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0) {
+		return false;
+	}
+	const char *host = strstr(url, "://") + 3;
+	const char *end = host + strcspn(host, "/?#");
+	/* credentials in a URL end up in ps, shell history and logs */
+	return memchr(host, '@', (size_t)(end - host)) == NULL && end > host;
+}
+
+prometheus_source *prometheus_source_new(struct ev_loop *loop, const prometheus_source_config *cfg, char *err,
+					 size_t err_len)
+{
+	static bool curl_ready;
+	if (prometheus_map_check_selector(cfg->selector ? cfg->selector : "", err, err_len) != 0) {
+		return NULL;
+	}
+	for (size_t i = 0; i < cfg->n_urls; i++) {
+		if (!valid_url(cfg->urls[i])) {
+			snprintf(err, err_len, "'%s' is not an http:// or https:// URL without user:password@ "
+					       "(credentials go in --prometheus-basic-auth-file)",
+				 cfg->urls[i]);
+			return NULL;
+		}
+	}
+	if (!curl_ready) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+			snprintf(err, err_len, "cannot initialise libcurl");
+			return NULL;
+		}
+		curl_ready = true;
+	}
+	prometheus_source *ps = xcalloc(1, sizeof *ps);
+	ps->loop = loop;
+	ps->cfg = *cfg;
+	ps->urls = xcalloc(cfg->n_urls ? cfg->n_urls : 1, sizeof *ps->urls);
+	for (size_t i = 0; i < cfg->n_urls; i++) {
+		ps->urls[i] = xstrdup(cfg->urls[i]);
+	}
+	ps->selector = xstrdup(cfg->selector ? cfg->selector : "");
+	ps->node_label = cfg->node_label ? xstrdup(cfg->node_label) : NULL;
+	if (cfg->bearer_token_file &&
+	    !(ps->bearer = read_secret(cfg->bearer_token_file, "--prometheus-bearer-token-file", err, err_len))) {
+		prometheus_source_free(ps);
+		return NULL;
+	}
+	if (cfg->basic_auth_file &&
+	    !(ps->userpwd = read_secret(cfg->basic_auth_file, "--prometheus-basic-auth-file", err, err_len))) {
+		prometheus_source_free(ps);
+		return NULL;
+	}
+	if (ps->userpwd && !strchr(ps->userpwd, ':')) {
+		snprintf(err, err_len, "--prometheus-basic-auth-file %s: expected user:password on the first line",
+			 cfg->basic_auth_file);
+		prometheus_source_free(ps);
+		return NULL;
+	}
+	ps->multi = curl_multi_init();
+	if (!ps->multi) {
+		snprintf(err, err_len, "cannot initialise libcurl's multi interface");
+		prometheus_source_free(ps);
+		return NULL;
+	}
+	ev_timer_init(&ps->timer, on_timer, 0.0, 0.0);
+	ps->timer.data = ps;
+	curl_multi_setopt(ps->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
+	curl_multi_setopt(ps->multi, CURLMOPT_SOCKETDATA, ps);
+	curl_multi_setopt(ps->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+	curl_multi_setopt(ps->multi, CURLMOPT_TIMERDATA, ps);
+	return ps;
+}
+
+void prometheus_source_free(prometheus_source *ps)
+{
+	if (!ps) {
+		return;
+	}
+	for (size_t i = 0; i < ps->n_requests; i++) {
+		request *r = &ps->requests[i];
+		if (r->easy) {
+			curl_multi_remove_handle(ps->multi, r->easy);
+			curl_easy_cleanup(r->easy);
+		}
+		prom_vector_free(&r->answer);
+		bytebuf_free(&r->body);
+	}
+	free(ps->requests);
+	if (ps->multi) {
+		ev_timer_stop(ps->loop, &ps->timer);
+		curl_multi_cleanup(ps->multi);
+	}
+	for (size_t i = 0; i < ps->cfg.n_urls; i++) {
+		free(ps->urls[i]);
+	}
+	free(ps->urls);
+	free(ps->selector);
+	free(ps->node_label);
+	if (ps->bearer) {
+		memset(ps->bearer, 0, strlen(ps->bearer));
+	}
+	if (ps->userpwd) {
+		memset(ps->userpwd, 0, strlen(ps->userpwd));
+	}
+	free(ps->bearer);
+	free(ps->userpwd);
+	free(ps);
+}

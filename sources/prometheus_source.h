@@ -1,0 +1,65 @@
+/* prometheus_source.h - synctop's nodes read from Prometheus servers over
+ * their HTTP API instead of over SSH.
+ *
+ * One refresh sends the handful of instant queries of prometheus_map.h to
+ * every server at once, through libcurl's multi interface driven by the
+ * libev loop (curl_multi_socket_action from ev_io and ev_timer watchers):
+ * nothing blocks the loop.  Each request has its own deadline and a bound
+ * on its answer's size.  When every answer is in, the samples of all
+ * servers are merged by node (prometheus_map_build) and handed to the
+ * caller with one line saying what went wrong, if anything: HTTP errors,
+ * Prometheus's own `status: error`, unparseable or cut answers and the
+ * server's warnings are the source's trouble, not findings about nodes.
+ *
+ * Secrets never come from the command line: a bearer token or a
+ * "user:password" pair is read from a file when the source starts, and
+ * never logged. */
+#ifndef SYNCTOP_PROMETHEUS_SOURCE_H
+#define SYNCTOP_PROMETHEUS_SOURCE_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "prometheus_map.h"
+
+/* The largest answer read to one query: beyond it the request fails (the
+ * memory a refresh needs is bounded by this times the queries). */
+#define PROMETHEUS_MAX_ANSWER (64u << 20)
+
+typedef struct prometheus_source prometheus_source;
+
+/* The refresh is complete.  map holds the nodes (valid during the call);
+ * error is NULL when every query of every server answered cleanly, else one
+ * printable line.  answered: how many servers answered at least one query. */
+typedef void (*prometheus_refresh_cb)(void *ctx, const prom_map *map, const char *error, size_t answered);
+
+typedef struct {
+	const char *const *urls;      /* base URLs: http(s)://host:port[/prefix] */
+	size_t n_urls;
+	const char *selector;         /* "" or "{matchers}" (prometheus_map_check_selector) */
+	const char *node_label;       /* prom_map_options.node_label */
+	double timeout_s;             /* per request */
+	double stale_after_s;
+	const char *ca_file;          /* TLS CA bundle, NULL: the system's */
+	const char *bearer_token_file; /* NULL: none */
+	const char *basic_auth_file;  /* "user:password" on its first line; NULL: none */
+	prometheus_refresh_cb on_refresh;
+	void *ctx;
+} prometheus_source_config;
+
+/* NULL with a reason in err when a URL, the selector or a secret file is
+ * not usable. */
+prometheus_source *prometheus_source_new(struct ev_loop *loop, const prometheus_source_config *cfg, char *err,
+					 size_t err_len);
+
+/* Starts a refresh; false (nothing done) while one is running. */
+bool prometheus_source_refresh(prometheus_source *ps);
+
+/* Ends a running refresh now: its callback runs with what answered and
+ * `why` for the rest. */
+void prometheus_source_give_up(prometheus_source *ps, const char *why);
+
+void prometheus_source_free(prometheus_source *ps);
+
+#endif

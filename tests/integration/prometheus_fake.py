@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""prometheus_fake.py PORTFILE - a broken "Prometheus" for prometheus_source.sh.
+
+Listens on 127.0.0.1 (a free port, written to PORTFILE) and answers
+/MODE/api/v1/query by MODE, the first path segment of the base URL:
+  500      HTTP 500 with a text body
+  garbage  HTTP 200 with a body that is not JSON
+  cut      HTTP 200 promising 100000 bytes, sending 40, then closing
+  hang     reads the request and never answers
+  auth     an empty vector if the Authorization header is
+           "Bearer s3cret-token", else HTTP 401
+  warn     an empty vector with a warning attached
+Only what the real server cannot be made to do; the rest of the test talks
+to the real Prometheus."""
+import http.server
+import socketserver
+import sys
+import time
+
+EMPTY = b'{"status":"success","data":{"resultType":"vector","result":[]}}'
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def send(self, code, body, length=None):
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body) if length is None else length))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        mode = self.path.split("/")[1]
+        if mode == "500":
+            self.send(500, b"internal error\n")
+        elif mode == "garbage":
+            self.send(200, b"<html>this is no Prometheus</html>")
+        elif mode == "cut":
+            self.send(200, EMPTY[:40], length=100000)
+            self.wfile.flush()
+            self.close_connection = True
+        elif mode == "hang":
+            time.sleep(3600)
+        elif mode == "auth":
+            if self.headers.get("Authorization") == "Bearer s3cret-token":
+                self.send(200, EMPTY)
+            else:
+                self.send(401, b'{"status":"error","errorType":"unauthorized","error":"no token"}')
+        elif mode == "warn":
+            self.send(200, b'{"status":"success","warnings":["store eu-1 did not answer: partial result"],'
+                           b'"data":{"resultType":"vector","result":[]}}')
+        else:
+            self.send(404, b"unknown mode\n")
+
+
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+
+
+server = Server(("127.0.0.1", 0), Handler)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(server.server_address[1]))
+import os
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+server.serve_forever()

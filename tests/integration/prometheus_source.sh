@@ -1,0 +1,262 @@
+#!/bin/sh
+# prometheus_source.sh - `--from-prometheus` against the real thing: Debian's
+# prometheus scraping two real prometheus-node-exporter instances every
+# second on 127.0.0.1 (random free ports): one with its real timex collector
+# (this machine's kernel clock), one whose textfile collector serves a
+# `synctop --demo --prometheus` file (48 simulated nodes) and
+# chrony_exporter-format series for a simulated node, with honor_labels.
+# Then --once --json, --check exit codes, -w filtering, a target that is
+# down, staleness, a query Prometheus refuses, and broken servers (closed
+# port, HTTP 500, not JSON, an answer cut short, no answer at all, a
+# warning; prometheus_fake.py) that must give a clear source error and exit
+# status, never a hang; a bearer token read from a file and kept out of
+# --log.  Every process is ours and is stopped by its PID, even on failure.
+set -u
+. "$(dirname "$0")/tap.sh"
+bin=${SYNCTOP_BIN:?}
+here=$(cd "$(dirname "$0")" && pwd)
+# --- the command line, before anything is started
+"$bin" --prometheus-selector '{job="x"}' host1 >/dev/null 2>"${TMPDIR:-/tmp}/prom-src-$$.err"
+rc=$?
+[ $rc = 64 ] && grep -q "go with --from-prometheus" "${TMPDIR:-/tmp}/prom-src-$$.err"
+ok $? "--prometheus-selector without --from-prometheus: exit 64 (got $rc)"
+"$bin" --from-prometheus http://127.0.0.1:9 --demo --once >/dev/null 2>&1
+ok $(($? != 64)) "--from-prometheus with --demo: exit 64"
+"$bin" --from-prometheus http://127.0.0.1:9 --prometheus-selector 'job="x"' --once >/dev/null \
+	2>"${TMPDIR:-/tmp}/prom-src-$$.err"
+rc=$?
+[ $rc = 64 ] && grep -q "label matchers in braces" "${TMPDIR:-/tmp}/prom-src-$$.err"
+ok $? "a selector without braces: exit 64 (got $rc)"
+"$bin" --from-prometheus http://127.0.0.1:9 --prometheus-bearer-token-file /nonexistent --once >/dev/null \
+	2>"${TMPDIR:-/tmp}/prom-src-$$.err"
+rc=$?
+[ $rc = 64 ] && grep -q "/nonexistent: No such file" "${TMPDIR:-/tmp}/prom-src-$$.err"
+ok $? "a token file that cannot be read: exit 64 (got $rc)"
+rm -f "${TMPDIR:-/tmp}/prom-src-$$.err"
+
+prometheus=$(command -v prometheus || true)
+exporter=$(command -v prometheus-node-exporter || true)
+skip_rest() {
+	diag "SKIP the lab: $*"
+	done_testing
+	exit $?
+}
+[ -n "$prometheus" ] && [ -n "$exporter" ] ||
+	skip_rest "needs Debian's prometheus and prometheus-node-exporter (build-aux/install-deps test)"
+command -v python3 >/dev/null || skip_rest "needs python3"
+command -v jq >/dev/null || skip_rest "needs jq"
+command -v curl >/dev/null || skip_rest "needs curl"
+
+tmp=$(mktemp -d)
+pids=""
+cleanup() {
+	for p in $pids; do
+		kill "$p" 2>/dev/null
+	done
+	for p in $pids; do
+		wait "$p" 2>/dev/null
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+wait_for() { # seconds command...
+	n=$(($1 * 10))
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+free_ports() { # how many
+	python3 -c 'import socket,sys
+s=[socket.socket() for _ in range(int(sys.argv[1]))]
+[x.bind(("127.0.0.1",0)) for x in s]
+print(" ".join(str(x.getsockname()[1]) for x in s))' "$1"
+}
+# shellcheck disable=SC2046 # one word per port
+set -- $(free_ports 4)
+p_node=$1 p_text=$2 p_prom=$3 p_dead=$4
+url=http://127.0.0.1:$p_prom
+
+# --- the textfiles: synctop's own, and chrony_exporter's series of a node
+mkdir -p "$tmp/tf-empty" "$tmp/tf" "$tmp/data"
+"$bin" --demo --once --prometheus "$tmp/tf/synctop.prom" >/dev/null 2>&1
+ok $? "synctop --demo --once --prometheus wrote the textfile to serve"
+cat >"$tmp/tf/chrony.prom" <<'EOT'
+chrony_tracking_system_time_seconds{instance="chrony-sim:9123"} 0.000123
+chrony_tracking_last_offset_seconds{instance="chrony-sim:9123"} -2.1e-06
+chrony_tracking_frequency_ppms{instance="chrony-sim:9123"} -12.5
+chrony_tracking_skew_ppms{instance="chrony-sim:9123"} 0.02
+chrony_tracking_stratum{instance="chrony-sim:9123"} 2
+chrony_tracking_root_delay_seconds{instance="chrony-sim:9123"} 0.004
+chrony_tracking_root_dispersion_seconds{instance="chrony-sim:9123"} 0.0002
+chrony_tracking_info{instance="chrony-sim:9123",tracking_address="192.168.0.1",tracking_name="ntp1",tracking_refid="C0A80001"} 1
+EOT
+
+cat >"$tmp/prometheus.yml" <<EOT
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: node
+    static_configs:
+      - targets: ['127.0.0.1:$p_node']
+  - job_name: textfile
+    honor_labels: true
+    static_configs:
+      - targets: ['127.0.0.1:$p_text']
+  - job_name: gone
+    static_configs:
+      - targets: ['localhost:$p_dead']
+EOT
+"$exporter" --web.listen-address=127.0.0.1:$p_node --collector.textfile.directory="$tmp/tf-empty" \
+	>"$tmp/node.log" 2>&1 &
+pids="$pids $!"
+"$exporter" --web.listen-address=127.0.0.1:$p_text --collector.disable-defaults --collector.textfile \
+	--collector.textfile.directory="$tmp/tf" >"$tmp/text.log" 2>&1 &
+pids="$pids $!"
+"$prometheus" --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
+	--web.listen-address=127.0.0.1:$p_prom >"$tmp/prom.log" 2>&1 &
+pids="$pids $!"
+python3 "$here/prometheus_fake.py" "$tmp/fake.port" >"$tmp/fake.log" 2>&1 &
+pids="$pids $!"
+
+query() { curl -s -G "$url/api/v1/query" --data-urlencode "query=$1"; }
+scraped() {
+	[ "$(query 'count(up{job=~"node|textfile"} == 1)' | jq -r '.data.result[0].value[1]' 2>/dev/null)" = 2 ] &&
+		[ "$(query 'count(up{job="gone"} == 0)' | jq -r '.data.result[0].value[1]' 2>/dev/null)" = 1 ] &&
+		[ -n "$(query 'node_timex_status' | jq -r '.data.result[0].value[1] // empty' 2>/dev/null)" ] &&
+		[ -n "$(query 'chrony_tracking_stratum' | jq -r '.data.result[0].value[1] // empty' 2>/dev/null)" ]
+}
+wait_for 60 scraped
+ok $? "prometheus scraped both node_exporters and found the dead target"
+wait_for 10 test -s "$tmp/fake.port"
+fake=http://127.0.0.1:$(cat "$tmp/fake.port" 2>/dev/null)
+
+# --- the fleet, once, as JSON
+json=$tmp/once.json
+timeout 30 "$bin" --from-prometheus "$url" --once --json >"$json" 2>"$tmp/once.err"
+rc=$?
+[ $rc = 0 ]
+ok $? "--once --json exits 0 (got $rc: $(head -c 300 "$tmp/once.err"))"
+node() { jq -c --arg h "$1" '.nodes[] | select(.host == $h)' "$json"; }
+metric() { curl -s "http://127.0.0.1:$1/metrics" | sed -n "s/^$2 //p"; }
+status=$(metric "$p_node" node_timex_status)
+sync=$(metric "$p_node" node_timex_sync_status)
+[ "$(node 127.0.0.1 | jq -r .kernel_clock.status)" = "$status" ]
+ok $? "this machine's node (instance without port): kernel status $status as node_exporter says"
+want_sync=$([ "$sync" = 1 ] && echo true || echo false)
+[ "$(node 127.0.0.1 | jq -r .kernel_clock.synchronised)" = "$want_sync" ] &&
+	[ "$(node 127.0.0.1 | jq -r .reachable)" = true ] && [ "$(node 127.0.0.1 | jq -r .chrony)" = null ]
+ok $? "its kernel clock reads synchronised=$want_sync; chrony unknown (null), not 0"
+offset=$(sed -n 's/^synctop_chrony_offset_seconds{node="gpu001"} //p' "$tmp/tf/synctop.prom")
+[ -n "$offset" ] && [ "$(node gpu001 | jq -r .chrony.system_time_offset_s)" = "$(jq -n "$offset")" ] &&
+	[ "$(node gpu001 | jq -r .reachable)" = true ] && [ "$(node gpu001 | jq -r .ptp.port_state)" = SLAVE ]
+ok $? "synctop's own series: gpu001's chrony offset $offset and PTP port back in their parts"
+[ "$(jq '[.nodes[] | select(.host | test("^(gpu|ptp|ntp)"))] | length' "$json")" -ge 40 ]
+ok $? "the simulated nodes are all there ($(jq '.nodes | length' "$json") nodes in all)"
+[ "$(node chrony-sim | jq -r .chrony.system_time_offset_s)" = "-0.000123" ] &&
+	[ "$(node chrony-sim | jq -r .chrony.reference_name)" = ntp1 ]
+ok $? "chrony_exporter series (honor_labels): offset -0.000123 s (0.000123 s slow) and reference"
+[ "$(node localhost | jq -r .reachable)" = false ] && node localhost | jq -r .error | grep -q "up == 0"
+ok $? "the target that is down is an unknown node saying up == 0"
+
+# --- --check, -w
+timeout 30 "$bin" --from-prometheus "$url" --check -w 127.0.0.1 >"$tmp/check.out" 2>&1
+rc=$?
+if [ "$sync" = 0 ]; then want=1; else want=0; fi
+[ $rc = $want ]
+ok $? "--check -w 127.0.0.1: exit $want for a kernel clock with sync_status $sync (got $rc)"
+timeout 30 "$bin" --from-prometheus "$url" --check -w localhost,nosuch >"$tmp/check2.out" 2>&1
+rc=$?
+[ $rc = 3 ] && grep -q "nosuch.*not in Prometheus's answer" "$tmp/check2.out"
+ok $? "--check -w localhost,nosuch: exit 3, the unknown node named (got $rc)"
+
+# --- staleness: the demo's file says when each node last answered
+sleep 3
+timeout 30 "$bin" --from-prometheus "$url" --prometheus-stale 1 --once --json >"$json" 2>/dev/null
+[ "$(node gpu001 | jq -r .reachable)" = false ] && node gpu001 | jq -r .error | grep -q "^stale"
+ok $? "--prometheus-stale 1: a node whose newest sample is older is unknown, its values kept"
+
+# --- what the server refuses or cannot do
+check_source_error() { # description expected-exit pattern synctop-args...
+	desc=$1 want=$2 pattern=$3
+	shift 3
+	start=$(date +%s)
+	timeout 30 "$bin" "$@" >"$tmp/err.out" 2>"$tmp/err.err"
+	rc=$?
+	took=$(($(date +%s) - start))
+	[ $rc = "$want" ] && grep -q -- "$pattern" "$tmp/err.err" && [ $took -le 8 ]
+	ok $? "$desc: exit $want and '$pattern' (got $rc in ${took}s: $(head -c 200 "$tmp/err.err"))"
+}
+check_source_error "a selector Prometheus refuses" 69 "Prometheus says bad_data" \
+	--from-prometheus "$url" --prometheus-selector '{job=~"("}' --once --json
+check_source_error "a closed port" 69 "Couldn't connect to server (and 6 more queries)" \
+	--from-prometheus "http://127.0.0.1:$p_dead" --once --json
+check_source_error "a closed port, --check" 3 "Couldn't connect" \
+	--from-prometheus "http://127.0.0.1:$p_dead" --check
+check_source_error "HTTP 500" 69 "query: HTTP 500 (and 6 more queries)" --from-prometheus "$fake/500" --once
+check_source_error "a body that is not JSON" 69 "not JSON" --from-prometheus "$fake/garbage" --once
+check_source_error "an answer cut short" 69 "Transferred a partial file" --from-prometheus "$fake/cut" --once
+check_source_error "no answer at all, --timeout 2" 69 "Timeout was reached" \
+	--from-prometheus "$fake/hang" --timeout 2 --once
+check_source_error "a warning is the source's error" 0 "warning: store eu-1 did not answer" \
+	--from-prometheus "$fake/warn" --from-prometheus "$url" --once
+check_source_error "one good server (its URL ending in /), one down: the good one's nodes, the error said" 0 "Couldn't connect" \
+	--from-prometheus "$url/" --from-prometheus "http://127.0.0.1:$p_dead" --once
+grep -q "^gpu001 " "$tmp/err.out"
+ok $? "... and the good server's nodes are shown"
+
+# --- live: a plain table every interval (stdout is not a terminal)
+"$bin" --from-prometheus "$url" -d 1 -w 127.0.0.1,gpu001 >"$tmp/live.out" 2>"$tmp/live.err" &
+live=$!
+pids="$pids $live"
+tables() { [ "$(grep -c '^127\.0\.0\.1 ' "$tmp/live.out")" -ge 3 ]; }
+wait_for 20 tables
+ok $? "live, plain text: a fresh table every interval ($(grep -c '^127\.0\.0\.1 ' "$tmp/live.out") so far)"
+kill -INT "$live"
+wait "$live"
+rc=$?
+[ $rc = 130 ]
+ok $? "live, plain text: SIGINT ends it with 130 (got $rc)"
+
+# --- live: the dashboard, in a private tmux server
+if command -v tmux >/dev/null 2>&1; then
+	tm() { tmux -S "$tmp/tmux.sock" "$@"; }
+	tm -f /dev/null new-session -d -s t -x 160 -y 50 \
+		"env LANG=C.UTF-8 TERM=xterm-256color $bin --from-prometheus $url -d 1 --log $tmp/tui.log -w 127.0.0.1,gpu001,chrony-sim; echo EXIT=\$?; sleep 60"
+	screen() { tm capture-pane -p -t t 2>/dev/null; }
+	grid() { screen | grep -q "gpu001" && screen | grep -q "127\.0\.0\.1" && screen | grep -q "chrony-sim"; }
+	wait_for 20 grid
+	ok $? "live dashboard: the grid shows the nodes Prometheus knows"
+	refreshes() { [ "$(grep -c "refresh done" "$tmp/tui.log" 2>/dev/null)" -ge 3 ]; }
+	wait_for 20 refreshes
+	ok $? "live dashboard: Prometheus is read again every interval ($(grep -c "refresh done" "$tmp/tui.log") refreshes)"
+	tm send-keys -t t q
+	gone() { screen | grep -q "^EXIT=0"; }
+	wait_for 10 gone
+	ok $? "live dashboard: q quits with 0"
+	tm kill-server >/dev/null 2>&1
+else
+	diag "tmux not installed: the dashboard is not tried"
+fi
+
+# --- secrets from a file, never in --log
+printf 's3cret-token\n' >"$tmp/token"
+timeout 30 "$bin" --from-prometheus "$fake/auth" --prometheus-bearer-token-file "$tmp/token" --once \
+	--log "$tmp/auth.log" >/dev/null 2>"$tmp/auth.err"
+rc=$?
+[ $rc = 0 ] && [ ! -s "$tmp/auth.err" ]
+ok $? "a bearer token read from a file is sent (got $rc: $(head -c 200 "$tmp/auth.err"))"
+! grep -q s3cret "$tmp/auth.log" && grep -q "refresh done" "$tmp/auth.log"
+ok $? "the token is not in --log"
+check_source_error "no token: the server's 401 said" 69 "unauthorized" --from-prometheus "$fake/auth" --once
+timeout 5 "$bin" --from-prometheus "http://u:p@127.0.0.1:$p_prom" --once >/dev/null 2>"$tmp/u.err"
+[ $? = 64 ] && grep -q "credentials go in" "$tmp/u.err"
+ok $? "user:password in the URL is refused (exit 64)"
+
+done_testing

@@ -1,0 +1,424 @@
+/* test_prometheus_map.c - Prometheus answers into nodes and observation
+ * parts: answers captured from Prometheus 2.42 scraping node_exporter 1.5
+ * and a synctop --demo textfile (tests/fixtures/prometheus-*.source.md),
+ * and small answers written here for what this machine cannot show (a
+ * synchronised kernel, chrony_exporter, a target that is down). */
+#include <config.h>
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fixture.h"
+#include "node_update.h"
+#include "prometheus_map.h"
+
+#define NOW 1796303000.0
+
+typedef struct {
+	prom_vector v[PROM_Q_COUNT];
+	const prom_vector *answers[PROM_Q_COUNT];
+} answers;
+
+static void set_text(answers *a, prom_query_id id, const char *text)
+{
+	char err[256];
+	if (prometheus_query_parse(text, strlen(text), &a->v[id], err, sizeof err) != 0) {
+		fail_msg("bad test answer: %s", err);
+	}
+	a->answers[id] = &a->v[id];
+}
+
+static void set_fixture(answers *a, prom_query_id id, const char *name)
+{
+	size_t len;
+	char *text = fixture_read(name, &len);
+	char err[256];
+	if (prometheus_query_parse(text, len, &a->v[id], err, sizeof err) != 0) {
+		fail_msg("%s: %s", name, err);
+	}
+	free(text);
+	a->answers[id] = &a->v[id];
+}
+
+static void answers_free(answers *a)
+{
+	for (int i = 0; i < PROM_Q_COUNT; i++) {
+		prom_vector_free(&a->v[i]);
+	}
+}
+
+static void build(answers *a, const char *node_label, prom_map *m)
+{
+	prom_map_options opt = {node_label, NOW, 120.0};
+	prometheus_map_build(a->answers, &opt, m);
+}
+
+/* One vector sample line of a hand-written answer. */
+#define SAMPLE(labels, value) "{\"metric\":{" labels "},\"value\":[1796302999.5,\"" value "\"]}"
+#define VECTOR(...) "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[" __VA_ARGS__ "]}}"
+#define TIMEX(name, inst) "\"__name__\":\"node_timex_" name "\",\"instance\":\"" inst "\",\"job\":\"node\""
+
+static void test_queries(void **state)
+{
+	(void)state;
+	char q[2048];
+	char err[128];
+	/* the queries the fixtures were captured with */
+	assert_true(prometheus_map_query(PROM_Q_TIMEX, "{job=\"node\"}", q, sizeof q) > 0);
+	assert_string_equal(q, "{__name__=~\"node_timex_(sync_status|status|offset_seconds|maxerror_seconds|"
+			       "estimated_error_seconds|frequency_adjustment_ratio|loop_time_constant|tick_seconds|"
+			       "tai_offset_seconds)\",job=\"node\"}");
+	assert_true(prometheus_map_query(PROM_Q_TIMEX_TIME, "{job=\"node\"}", q, sizeof q) > 0);
+	assert_string_equal(q, "timestamp(node_timex_status{job=\"node\"})");
+	assert_true(prometheus_map_query(PROM_Q_UP, "", q, sizeof q) > 0);
+	assert_string_equal(q, "up{}");
+	assert_true(prometheus_map_query(PROM_Q_CHRONY, "", q, sizeof q) > 0);
+	assert_string_equal(q, "{__name__=~\"chrony_tracking_.+\"}");
+	assert_int_equal(prometheus_map_query(PROM_Q_UP, "{job=\"node\"}", q, 8), -1);
+	assert_int_equal(prometheus_map_check_selector("", err, sizeof err), 0);
+	assert_int_equal(prometheus_map_check_selector("{job=\"a\"}", err, sizeof err), 0);
+	assert_int_equal(prometheus_map_check_selector("job=\"a\"", err, sizeof err), -1);
+	assert_int_equal(prometheus_map_check_selector("{", err, sizeof err), -1);
+}
+
+/* This machine's kernel, unsynchronised (no time daemon in the lab). */
+static void test_timex_unsynchronised(void **state)
+{
+	(void)state;
+	answers a = {0};
+	prom_map m;
+	set_fixture(&a, PROM_Q_TIMEX, "prometheus-timex.json");
+	set_fixture(&a, PROM_Q_TIMEX_TIME, "prometheus-timex-time.json");
+	build(&a, NULL, &m);
+	assert_int_equal(m.n_nodes, 1);
+	const prom_node *pn = prometheus_map_find(&m, "127.0.0.1");
+	assert_non_null(pn);
+	assert_string_equal(pn->instance, "127.0.0.1:36921");
+	const kernel_clock_obs *k = &pn->obs.kernel;
+	assert_int_equal(k->state, OBS_OK);
+	assert_int_equal(k->synchronised, 0);
+	assert_int_equal(k->status, KERNEL_STA_UNSYNC);
+	assert_false(kernel_clock_synchronised(k));
+	/* 16 s maxerror and esterror and a 0 offset are placeholders: unknown */
+	assert_true(isnan(k->offset_s));
+	assert_true(isnan(k->max_error_s));
+	assert_true(isnan(k->est_error_s));
+	assert_true(k->freq_adjust_ppm == 0.0);
+	assert_int_equal(k->time_constant, 2);
+	assert_true(k->tick_s == 0.01);
+	assert_int_equal(k->tai_offset_s, 0);
+	/* the scrape's time, not the query's */
+	assert_true(fabs(pn->obs.taken_at - 1796302995.679) < 1.0 || pn->obs.taken_at < 1796302996.020);
+	assert_int_equal(pn->obs.chrony.state, OBS_NOT_COLLECTED);
+	assert_string_equal(pn->error, "");
+	prometheus_map_free(&m);
+	answers_free(&a);
+}
+
+/* ntpd's kernel discipline (STA_PLL) with a leap second announced. */
+static void test_timex_synchronised_pll(void **state)
+{
+	(void)state;
+	answers a = {0};
+	prom_map m;
+	set_text(&a, PROM_Q_TIMEX,
+		 VECTOR(SAMPLE(TIMEX("sync_status", "n1:9100"), "1") "," SAMPLE(TIMEX("status", "n1:9100"), "8209") ","
+			SAMPLE(TIMEX("offset_seconds", "n1:9100"), "0.000250") ","
+			SAMPLE(TIMEX("maxerror_seconds", "n1:9100"), "0.0155") ","
+			SAMPLE(TIMEX("estimated_error_seconds", "n1:9100"), "0.000012") ","
+			SAMPLE(TIMEX("frequency_adjustment_ratio", "n1:9100"), "1.0000123") ","
+			SAMPLE(TIMEX("tai_offset_seconds", "n1:9100"), "37") ","
+			SAMPLE(TIMEX("offset_seconds", "n2:9100"), "0.5") "," SAMPLE(TIMEX("status", "n2:9100"), "8192") ","
+			SAMPLE(TIMEX("sync_status", "n2:9100"), "1")));
+	build(&a, NULL, &m);
+	assert_int_equal(m.n_nodes, 2);
+	const kernel_clock_obs *k = &prometheus_map_find(&m, "n1")->obs.kernel;
+	assert_true(kernel_clock_synchronised(k));
+	/* 8209 = STA_NANO | STA_INS | STA_PLL */
+	assert_int_equal(k->status, KERNEL_STA_NANO | KERNEL_STA_INS | KERNEL_STA_PLL);
+	/* the kernel holds reference - node: the node is 250 us behind */
+	assert_true(fabs(k->offset_s - -0.000250) < 1e-12);
+	assert_true(k->max_error_s == 0.0155);
+	assert_true(k->est_error_s == 0.000012);
+	assert_true(fabs(k->freq_adjust_ppm - 12.3) < 1e-6);
+	assert_int_equal(k->tai_offset_s, 37);
+	/* n2 is synchronised but not by the kernel PLL (chronyd): no offset */
+	k = &prometheus_map_find(&m, "n2")->obs.kernel;
+	assert_true(kernel_clock_synchronised(k));
+	assert_true(isnan(k->offset_s));
+	/* no timestamp() answer: as of the refresh */
+	assert_true(prometheus_map_find(&m, "n2")->obs.taken_at == NOW);
+	prometheus_map_free(&m);
+	answers_free(&a);
+}
+
+static void test_instance_names(void **state)
+{
+	(void)state;
+	answers a = {0};
+	prom_map m;
+	set_text(&a, PROM_Q_TIMEX,
+		 VECTOR(SAMPLE(TIMEX("status", "[fe80::1]:9100"), "0") "," SAMPLE(TIMEX("status", "gpu7.example:9100"), "0") ","
+			SAMPLE(TIMEX("status", "fe80::2"), "0") "," SAMPLE(TIMEX("status", "plain"), "0") ","
+			SAMPLE("\"__name__\":\"node_timex_status\"", "0")));
+	build(&a, NULL, &m);
+	assert_int_equal(m.n_nodes, 4);
+	assert_non_null(prometheus_map_find(&m, "fe80::1"));
+	assert_non_null(prometheus_map_find(&m, "gpu7.example"));
+	assert_non_null(prometheus_map_find(&m, "fe80::2"));
+	assert_non_null(prometheus_map_find(&m, "plain"));
+	assert_int_equal(m.unnamed, 1); /* no instance label */
+	prometheus_map_free(&m);
+	answers_free(&a);
+}
+
+static void test_nodename_join(void **state)
+{
+	(void)state;
+	answers a = {0};
+	prom_map m;
+	set_fixture(&a, PROM_Q_TIMEX, "prometheus-timex.json");
+	set_fixture(&a, PROM_Q_UNAME, "prometheus-uname.json");
+	build(&a, "nodename", &m);
+	assert_int_equal(m.n_nodes, 1);
+	assert_non_null(prometheus_map_find(&m, "vm"));
+	prometheus_map_free(&m);
+	/* another label: used where present */
+	answers_free(&a);
+	memset(&a, 0, sizeof a);
+	set_text(&a, PROM_Q_TIMEX,
+		 VECTOR(SAMPLE(TIMEX("status", "10.1.1.1:9100") ",\"host\":\"gpu01\"", "0") ","
+			SAMPLE(TIMEX("status", "10.1.1.2:9100"), "0")));
+	build(&a, "host", &m);
+	assert_non_null(prometheus_map_find(&m, "gpu01"));
+	assert_non_null(prometheus_map_find(&m, "10.1.1.2"));
+	prometheus_map_free(&m);
+	answers_free(&a);
+}
+
+/* synctop --demo's textfile, back into the parts it came from. */
+static void test_synctop_textfile(void **state)
+{
+	(void)state;
+	answers a = {0};
+	prom_map m;
+	set_fixture(&a, PROM_Q_SYNCTOP, "prometheus-synctop.json");
+	build(&a, NULL, &m);
+	assert_int_equal(m.n_nodes, 48);
+	const prom_node *pn = prometheus_map_find(&m, "gpu001");
+	assert_non_null(pn);
+	const observation *o = &pn->obs;
+	assert_true(fabs(o->taken_at - 1796302978.4386048) < 1e-6);
+	assert_true(fabs(o->rtt_s - 0.12493586540222168) < 1e-9);
+	assert_int_equal(o->chrony.state, OBS_OK);
+	assert_true(o->chrony.tracking.system_time_offset_s == -1.69e-07);
+	assert_true(o->chrony.tracking.last_offset_s == -3.98e-07);
+	assert_true(fabs(o->chrony.tracking.frequency_ppm - -0.508) < 1e-9);
+	assert_true(fabs(o->chrony.tracking.skew_ppm - 0.059) < 1e-9);
+	assert_int_equal(o->chrony.tracking.stratum, 3);
+	assert_int_equal(o->chrony.tracking.leap, CHRONY_LEAP_NORMAL);
+	assert_true(o->chrony.tracking.update_interval_s == 64.7);
+	/* the sources are not listed: how many there are, from the selection */
+	assert_int_equal(o->chrony.n_sources, 0);
+	assert_int_equal(o->chrony.n_sources_total, 1);
+	assert_int_equal(o->selection.state, OBS_OK);
+	assert_int_equal(o->selection.n_sources, 1);
+	assert_int_equal(o->selection.sources[0].state, '*');
+	assert_string_equal(o->selection.sources[0].name, "10.20.0.10");
+	assert_int_equal(o->ptp.state, OBS_OK);
+	assert_true(o->ptp.offset_from_master_ns == -20);
+	assert_true(o->ptp.mean_path_delay_ns == 1140);
+	assert_int_equal(o->ptp.steps_removed, 1);
+	assert_int_equal(o->ptp.gm_present, 1);
+	assert_int_equal(o->ptp.n_ports, 1);
+	assert_int_equal(o->ptp.ports[0].state, PTP_PORT_SLAVE);
+	assert_int_equal(o->ptp.ports[0].port_number, 1);
+	assert_string_equal(o->ptp.grandmaster_identity, "a0369f.fffe.abe391");
+	assert_int_equal(o->nic.state, OBS_OK);
+	assert_string_equal(o->nic.interface, "ens1f0np0");
+	assert_string_equal(observation_timestamping(o), "HW");
+	assert_int_equal(o->clock.state, OBS_OK);
+	assert_true(o->clock.offset_s == -0.0016665458679199219);
+	assert_int_equal(o->kernel.state, OBS_NOT_COLLECTED);
+	/* the file is 21 s older than NOW: not stale at 120 s */
+	assert_string_equal(pn->error, "");
+
+	/* synctop could not poll it */
+	pn = prometheus_map_find(&m, "gpu037");
+	assert_non_null(strstr(pn->error, "could not poll this node"));
+	/* chronyc failed there: the part failed, not absent */
+	pn = prometheus_map_find(&m, "gpu041");
+	assert_int_equal(pn->obs.chrony.state, OBS_COMMAND_FAILED);
+	assert_int_equal(pn->obs.selection.state, OBS_COMMAND_FAILED);
+	assert_string_equal(pn->error, "");
+	prometheus_map_free(&m);
+
+	/* the same file seen ten minutes later: stale */
+	prom_map_options late = {NULL, NOW + 600, 120.0};
+	prometheus_map_build(a.answers, &late, &m);
+	assert_non_null(strstr(prometheus_map_find(&m, "gpu001")->error, "stale"));
+	prometheus_map_free(&m);
+	answers_free(&a);
+}
+
+static void test_chrony_exporter(void **state)
+{
+	(void)state;
+	answers a = {0};
+	prom_map m;
+#define CHRONY(name, inst) "\"__name__\":\"chrony_tracking_" name "\",\"instance\":\"" inst "\""
+	set_text(&a, PROM_Q_CHRONY,
+		 VECTOR(SAMPLE(CHRONY("system_time_seconds", "c1:9123"), "0.000123") ","
+			SAMPLE(CHRONY("last_offset_seconds", "c1:9123"), "-0.0000021") ","
+			SAMPLE(CHRONY("frequency_ppms", "c1:9123"), "-12.5") ","
+			SAMPLE(CHRONY("skew_ppms", "c1:9123"), "0.02") "," SAMPLE(CHRONY("stratum", "c1:9123"), "2") ","
+			SAMPLE(CHRONY("root_delay_seconds", "c1:9123"), "0.004") ","
+			SAMPLE(CHRONY("info", "c1:9123") ",\"tracking_refid\":\"C0A80001\",\"tracking_name\":\"ntp1\","
+						     "\"tracking_address\":\"192.168.0.1\"",
+			       "1") ","
+			SAMPLE(CHRONY("system_time_seconds", "c2:9123"), "0") "," SAMPLE(CHRONY("stratum", "c2:9123"), "0") ","
+			SAMPLE(CHRONY("root_delay_seconds", "c2:9123"), "1")));
+	set_text(&a, PROM_Q_TIMEX, VECTOR(SAMPLE(TIMEX("status", "c1:9100"), "16") "," SAMPLE(TIMEX("sync_status", "c1:9100"), "1")));
+	build(&a, NULL, &m);
+	assert_int_equal(m.n_nodes, 2);
+	const chrony_tracking *t = &prometheus_map_find(&m, "c1")->obs.chrony.tracking;
+	/* 0.000123 s "slow of NTP time": the node is behind */
+	assert_true(t->system_time_offset_s == -0.000123);
+	assert_true(t->last_offset_s == -0.0000021);
+	assert_true(t->frequency_ppm == -12.5);
+	assert_int_equal(t->stratum, 2);
+	assert_true(t->has_reference_id);
+	assert_int_equal(prometheus_map_find(&m, "c1")->obs.chrony.n_sources_total, 1);
+	assert_int_equal(t->reference_id, 0xC0A80001u);
+	assert_string_equal(t->reference_name, "ntp1");
+	/* no leap status from chrony_exporter: the kernel's STA_INS says it */
+	assert_int_equal(t->leap, CHRONY_LEAP_INSERT);
+	/* stratum 0: chronyd is unsynchronised; its placeholders are unknown */
+	t = &prometheus_map_find(&m, "c2")->obs.chrony.tracking;
+	assert_int_equal(t->leap, CHRONY_LEAP_UNSYNC);
+	assert_true(isnan(t->system_time_offset_s));
+	assert_true(isnan(t->root_delay_s));
+	prometheus_map_free(&m);
+	answers_free(&a);
+}
+
+static void test_up(void **state)
+{
+	(void)state;
+	answers a = {0};
+	prom_map m;
+	set_fixture(&a, PROM_Q_SYNCTOP, "prometheus-synctop.json");
+	set_text(&a, PROM_Q_UP,
+		 VECTOR(SAMPLE("\"__name__\":\"up\",\"instance\":\"127.0.0.1:36921\",\"job\":\"node\"", "0") ","
+			SAMPLE("\"__name__\":\"up\",\"instance\":\"10.0.0.9:9100\",\"job\":\"node\"", "0") ","
+			SAMPLE("\"__name__\":\"up\",\"instance\":\"localhost:9090\",\"job\":\"prometheus\"", "1")));
+	build(&a, NULL, &m);
+	/* the 48 the down target served, and the other down target itself */
+	assert_int_equal(m.n_nodes, 49);
+	assert_non_null(strstr(prometheus_map_find(&m, "gpu001")->error,
+			       "Prometheus cannot scrape 127.0.0.1:36921 (job node): up == 0"));
+	const prom_node *pn = prometheus_map_find(&m, "10.0.0.9");
+	assert_non_null(pn);
+	assert_false(pn->has_data);
+	assert_non_null(strstr(pn->error, "up == 0"));
+	assert_null(prometheus_map_find(&m, "localhost"));
+	prometheus_map_free(&m);
+	answers_free(&a);
+
+	/* another exporter on a host whose node_exporter answers: not that node's */
+	memset(&a, 0, sizeof a);
+	set_text(&a, PROM_Q_TIMEX, VECTOR(SAMPLE(TIMEX("status", "h1:9100"), "0")));
+	set_text(&a, PROM_Q_UP, VECTOR(SAMPLE("\"__name__\":\"up\",\"instance\":\"h1:9123\",\"job\":\"chrony\"", "0")));
+	build(&a, NULL, &m);
+	assert_int_equal(m.n_nodes, 1);
+	assert_string_equal(prometheus_map_find(&m, "h1")->error, "");
+	prometheus_map_free(&m);
+	answers_free(&a);
+
+	/* the data query failed, the scrape times came: unknown, saying so */
+	memset(&a, 0, sizeof a);
+	set_fixture(&a, PROM_Q_TIMEX_TIME, "prometheus-timex-time.json");
+	build(&a, NULL, &m);
+	assert_int_equal(m.n_nodes, 1);
+	assert_false(m.nodes[0].has_data);
+	assert_non_null(strstr(m.nodes[0].error, "none of its values"));
+	prometheus_map_free(&m);
+	answers_free(&a);
+}
+
+/* Through node_update: what the rules make of a Prometheus node. */
+static void test_health_from_timex(void **state)
+{
+	(void)state;
+	answers a = {0};
+	prom_map m;
+	thresholds th;
+	node *n = calloc(1, sizeof *n);
+	thresholds_init_defaults(&th);
+	set_fixture(&a, PROM_Q_TIMEX, "prometheus-timex.json");
+	build(&a, NULL, &m);
+	node_init(n, "127.0.0.1");
+	observation obs = m.nodes[0].obs;
+	node_update_observation(n, &obs, &th);
+	assert_int_equal(n->status, NODE_STATUS_WARN);
+	assert_int_equal(n->findings.count, 1);
+	assert_string_equal(n->findings.items[0].code, "kernel.unsynchronised");
+	prometheus_map_free(&m);
+	answers_free(&a);
+
+	/* ntpd's PLL 250 us off: judged by the offset thresholds */
+	memset(&a, 0, sizeof a);
+	set_text(&a, PROM_Q_TIMEX,
+		 VECTOR(SAMPLE(TIMEX("sync_status", "n1:9100"), "1") "," SAMPLE(TIMEX("status", "n1:9100"), "8193") ","
+			SAMPLE(TIMEX("offset_seconds", "n1:9100"), "0.25") ","
+			SAMPLE(TIMEX("maxerror_seconds", "n1:9100"), "0.0005")));
+	build(&a, NULL, &m);
+	node_init(n, "n1");
+	obs = m.nodes[0].obs;
+	node_update_observation(n, &obs, &th);
+	assert_int_equal(n->status, NODE_STATUS_CRIT);
+	assert_string_equal(n->findings.items[0].code, "kernel.offset");
+	prometheus_map_free(&m);
+	answers_free(&a);
+
+	/* chrony_exporter's tracking alone: no source list is no "no sources" */
+	memset(&a, 0, sizeof a);
+	set_text(&a, PROM_Q_CHRONY,
+		 VECTOR(SAMPLE("\"__name__\":\"chrony_tracking_stratum\",\"instance\":\"c1:9123\"", "2") ","
+			SAMPLE("\"__name__\":\"chrony_tracking_system_time_seconds\",\"instance\":\"c1:9123\"", "0.00001") ","
+			SAMPLE("\"__name__\":\"chrony_tracking_info\",\"instance\":\"c1:9123\",\"tracking_refid\":\"C0A80001\","
+			       "\"tracking_name\":\"ntp1\"",
+			       "1")));
+	build(&a, NULL, &m);
+	node_init(n, "c1");
+	obs = m.nodes[0].obs;
+	node_update_observation(n, &obs, &th);
+	assert_int_equal(n->status, NODE_STATUS_OK);
+	assert_int_equal(n->findings.count, 0);
+	prometheus_map_free(&m);
+	answers_free(&a);
+	free(n);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_queries),
+		cmocka_unit_test(test_timex_unsynchronised),
+		cmocka_unit_test(test_timex_synchronised_pll),
+		cmocka_unit_test(test_instance_names),
+		cmocka_unit_test(test_nodename_join),
+		cmocka_unit_test(test_synctop_textfile),
+		cmocka_unit_test(test_chrony_exporter),
+		cmocka_unit_test(test_up),
+		cmocka_unit_test(test_health_from_timex),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
