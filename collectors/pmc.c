@@ -153,7 +153,7 @@ static json_t *ptp_json(const observation *obs, bool *ok)
 	json_value_put(o, "domain_number", json_value_int(p->domain_number), ok);
 	json_value_put(o, "current_utc_offset", json_value_int(p->current_utc_offset), ok);
 	json_value_put(o, "ports", good ? ptp_ports_json(p, obs->taken_at, ok) : json_null(), ok);
-	json_value_put(o, "last_sync_age_s", json_value_number(ptp_sync_last_age_s(p)), ok);
+	json_value_put(o, "last_sync_age_s", json_value_number(ptp_sync_last_age_s(obs)), ok);
 	/* system clock - PHC (system_clock.h); details in the "phc" object */
 	json_value_put(o, "phc_sys_offset_ns", json_value_ns(phc_sys_offset_ns(obs)), ok);
 	/* The grandmaster's quality, null wherever gm_identity is: a LISTENING
@@ -189,7 +189,7 @@ PTP_VALUE(v_ptp_offset, ptp_following_port(p) ? prom_ns_seconds(p->offset_from_m
 PTP_VALUE(v_ptp_mean_path_delay, ptp_following_port(p) ? prom_ns_seconds(p->mean_path_delay_ns) : NAN)
 PTP_VALUE(v_ptp_steps_removed, prom_int(p->steps_removed))
 PTP_VALUE(v_ptp_gm_present, p->gm_present == INT_UNKNOWN ? NAN : p->gm_present != 0)
-PTP_VALUE(v_ptp_sync_age, ptp_sync_last_age_s(p))
+PTP_VALUE(v_ptp_sync_age, ptp_sync_last_age_s(obs))
 /* As synctop_ptp_grandmaster_info: only for a grandmaster the node keeps
  * time from (or is), never a LISTENING clock's own default class. */
 PTP_VALUE(v_ptp_gm_clock_class, cluster_node_grandmaster(p) ? prom_int(p->gm_clock_class) : NAN)

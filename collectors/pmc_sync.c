@@ -94,7 +94,7 @@ void pmc_sync_rules(const health_context *ctx, finding_list *out)
 		return; /* a port that follows nobody expects no Sync: the port-state rule's */
 	}
 	const thresholds *th = ctx->th;
-	double age = ptp_sync_last_age_s(p);
+	double age = ptp_sync_last_age_s(ctx->obs);
 	double still = ptp_sync_still_s(port, ctx->obs->taken_at);
 	severity sev_age = pmc_sync_grade_age(age, port, th);
 	severity sev_still = pmc_sync_grade_still(still, port, th);

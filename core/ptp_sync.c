@@ -49,17 +49,37 @@ double ptp_sync_age_s(int64_t ingress_ns, ptp_sync_timescale ingress_scale, cons
 	return (double)age_ns / (double)NS_PER_S;
 }
 
-double ptp_sync_last_age_s(const ptp_obs *p)
+double ptp_sync_last_age_s(const observation *obs)
 {
+	const ptp_obs *p = &obs->ptp;
 	const ptp_port *port = ptp_following_port(p);
-	if (!port || strncmp(port->timestamping, TIMESTAMPING_SOFTWARE, sizeof port->timestamping) != 0) {
+	if (!port) {
+		return NAN;
+	}
+	if (strncmp(port->timestamping, TIMESTAMPING_SOFTWARE, sizeof port->timestamping) == 0) {
+		/* ingress timestamps are the kernel's software ones: CLOCK_REALTIME */
+		ptp_sync_reference ref = {
+			.before_ns = p->realtime_before_ns, .after_ns = p->realtime_after_ns, .scale = PTP_SYNC_UTC,
+		};
+		return ptp_sync_age_s(p->ingress_time_ns, PTP_SYNC_UTC, &ref, p->current_utc_offset);
+	}
+	/* Hardware timestamping: ingress_time is in the PHC's time.  phc_ctl's
+	 * cmp (CLOCK_REALTIME - PHC, read just after pmc, on this port's
+	 * interface) turns the CLOCK_REALTIME reads around pmc into the PHC's
+	 * own time, whatever its timescale: both are then in the same clock. */
+	const phc_obs *phc = &obs->phc;
+	if (phc->state != OBS_OK || phc->realtime_minus_phc_ns == PTP_NS_UNKNOWN ||
+	    strncmp(phc->interface, port->interface, sizeof phc->interface) != 0 ||
+	    p->realtime_before_ns == PTP_NS_UNKNOWN) {
 		return NAN;
 	}
 	ptp_sync_reference ref = {
-		.before_ns = p->realtime_before_ns, .after_ns = p->realtime_after_ns, .scale = PTP_SYNC_UTC,
+		.before_ns = p->realtime_before_ns - phc->realtime_minus_phc_ns,
+		.after_ns = p->realtime_after_ns == PTP_NS_UNKNOWN ? PTP_NS_UNKNOWN
+								    : p->realtime_after_ns - phc->realtime_minus_phc_ns,
+		.scale = PTP_SYNC_PTP,
 	};
-	/* ingress timestamps are the kernel's software ones: CLOCK_REALTIME */
-	return ptp_sync_age_s(p->ingress_time_ns, PTP_SYNC_UTC, &ref, p->current_utc_offset);
+	return ptp_sync_age_s(p->ingress_time_ns, PTP_SYNC_PTP, &ref, p->current_utc_offset);
 }
 
 /* 2^log as seconds; the field is an int8 on the wire (pmc prints %hhd). */

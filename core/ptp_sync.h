@@ -6,9 +6,10 @@
  * Which clock: TIME_STATUS_NP ingress_time is in the clock ptp4l
  * timestamps with.  Under software timestamping that is CLOCK_REALTIME,
  * which the pmc collector's command reads just before and after pmc; under
- * hardware timestamping it is the PHC, which needs a read of the PHC itself
- * (`phc_ctl IFACE -q get`): until an observation carries one,
- * ptp_sync_last_age_s() is unknown there and only the rx Sync count tells.
+ * hardware timestamping it is the PHC: phc_ctl's cmp on the port's interface
+ * (CLOCK_REALTIME - PHC, the phc part) turns those reads into the PHC's time;
+ * where phc_ctl did not run, ptp_sync_last_age_s() is unknown there and only
+ * the rx Sync count tells.
  * Everything here is pure. */
 #ifndef SYNCTOP_PTP_SYNC_H
 #define SYNCTOP_PTP_SYNC_H
@@ -46,11 +47,12 @@ typedef struct {
 double ptp_sync_age_s(int64_t ingress_ns, ptp_sync_timescale ingress_scale, const ptp_sync_reference *ref,
 		      int utc_offset_s);
 
-/* The age of the node's last Sync for every output: while a port follows a
- * master with software timestamping (PORT_PROPERTIES_NP), against the
- * CLOCK_REALTIME reads around pmc; else NAN (hardware timestamping needs
- * the PHC read, see the top). */
-double ptp_sync_last_age_s(const ptp_obs *p);
+/* The age of the node's last Sync for every output, while a port follows a
+ * master: with software timestamping (PORT_PROPERTIES_NP) against the
+ * CLOCK_REALTIME reads around pmc; with hardware timestamping against the
+ * same reads moved into the PHC's time by phc_ctl's cmp on that port's
+ * interface; else NAN (see the top). */
+double ptp_sync_last_age_s(const observation *obs);
 
 /* The port's ptp.no_sync limits in seconds: ptp_sync_age_warn_intervals x
  * 2^logSyncInterval and ptp_sync_age_crit_receipt_timeouts x

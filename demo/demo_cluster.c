@@ -880,7 +880,11 @@ static void ptp_truth(const demo_cluster *c, const demo_node *nd, double now, pt
 		st->tx_delay_req = 0;
 	}
 	double node_now = now + clock_offset(nd, t);
-	double last = floor(node_now - nd->sync_phase_s) + nd->sync_phase_s;
+	/* ptp4l timestamps in the system clock with software timestamping,
+	 * else in the PHC, which follows its master to within the PTP offset
+	 * (phc_truth reads the same PHC) */
+	double stamp_now = nd->nic == NIC_SOFT ? node_now : now + (gm ? (double)ptp.offset_ns * 1e-9 : 0.0);
+	double last = floor(stamp_now - nd->sync_phase_s) + nd->sync_phase_s;
 	p->ingress_time_ns = gm ? (int64_t)floor(last) * NS_PER_S + (int64_t)((last - floor(last)) * 1e9) : 0;
 	p->realtime_before_ns = (int64_t)floor(node_now) * NS_PER_S + (int64_t)((node_now - floor(node_now)) * 1e9);
 	p->realtime_after_ns = p->realtime_before_ns + 104000000; /* pmc waits 100 ms for late answers */

@@ -322,16 +322,17 @@ static void ptp_sync_lines(ctx *c, const ptp_obs *p)
 	}
 	char buf[160], a[48], b[48];
 	theme_role role = finding_role(c, "ptp.no_sync");
-	double age = ptp_sync_last_age_s(p);
+	double age = ptp_sync_last_age_s(&c->nd->obs);
 	bool software = strncmp(port->timestamping, "SOFTWARE", sizeof port->timestamping) == 0;
 	if (isfinite(age)) {
 		fmt_seconds_unsigned(age, a, sizeof a, c->utf8);
-		snprintf(buf, sizeof buf, "%s ago (TIME_STATUS_NP ingress_time, node's CLOCK_REALTIME)", a);
+		snprintf(buf, sizeof buf, "%s ago (TIME_STATUS_NP ingress_time against the node's %s)", a,
+			 software ? "CLOCK_REALTIME" : "PHC, through phc_ctl");
 	} else if (p->ingress_time_ns == 0) {
 		snprintf(buf, sizeof buf, "none since ptp4l started, stepped the clock or changed grandmaster");
 	} else if (!software && port->timestamping[0]) {
 		tw_clean(port->timestamping, sizeof port->timestamping, c->utf8, a, sizeof a);
-		snprintf(buf, sizeof buf, "unknown (%s timestamping: the age needs a read of the PHC)", a);
+		snprintf(buf, sizeof buf, "unknown (%s timestamping: the age needs phc_ctl on this port's interface)", a);
 	} else {
 		snprintf(buf, sizeof buf, "unknown");
 	}

@@ -342,7 +342,7 @@ static void test_lab_slave_fresh_sync(void **state)
 	node *n = new_node();
 	observation obs;
 	lab_slave(&obs, T0, 0.4, 98);
-	assert_float_equal(ptp_sync_last_age_s(&obs.ptp), 0.4, 1e-6);
+	assert_float_equal(ptp_sync_last_age_s(&obs), 0.4, 1e-6);
 	node_update_observation(n, &obs, &th);
 	assert_null(find(n, "ptp.no_sync"));
 	/* the count moved: still nothing */
@@ -385,7 +385,32 @@ static void test_lab_slave_sync_age(void **state)
 	free(n);
 }
 
-/* Hardware timestamping: no PHC read yet, so no age; the count still
+/* Hardware timestamping: ingress_time is in the PHC's time; phc_ctl's cmp
+ * on the port's interface moves the CLOCK_REALTIME reads into it (here a
+ * PHC on the PTP timescale, 37 s ahead). */
+static void test_hardware_age_through_phc_ctl(void **state)
+{
+	(void)state;
+	observation obs;
+	lab_slave(&obs, T0, 0.4, 98);
+	ptp_port *port = &obs.ptp.ports[0];
+	snprintf(port->timestamping, sizeof port->timestamping, "HARDWARE");
+	/* the Sync arrived 0.4 s before the read, in PHC time: 37 s ahead */
+	obs.ptp.ingress_time_ns += 37000000000LL;
+	phc_obs_init(&obs.phc);
+	obs.phc.state = OBS_OK;
+	snprintf(obs.phc.interface, sizeof obs.phc.interface, "%s", port->interface);
+	obs.phc.realtime_minus_phc_ns = -37000000000LL;
+	assert_float_equal(ptp_sync_last_age_s(&obs), 0.4, 1e-6);
+	/* phc_ctl read another interface: not this port's clock */
+	snprintf(obs.phc.interface, sizeof obs.phc.interface, "other0");
+	assert_true(isnan(ptp_sync_last_age_s(&obs)));
+	/* phc_ctl did not run */
+	phc_obs_init(&obs.phc);
+	assert_true(isnan(ptp_sync_last_age_s(&obs)));
+}
+
+/* Hardware timestamping without a PHC read: no age; the count still
  * judges. */
 static void test_lab_slave_count_stood_still(void **state)
 {
@@ -396,7 +421,7 @@ static void test_lab_slave_count_stood_still(void **state)
 	observation obs;
 	lab_slave(&obs, T0, 0.1, 98);
 	snprintf(obs.ptp.ports[0].timestamping, sizeof obs.ptp.ports[0].timestamping, "HARDWARE");
-	assert_true(isnan(ptp_sync_last_age_s(&obs.ptp)));
+	assert_true(isnan(ptp_sync_last_age_s(&obs)));
 	node_update_observation(n, &obs, &th);
 	assert_null(find(n, "ptp.no_sync"));
 
@@ -431,7 +456,7 @@ static void test_master_port_is_not_judged(void **state)
 	observation obs;
 	lab_slave(&obs, T0, 100.0, 98);
 	obs.ptp.ports[0].state = PTP_PORT_MASTER;
-	assert_true(isnan(ptp_sync_last_age_s(&obs.ptp)));
+	assert_true(isnan(ptp_sync_last_age_s(&obs)));
 	node_update_observation(n, &obs, &th);
 	assert_null(find(n, "ptp.no_sync"));
 	free(n);
@@ -453,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_service_timeouts_growth),
 		cmocka_unit_test(test_lab_slave_fresh_sync),
 		cmocka_unit_test(test_lab_slave_sync_age),
+		cmocka_unit_test(test_hardware_age_through_phc_ctl),
 		cmocka_unit_test(test_lab_slave_count_stood_still),
 		cmocka_unit_test(test_master_port_is_not_judged),
 	};
