@@ -516,23 +516,8 @@ static int chrony_render(const observation *truth, const char *iface, text_sink 
 {
 	const chrony_obs *c = &truth->chrony;
 	(void)iface;
-	switch (c->state) {
-	case OBS_OK:
-		break;
-	case OBS_DAEMON_UNREACHABLE:
-		/* chronyc -c prints its reply status on stdout (fixture
-		 * chronyc-c-tracking-no-daemon-default.txt) */
-		text_sink_puts(out, "506 Cannot talk to daemon\n");
-		return 1;
-	case OBS_PERMISSION_DENIED:
-		text_sink_puts(out, "501 Not authorised\n");
-		return 1;
-	case OBS_TOOL_MISSING:
-		text_sink_puts(err, "sh: 1: chronyc: not found\n");
-		return TOOL_RC_NOT_FOUND;
-	default:
-		text_sink_printf(err, "%s\n", c->error);
-		return 1;
+	if (c->state != OBS_OK) {
+		return chrony_render_failure(c->state, c->error, out, err);
 	}
 	const chrony_tracking *t = &c->tracking;
 	bool ref = chrony_tracking_has_reference(t);

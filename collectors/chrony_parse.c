@@ -1151,3 +1151,23 @@ void chrony_parse_tracking_text(const tool_output *out, chrony_obs *dst)
 	}
 	dst->state = OBS_OK;
 }
+
+int chrony_render_failure(obs_state state, const char *error, text_sink *out, text_sink *err)
+{
+	switch (state) {
+	case OBS_DAEMON_UNREACHABLE:
+		/* chronyc -c prints its reply status on stdout (fixture
+		 * chronyc-c-tracking-no-daemon-default.txt) */
+		text_sink_puts(out, "506 Cannot talk to daemon\n");
+		return 1;
+	case OBS_PERMISSION_DENIED:
+		text_sink_puts(out, "501 Not authorised\n");
+		return 1;
+	case OBS_TOOL_MISSING:
+		text_sink_puts(err, "sh: 1: chronyc: not found\n");
+		return TOOL_RC_NOT_FOUND;
+	default:
+		text_sink_printf(err, "%s\n", error);
+		return 1;
+	}
+}

@@ -26,6 +26,7 @@
 
 #include "observation.h"
 #include "text_span.h"
+#include "text_sink.h"
 #include "tool_output.h"
 
 /* Output of `chronyc -c -n -m tracking sources sourcestats`: one tracking
@@ -44,6 +45,12 @@ bool chrony_parse_leap(text_span s, chrony_leap *out);
  * person, remote text quoted and sanitised) when it failed; false when the
  * output is to be parsed. */
 bool chrony_parse_failure(const tool_output *out, obs_state *state, char *error, size_t error_len);
+
+/* The other way round, for the demo renderers: what chronyc prints for a
+ * part that did not answer (state), the exit status returned; error goes
+ * to stderr where chronyc has no words of its own.  chrony_parse_failure
+ * reads it back as the same state. */
+int chrony_render_failure(obs_state state, const char *error, text_sink *out, text_sink *err);
 
 /* Human-readable `chronyc tracking`.  Not on the polling path (chronyc -c
  * has existed since chrony 2.x): it is the oracle for the sign conventions.

@@ -338,18 +338,8 @@ static int select_render(const observation *truth, const char *iface, text_sink 
 {
 	const chrony_selection *sel = &truth->selection;
 	(void)iface;
-	switch (sel->state) {
-	case OBS_OK:
-		break;
-	case OBS_DAEMON_UNREACHABLE:
-		text_sink_puts(out, "506 Cannot talk to daemon\n");
-		return 1;
-	case OBS_PERMISSION_DENIED:
-		text_sink_puts(out, "501 Not authorised\n");
-		return 1;
-	default:
-		text_sink_printf(err, "%s\n", sel->error);
-		return 1;
+	if (sel->state != OBS_OK) {
+		return chrony_render_failure(sel->state, sel->error, out, err);
 	}
 	for (int i = 0; i < sel->n_sources && i < CHRONY_MAX_SOURCES; i++) {
 		const chrony_select_source *src = &sel->sources[i];

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "chrony_parse.h"
 #include "chrony_select.h"
 #include "collector.h"
 #include "detail_doc.h"
@@ -326,6 +327,25 @@ static void test_drill_down(void **state)
 	free(nd);
 }
 
+/* What the demo prints for a chronyc that failed reads back as the same
+ * failure (chrony_render_failure against chrony_parse_failure). */
+static void test_render_failure_round_trip(void **state)
+{
+	(void)state;
+	static const obs_state states[] = {OBS_DAEMON_UNREACHABLE, OBS_PERMISSION_DENIED, OBS_TOOL_MISSING};
+	for (size_t i = 0; i < sizeof states / sizeof states[0]; i++) {
+		char o[128], e[128], why[OBS_ERROR_LEN];
+		text_sink out, err;
+		text_sink_init(&out, o, sizeof o);
+		text_sink_init(&err, e, sizeof e);
+		int rc = chrony_render_failure(states[i], "", &out, &err);
+		tool_output t = {.out = o, .out_len = out.len, .err = e, .err_len = err.len, .rc = rc};
+		obs_state got;
+		assert_true(chrony_parse_failure(&t, &got, why, sizeof why));
+		assert_int_equal(got, states[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_collector_outputs),
 		cmocka_unit_test(test_detail_section),
 		cmocka_unit_test(test_drill_down),
+		cmocka_unit_test(test_render_failure_round_trip),
 	};
 	return cmocka_run_group_tests_name("chrony_select", tests, NULL, NULL);
 }
