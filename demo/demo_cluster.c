@@ -205,6 +205,8 @@ static const char *const scenario_names[DEMO_SCENARIO_COUNT] = {
 	[DEMO_LARGE_OFFSET] = "large-offset",
 	[DEMO_PTP_FAULTY] = "ptp-faulty",
 	[DEMO_WRONG_CLOCK] = "wrong-clock",
+	[DEMO_PHC2SYS_DIED] = "phc2sys-died",
+	[DEMO_SYNC_STOPPED] = "sync-stopped",
 };
 
 /* The gpu nodes that are not simply healthy. */
@@ -223,6 +225,8 @@ static const struct {
 	{41, DEMO_CHRONYD_DOWN},
 	{43, DEMO_LARGE_OFFSET},
 	{44, DEMO_PTP_FAULTY},
+	{17, DEMO_PHC2SYS_DIED},
+	{35, DEMO_SYNC_STOPPED},
 };
 
 const char *demo_scenario_name(demo_scenario s)
@@ -240,7 +244,7 @@ static bool is_grandmaster(demo_scenario s)
 
 static bool runs_chronyd(demo_scenario s)
 {
-	return s != DEMO_CHRONYD_DOWN;
+	return s != DEMO_CHRONYD_DOWN && s != DEMO_PHC2SYS_DIED;
 }
 
 static bool runs_ptp4l(demo_scenario s)
@@ -584,6 +588,10 @@ static double clock_offset(const demo_node *nd, double t)
 		/* chronyd locked onto a source that is itself 2.2 s off */
 		return 2.2 + chrony_offset_at(nd, t);
 	}
+	if (nd->scenario == DEMO_PHC2SYS_DIED) {
+		/* left 4 ms off when phc2sys died, and free-running since */
+		return 4e-3 + 0.2e-6 * t;
+	}
 	return chrony_offset_at(nd, t);
 }
 
@@ -864,12 +872,15 @@ static void ptp_truth(const demo_cluster *c, const demo_node *nd, double now, pt
 	 * node's clock). */
 	double t = now - c->epoch;
 	int64_t syncs = t > 0 ? (int64_t)floor(t) + 1 : 1;
+	if (nd->scenario == DEMO_SYNC_STOPPED) {
+		syncs = 4242; /* Syncs stopped long ago; Announce still arrives */
+	}
 	ptp_port_sync *st = &port->sync;
 	st->log_announce_interval = 1;
 	st->announce_receipt_timeout = 3;
 	if (gm) {
 		st->rx_sync = st->rx_follow_up = syncs;
-		st->rx_announce = syncs / 2;
+		st->rx_announce = (t > 0 ? (int64_t)floor(t) + 1 : 1) / 2; /* Announce never stops here */
 		st->rx_delay_resp = syncs;
 		st->tx_delay_req = syncs;
 		st->tx_sync = st->tx_announce = 0;
@@ -885,6 +896,9 @@ static void ptp_truth(const demo_cluster *c, const demo_node *nd, double now, pt
 	 * (phc_truth reads the same PHC) */
 	double stamp_now = nd->nic == NIC_SOFT ? node_now : now + (gm ? (double)ptp.offset_ns * 1e-9 : 0.0);
 	double last = floor(stamp_now - nd->sync_phase_s) + nd->sync_phase_s;
+	if (nd->scenario == DEMO_SYNC_STOPPED) {
+		last = stamp_now - 42.0; /* the last Sync, 42 s ago (crit above 6 s) */
+	}
 	p->ingress_time_ns = gm ? (int64_t)floor(last) * NS_PER_S + (int64_t)((last - floor(last)) * 1e9) : 0;
 	p->realtime_before_ns = (int64_t)floor(node_now) * NS_PER_S + (int64_t)((node_now - floor(node_now)) * 1e9);
 	p->realtime_after_ns = p->realtime_before_ns + 104000000; /* pmc waits 100 ms for late answers */

@@ -46,6 +46,8 @@ typedef enum {
 	DEMO_LARGE_OFFSET,   /* chrony system clock about 3 ms ahead */
 	DEMO_PTP_FAULTY,     /* the PTP port is FAULTY */
 	DEMO_WRONG_CLOCK,    /* chronyd claims sync within microseconds, but the clock is 2.2 s ahead */
+	DEMO_PHC2SYS_DIED,   /* PTP-only node whose phc2sys died: ptp4l locked, the system clock 4 ms off its PHC */
+	DEMO_SYNC_STOPPED,   /* SLAVE still hears Announce but no Sync has arrived for a while */
 	DEMO_SCENARIO_COUNT
 } demo_scenario;
 

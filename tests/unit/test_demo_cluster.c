@@ -64,6 +64,10 @@ static const verdict verdicts[] = {
 	{DEMO_PTP_FAULTY, NODE_STATUS_CRIT, {"ptp.port_state"}},
 	/* its daemon's claim is fine: only the clock check (scheduler) sees it */
 	{DEMO_WRONG_CLOCK, NODE_STATUS_OK, {NULL}},
+	/* ptp4l locked, but nothing steers the system clock from its PHC */
+	{DEMO_PHC2SYS_DIED, NODE_STATUS_CRIT, {"ptp.system_clock_unsteered"}},
+	/* still SLAVE, but the last Sync is 42 s old */
+	{DEMO_SYNC_STOPPED, NODE_STATUS_CRIT, {"ptp.no_sync"}},
 };
 
 static const verdict *verdict_of(demo_scenario s)
@@ -233,10 +237,13 @@ static void test_every_section_parses(void **state)
 				assert_true(fabs(o->node_time - now) > 0.01);
 			} else if (s == DEMO_WRONG_CLOCK) {
 				assert_true(fabs(o->node_time - now - 2.2) < 0.01);
+			} else if (s == DEMO_PHC2SYS_DIED) {
+				/* 4 ms off when phc2sys died, drifting since */
+				assert_true(fabs(o->node_time - now - (4e-3 + 0.2e-6 * times[k])) < 1e-3);
 			} else {
 				assert_true(fabs(o->node_time - now) < 0.01);
 			}
-			if (s == DEMO_CHRONYD_DOWN) {
+			if (s == DEMO_CHRONYD_DOWN || s == DEMO_PHC2SYS_DIED) {
 				assert_int_equal(o->chrony.state, OBS_DAEMON_UNREACHABLE);
 				assert_int_equal(o->daemons.running & DAEMON_CHRONYD, 0);
 			} else {
@@ -715,9 +722,9 @@ static void test_cluster_view(void **state)
 	cluster_summarise(nodes, demo_cluster_count(c), &sum);
 	assert_int_equal(sum.nodes, 48);
 	assert_int_equal(sum.unknown, 1);
-	assert_int_equal(sum.crit, 3);
+	assert_int_equal(sum.crit, 5);
 	assert_int_equal(sum.warn, 5);
-	assert_int_equal(sum.ok, 39);
+	assert_int_equal(sum.ok, 37);
 	/* grandmaster A and B (gm2 and gpu023); the FAULTY clock names itself
 	 * as ptp4l does, but follows nobody and is not counted */
 	assert_int_equal(sum.n_gms, 2);

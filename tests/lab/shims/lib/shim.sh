@@ -201,9 +201,19 @@ pmc_dataset() {
 
 # Print the response block for data set $2 found in capture $1, renumbered
 # to sequence number $3 (pmc numbers the requests of one call from 0).
+#
+# With PMC_FRESH_SYNC_AHEAD_NS set (a shim whose node has a PHC: how far the
+# PHC runs ahead of CLOCK_REALTIME), TIME_STATUS_NP's ingress_time says the
+# last Sync arrived 100 ms ago in that clock: a capture's own ingress_time
+# is days old at replay, and the Sync-age rule would rightly call it stale.
 pmc_block() {
 	_pb_f=$(shim_fixture "$1") || exit
-	awk -v ds="$2" -v seq="$3" '
+	_pb_fresh=
+	if [ -n "${PMC_FRESH_SYNC_AHEAD_NS:-}" ] && [ "$2" = TIME_STATUS_NP ]; then
+		_pb_fresh=$(( $(date +%s%N) + PMC_FRESH_SYNC_AHEAD_NS - 100000000 ))
+	fi
+	awk -v ds="$2" -v seq="$3" -v fresh="$_pb_fresh" '
+		p && fresh != "" && $1 == "ingress_time" { sub(/[0-9]+$/, fresh) }
 		/^\t[^\t]/ {
 			p = 0
 			if (!done && $NF == ds && $0 ~ / RESPONSE MANAGEMENT /) {
