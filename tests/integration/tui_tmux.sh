@@ -70,8 +70,8 @@ screen >"$tmp/first.txt"
 head -n 4 "$tmp/first.txt" | grep -q "^NODE .*OFFSET.*PTP OFFSET"
 ok $? "column headings are shown"
 # default order: worst status first, then largest |offset|
-awk 'NR > 3 && NF { print $2 }' "$tmp/first.txt" | head -n 10 | tr '\n' ' ' |
-	grep -Eq '^CRIT CRIT CRIT CRIT CRIT CRIT UNKN WARN WARN WARN $'
+awk 'NR > 3 && NF { print $2 }' "$tmp/first.txt" | head -n 12 | tr '\n' ' ' |
+	grep -Eq '^CRIT CRIT CRIT CRIT CRIT CRIT CRIT CRIT UNKN WARN WARN WARN $'
 ok $? "rows are sorted worst first"
 wait_for "^gpu037 .*UNKN.*Connection timed out" 10
 ok $? "the unreachable node shows why"
