@@ -289,15 +289,30 @@ static void clock_check_section(ctx *c)
 }
 
 /* A value some finding judges: in that finding's colour while the node has it. */
-static theme_role finding_role(const ctx *c, const char *code)
+/* The worst severity among the node's findings whose code is one of codes
+ * (NULL-ended). */
+static severity worst_of(const node *nd, const char *const *codes)
 {
 	severity worst = SEVERITY_OK;
-	for (int i = 0; i < c->nd->findings.count && i < MAX_FINDINGS; i++) {
-		const finding *f = &c->nd->findings.items[i];
-		if (strcmp(f->code, code) == 0 && f->sev > worst) {
-			worst = f->sev;
+	int count = nd->findings.count < 0 ? 0
+		    : nd->findings.count > MAX_FINDINGS ? MAX_FINDINGS : nd->findings.count;
+	for (int i = 0; i < count; i++) {
+		const finding *f = &nd->findings.items[i];
+		for (size_t k = 0; f->code && codes[k]; k++) {
+			if (strcmp(codes[k], f->code) == 0 && f->sev > worst) {
+				worst = f->sev;
+			}
 		}
 	}
+	return worst;
+}
+
+/* A value some finding judges: in that finding's colour while the node has
+ * it (dim when the node's data is stale). */
+static theme_role finding_role(const ctx *c, const char *code)
+{
+	const char *const codes[] = {code, NULL};
+	severity worst = worst_of(c->nd, codes);
 	if (c->value == ROLE_DIM || worst == SEVERITY_OK) {
 		return c->value;
 	}
@@ -396,21 +411,6 @@ static void system_clock_lines(ctx *c)
 	}
 }
 
-/* The worst severity among the node's findings with this code. */
-static cell_tone code_tone(const node *nd, const char *code)
-{
-	severity worst = SEVERITY_OK;
-	int count = nd->findings.count < 0 ? 0
-		    : nd->findings.count > MAX_FINDINGS ? MAX_FINDINGS : nd->findings.count;
-	for (int i = 0; i < count; i++) {
-		const finding *f = &nd->findings.items[i];
-		if (f->code && strcmp(f->code, code) == 0 && f->sev > worst) {
-			worst = f->sev;
-		}
-	}
-	return worst == SEVERITY_CRIT ? TONE_CRIT : worst == SEVERITY_WARN ? TONE_WARN : TONE_PLAIN;
-}
-
 /* The grandmaster's clockQuality (PARENT_DATA_SET) in words.  Without a
  * grandmaster (no port follows a master or is one) ptp4l reports its own
  * defaults there: shown as such, not as anyone's quality. */
@@ -426,7 +426,7 @@ static void gm_quality(ctx *c, const ptp_obs *p, bool has_gm)
 	} else {
 		snprintf(buf, sizeof buf, "%d: %s", p->gm_clock_class, ptp_clock_class_meaning(p->gm_clock_class));
 	}
-	kv_role(c, "GM clock class", tone_role(code_tone(c->nd, "ptp.gm_clock_class"), c->value), buf);
+	kv_role(c, "GM clock class", finding_role(c, "ptp.gm_clock_class"), buf);
 	if (p->gm_clock_accuracy == INT_UNKNOWN) {
 		snprintf(buf, sizeof buf, "unknown");
 	} else {
@@ -519,7 +519,7 @@ static void ptp_section(ctx *c)
 	fmt_bool(p->time_traceable, a, sizeof a);
 	fmt_bool(p->frequency_traceable, b, sizeof b);
 	snprintf(buf, sizeof buf, "time %s, frequency %s", a, b);
-	kv_role(c, "Traceable", tone_role(code_tone(c->nd, "ptp.gm_not_traceable"), c->value), buf);
+	kv_role(c, "Traceable", finding_role(c, "ptp.gm_not_traceable"), buf);
 	if (p->time_source == INT_UNKNOWN) {
 		kv(c, "Time source", "unknown");
 	} else {
@@ -995,23 +995,8 @@ static void sink_table_cell(void *ctxp, const char *text, detail_tone tone)
 static detail_tone sink_finding_tone(void *ctxp, const char *const *codes)
 {
 	const ctx *c = ctxp;
-	const finding_list *fl = &c->nd->findings;
-	int count = fl->count < 0 ? 0 : fl->count > MAX_FINDINGS ? MAX_FINDINGS : fl->count;
-	detail_tone worst = DETAIL_PLAIN;
-	for (int i = 0; i < count; i++) {
-		const finding *f = &fl->items[i];
-		for (size_t k = 0; f->code && codes && codes[k]; k++) {
-			if (strcmp(codes[k], f->code) != 0) {
-				continue;
-			}
-			if (f->sev == SEVERITY_CRIT) {
-				worst = DETAIL_CRIT;
-			} else if (f->sev == SEVERITY_WARN && worst != DETAIL_CRIT) {
-				worst = DETAIL_WARN;
-			}
-		}
-	}
-	return worst;
+	severity worst = codes ? worst_of(c->nd, codes) : SEVERITY_OK;
+	return worst == SEVERITY_CRIT ? DETAIL_CRIT : worst == SEVERITY_WARN ? DETAIL_WARN : DETAIL_PLAIN;
 }
 
 /* Every collector that writes its own section (collector.h), when its part
