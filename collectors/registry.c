@@ -27,7 +27,7 @@ const collector *const collector_registry[] = {
 	 * replaces an unknown $iface by the default route's */
 	&phc_ctl_collector,
 	&ethtool_collector,
-	&timesyncd_collector,
+	&timesyncd_collector, /* after daemons, whose $synctop_ps it reads */
 	&kernel_clock_collector, /* last: a daemon's view of the clock comes first */
 };
 const size_t collector_registry_count = sizeof collector_registry / sizeof collector_registry[0];

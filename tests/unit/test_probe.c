@@ -430,8 +430,11 @@ static void make_shims(const char *dir, bool with_mktemp)
 		   "	printf \"phc2sys         /usr/sbin/phc2sys -a -r\\n\"; exit 0\n"
 		   "fi\n"
 		   "[ \"$*\" = \"-e -o pid=,etimes=,comm=\" ] || exit 64\n"
-		   "printf \"  812   86400 chronyd\\n 9123      42 ptp4l\\n@@synctop " OTHER " end\\n 9130 41 phc2sys\"\n"
+		   "printf \"  812   86400 chronyd\\n 9123      42 ptp4l\\n@@synctop " OTHER " end\\n 9130 41 phc2sys\\n"
+		   "   77       5 systemd-timesyn\"\n"
 		   "printf \"ps: partial\" >&2\n", 0755);
+	/* timedatectl: one line per call, so the test sees all three ran */
+	write_file(dir, "timedatectl", "#!/bin/sh\nprintf \"timedatectl %s\\n\" \"$*\"\n", 0755);
 	/* phc_ctl 3.1.1's output shape (tests/fixtures/phc_ctl.source.md) */
 	write_file(dir, "phc_ctl",
 		   "#!/bin/sh\n"
@@ -604,6 +607,7 @@ static void check_standard_sections(const probe_response *r, bool sudo)
 	/* the process list, then phc2sys's command line because it runs */
 	assert_body(s->out, s->out_len,
 		    "  812   86400 chronyd\n 9123      42 ptp4l\n@@synctop " OTHER " end\n 9130 41 phc2sys\n"
+		    "   77       5 systemd-timesyn\n"
 		    "phc2sys         /usr/sbin/phc2sys -a -r\n");
 	assert_body(s->err, s->err_len, "ps: partial");
 
@@ -731,6 +735,14 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 	phc_ctl_parse(&t, &phc);
 	assert_int_equal(phc.state, OBS_OK);
 	assert_true(phc.realtime_minus_phc_ns == -36999999880LL);
+
+	/* timesyncd: run because the daemons section's list ($synctop_ps) has
+	 * systemd-timesyn, with no process of its own to find it */
+	s = probe_section_find(&r, "timesyncd");
+	assert_non_null(s);
+	assert_int_equal(s->rc, 0);
+	assert_body(s->out, s->out_len,
+		    "timedatectl show\ntimedatectl show-timesync --all\ntimedatectl timesync-status\n");
 
 	/* 1b: every interface of a list, each with its own stderr and status
 	 * (a boundary clock's ports); the shim knows eth0 only */
