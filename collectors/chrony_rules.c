@@ -13,7 +13,6 @@
 #include "units.h"
 
 /* Protocol constants, not thresholds. */
-#define REACH_ALL_EIGHT 0377u /* chronyc(1) Reach: a reply to each of the last 8 polls */
 #define STRATUM_UNSYNC 16     /* RFC 5905: stratum 16 = unsynchronised */
 #define SECONDS_PER_HOUR 3600.0
 /* Least-squares slopes come from float samples (history.h): compare them at
@@ -148,15 +147,6 @@ static void rule_chrony_selected_source(const chrony_obs *c, finding_list *out)
 	health_add_finding(out, &f);
 }
 
-static int missed_polls(unsigned reach)
-{
-	int got = 0;
-	for (unsigned r = reach & REACH_ALL_EIGHT; r; r >>= 1) {
-		got += (int)(r & 1u);
-	}
-	return 8 - got;
-}
-
 static void rule_chrony_reach(const chrony_obs *c, finding_list *out)
 {
 	int n = c->n_sources < CHRONY_MAX_SOURCES ? c->n_sources : CHRONY_MAX_SOURCES;
@@ -170,12 +160,12 @@ static void rule_chrony_reach(const chrony_obs *c, finding_list *out)
 	int partial = 0;
 	for (int i = 0; i < n; i++) {
 		const chrony_source *s = &c->sources[i];
-		unsigned reach = s->reach & REACH_ALL_EIGHT;
+		unsigned reach = s->reach & HEALTH_REACH_ALL_EIGHT;
 		if (reach != 0) {
 			all_silent = false;
 		}
 		bool used = s->state == CHRONY_STATE_SELECTED || s->state == CHRONY_STATE_COMBINED;
-		if (used && reach != REACH_ALL_EIGHT) {
+		if (used && reach != HEALTH_REACH_ALL_EIGHT) {
 			if (!first) {
 				first = s;
 			}
@@ -197,15 +187,15 @@ static void rule_chrony_reach(const chrony_obs *c, finding_list *out)
 	}
 	char name[NAME_LEN];
 	HEALTH_CLEAN(name, first->name);
-	int missed = missed_polls(first->reach);
+	int missed = health_missed_polls(first->reach);
 	finding_start(&f, SEVERITY_WARN, "chrony.reach");
 	if (partial > 1) {
 		finding_message(&f, "Source %s reach %03o: missed %d of the last 8 polls "
-				"(and %d more used source%s)", name, first->reach & REACH_ALL_EIGHT,
+				"(and %d more used source%s)", name, first->reach & HEALTH_REACH_ALL_EIGHT,
 				missed, partial - 1, partial - 1 == 1 ? "" : "s");
 	} else {
 		finding_message(&f, "Source %s reach %03o: missed %d of the last 8 polls", name,
-				first->reach & REACH_ALL_EIGHT, missed);
+				first->reach & HEALTH_REACH_ALL_EIGHT, missed);
 	}
 	finding_hint(&f, "Packets to or from the source are lost: `chronyc ntpdata %s`, "
 		     "`chronyc sources -v`; check the network path (`mtr %s`).", name, name);

@@ -13,7 +13,6 @@
 #include "ntpq_parse.h"
 #include "units.h"
 
-#define REACH_ALL_EIGHT 0377u /* a reply to each of the last 8 polls */
 
 bool ntpq_peer_is_server(const ntp_peer *p)
 {
@@ -86,15 +85,6 @@ static void rule_system_peer(const ntp_obs *n, finding_list *out)
 	health_add_finding(out, &f);
 }
 
-static int missed_polls(unsigned reach)
-{
-	int got = 0;
-	for (unsigned r = reach & REACH_ALL_EIGHT; r; r >>= 1) {
-		got += (int)(r & 1u);
-	}
-	return 8 - got;
-}
-
 static void rule_reach(const ntp_obs *n, finding_list *out)
 {
 	int total = ntp_peer_count(n), servers = 0, partial = 0;
@@ -106,12 +96,12 @@ static void rule_reach(const ntp_obs *n, finding_list *out)
 			continue;
 		}
 		servers++;
-		unsigned reach = p->reach & REACH_ALL_EIGHT;
+		unsigned reach = p->reach & HEALTH_REACH_ALL_EIGHT;
 		if (reach != 0) {
 			all_silent = false;
 		}
 		bool used = p->tally == '*' || p->tally == 'o' || p->tally == '+';
-		if (used && reach != REACH_ALL_EIGHT) {
+		if (used && reach != HEALTH_REACH_ALL_EIGHT) {
 			first = first ? first : p;
 			partial++;
 		}
@@ -137,11 +127,11 @@ static void rule_reach(const ntp_obs *n, finding_list *out)
 	finding_start(&f, SEVERITY_WARN, "ntp.reach");
 	if (partial > 1) {
 		finding_message(&f, "Peer %s reach %03o: missed %d of the last 8 polls (and %d more used peer%s)",
-				name, first->reach & REACH_ALL_EIGHT, missed_polls(first->reach), partial - 1,
+				name, first->reach & HEALTH_REACH_ALL_EIGHT, health_missed_polls(first->reach), partial - 1,
 				partial - 1 == 1 ? "" : "s");
 	} else {
 		finding_message(&f, "Peer %s reach %03o: missed %d of the last 8 polls", name,
-				first->reach & REACH_ALL_EIGHT, missed_polls(first->reach));
+				first->reach & HEALTH_REACH_ALL_EIGHT, health_missed_polls(first->reach));
 	}
 	finding_hint(&f, "Packets to or from the peer are lost: `ntpq -pn`; check the network path (`mtr %s`).",
 		     name);

@@ -73,6 +73,15 @@ const char *health_clean(char *dst, size_t dst_len, const char *src, size_t src_
 }
 
 
+int health_missed_polls(unsigned reach)
+{
+	int got = 0;
+	for (unsigned r = reach & HEALTH_REACH_ALL_EIGHT; r; r >>= 1) {
+		got += (int)(r & 1u);
+	}
+	return 8 - got;
+}
+
 severity health_grade(double value, double warn, double crit)
 {
 	if (value > crit) {

@@ -30,6 +30,13 @@ void health_add_finding(finding_list *out, const finding *f);
  * (also for NAN): a limit must be strictly exceeded. */
 severity health_grade(double value, double warn, double crit);
 
+/* An NTP reach register (chronyc and ntpq print it in octal): a bit per
+ * poll, the last 8 polls; 0377 = every one answered. */
+#define HEALTH_REACH_ALL_EIGHT 0377u
+
+/* Polls among the last 8 that got no answer. */
+int health_missed_polls(unsigned reach);
+
 /* A fixed-size remote string made one clean line (sanitize.h). */
 const char *health_clean(char *dst, size_t dst_len, const char *src, size_t src_len);
 #define HEALTH_CLEAN(buf, field) health_clean((buf), sizeof(buf), (field), sizeof(field))
