@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include "cluster.h"
+#include "health.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -79,6 +80,7 @@ node_status cluster_node_status(const node *nd)
 	case NODE_STATUS_CRIT:
 		return nd->status;
 	case NODE_STATUS_UNKNOWN:
+	case NODE_STATUS_PENDING: /* never a judged status */
 		break;
 	}
 	return NODE_STATUS_UNKNOWN;
@@ -213,9 +215,11 @@ void cluster_summarise(const node *nodes, size_t n, cluster_summary *out)
 			out->crit++;
 			break;
 		case NODE_STATUS_UNKNOWN:
+		case NODE_STATUS_PENDING:
 			out->unknown++;
 			break;
 		}
+		out->shown[health_live_status(nd)]++;
 
 		double offset_s;
 		int64_t offset_ns;

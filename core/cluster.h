@@ -27,6 +27,9 @@ typedef struct {
 typedef struct {
 	size_t nodes;
 	size_t ok, warn, crit, unknown; /* by node status */
+	/* by the status the live view shows (health_live_status): counts
+	 * pending apart; equal to the above when nothing waits */
+	size_t shown[NODE_STATUS_PENDING + 1];
 
 	/* chrony "System time" offset (node - reference) over the nodes
 	 * cluster_chrony_offset() accepts. */

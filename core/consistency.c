@@ -886,7 +886,7 @@ void consistency_evaluate(node *nodes, size_t n, const node_settings *settings,
 			ptp_outliers += (size_t)(l.count - before);
 			check_clock_median(nd, ns, &fig.clock, &l);
 		}
-		health_set_cluster_findings(nd, l.items, l.count);
+		health_set_cluster_findings(nd, l.items, l.count, &ns->th);
 		flagged += l.count > 0;
 	}
 

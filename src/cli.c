@@ -26,6 +26,7 @@ enum {
 	OPT_JSON,
 	OPT_CHECK,
 	OPT_FAIL_ON,
+	OPT_FOR,
 	OPT_TIMEOUT,
 	OPT_LOCAL,
 	OPT_DEMO,
@@ -57,6 +58,7 @@ static const struct option long_options[] = {
 	{"json", no_argument, NULL, OPT_JSON},
 	{"check", no_argument, NULL, OPT_CHECK},
 	{"fail-on", required_argument, NULL, OPT_FAIL_ON},
+	{"for", required_argument, NULL, OPT_FOR},
 	{"verbose", no_argument, NULL, 'v'},
 	{"timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"interval", required_argument, NULL, 'd'},
@@ -105,6 +107,7 @@ static void usage(FILE *f)
 	      "  --once --json          poll once, print one JSON document\n"
 	      "  --check                poll once, print problems; exit 0 ok, 1 warn, 2 crit, 3 unknown\n"
 	      "      --fail-on LEVEL    warn (default) or crit: the lowest severity that fails --check\n"
+	      "      --for SEC          --check: poll for SEC seconds; fail only on problems that lasted\n"
 	      "  -v, --verbose          --check: print the fix for every problem\n"
 	      "\n"
 	      "Nodes:\n"
@@ -245,6 +248,11 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 				opt->fail_on = SEVERITY_CRIT;
 			} else {
 				fprintf(stderr, "synctop: --fail-on: expected warn or crit, got '%s'\n", optarg);
+				return EX_USAGE;
+			}
+			break;
+		case OPT_FOR:
+			if (parse_seconds("--for", optarg, 0.1, 86400, &opt->check_for_s) != 0) {
 				return EX_USAGE;
 			}
 			break;
@@ -429,6 +437,9 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 			return EX_USAGE;
 		}
 		opt->mode = MODE_CHECK;
+	} else if (opt->check_for_s > 0) {
+		fputs("synctop: --for goes with --check (the live view waits each finding's own `for`)\n", stderr);
+		return EX_USAGE;
 	} else if (once) {
 		opt->mode = opt->json ? MODE_ONCE_JSON : MODE_ONCE_TEXT;
 	} else if (opt->json) {
@@ -448,6 +459,11 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 		}
 		if (!interval_given) {
 			opt->interval_s = 15.0; /* a scrape interval, not an SSH poll's */
+		}
+		if (opt->check_for_s > 0) {
+			fputs("synctop: --check --for polls the nodes itself; with --from-prometheus use your "
+			      "alerting rules' own `for:`\n", stderr);
+			return EX_USAGE;
 		}
 		return CLI_CONTINUE;
 	}

@@ -22,6 +22,7 @@ typedef struct {
 	bool json;
 	bool verbose;
 	severity fail_on;
+	double check_for_s;      /* --check --for SEC: 0 = judge one poll */
 
 	/* inventory: positional hosts, -w lists, -f files (kept in order) */
 	char **hosts;

@@ -286,7 +286,9 @@ static void test_unanswered_nodes_ignored_and_cleared(void **state)
 	/* a cluster finding from an earlier pass must not outlive the node's answer */
 	finding stale = {.sev = SEVERITY_CRIT, .code = "cluster.grandmaster",
 			 .message = "stale", .hint = "stale"};
-	health_set_cluster_findings(&f.nodes[3], &stale, 1);
+	thresholds th;
+	thresholds_init_defaults(&th);
+	health_set_cluster_findings(&f.nodes[3], &stale, 1, &th);
 	assert_int_equal(f.nodes[3].findings.count, 1);
 
 	consistency_summary s = evaluate(&f);

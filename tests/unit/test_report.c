@@ -449,7 +449,7 @@ static const char *const port_keys[] = {
 static const char *const nic_keys[] = {
 	"error", "interface", "hw_transmit", "hw_receive", "hw_raw_clock", "phc_index", NULL,
 };
-static const char *const finding_keys[] = {"severity", "code", "message", "hint", NULL};
+static const char *const finding_keys[] = {"severity", "code", "message", "hint", "pending", "since", NULL};
 static const char *const daemons_keys[] = {
 	"error", "running", "chronyd", "ntpd", "systemd-timesyncd", "ptp4l", "phc2sys", NULL,
 };
@@ -921,6 +921,8 @@ static void test_json_findings_and_status(void **state)
 	add_finding(&nodes[0], SEVERITY_WARN, "chrony.offset", "System time +2.000 ms from reference",
 		    "chronyc sources -v");
 	add_finding(&nodes[0], SEVERITY_CRIT, "chrony.leap", "Not synchronised", "");
+	nodes[0].findings.items[0].since = 1.5;
+	nodes[0].findings.items[0].pending = true;
 	nodes[1].status = (node_status)42;
 
 	json_t *root = round_trip(nodes, 2, 1.9996);
@@ -935,9 +937,13 @@ static void test_json_findings_and_status(void **state)
 	want_str(f0, "code", "chrony.offset");
 	want_str(f0, "message", "System time +2.000 ms from reference");
 	want_str(f0, "hint", "chronyc sources -v");
+	assert_true(json_is_true(get(f0, "pending")));
+	want_str(f0, "since", "1970-01-01T00:00:01.500Z");
 	json_t *f1 = json_array_get(fs, 1);
 	want_str(f1, "severity", "crit");
 	want_null(f1, "hint");
+	assert_true(json_is_false(get(f1, "pending")));
+	want_null(f1, "since"); /* never settled: no since */
 	/* a corrupt status is reported as the summary counts it */
 	want_str(json_array_get(get(root, "nodes"), 1), "status", "unknown");
 	want_int(get(root, "summary"), "unknown", 1);
