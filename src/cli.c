@@ -50,6 +50,7 @@ enum {
 	OPT_PROM_BEARER,
 	OPT_PROM_BASIC,
 	OPT_PROM_STALE,
+	OPT_HOSTLIST_ONLY,
 };
 
 static const struct option long_options[] = {
@@ -58,6 +59,7 @@ static const struct option long_options[] = {
 	{"check", no_argument, NULL, OPT_CHECK},
 	{"fail-on", required_argument, NULL, OPT_FAIL_ON},
 	{"verbose", no_argument, NULL, 'v'},
+	{"hostlist-only", no_argument, NULL, OPT_HOSTLIST_ONLY},
 	{"timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"interval", required_argument, NULL, 'd'},
 	{"hostlist", required_argument, NULL, 'w'},
@@ -106,6 +108,8 @@ static void usage(FILE *f)
 	      "  --check                poll once, print problems; exit 0 ok, 1 warn, 2 crit, 3 unknown\n"
 	      "      --fail-on LEVEL    warn (default) or crit: the lowest severity that fails --check\n"
 	      "  -v, --verbose          --check: print the fix for every problem\n"
+	      "      --hostlist-only    --check: print only the failing nodes as one host list\n"
+	      "                         (gpu[003,017-018]; nothing when all are ok), same exit code\n"
 	      "\n"
 	      "Nodes:\n"
 	      "  -w, --hostlist LIST    hostlist expression, e.g. gpu[001-128],login1 (repeatable)\n"
@@ -250,6 +254,9 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 			break;
 		case 'v':
 			opt->verbose = true;
+			break;
+		case OPT_HOSTLIST_ONLY:
+			opt->hostlist_only = true;
 			break;
 		case OPT_TIMEOUT:
 			if (parse_seconds("--timeout", optarg, 0.1, 3600, &opt->timeout_s) != 0) {
@@ -433,6 +440,10 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 		opt->mode = opt->json ? MODE_ONCE_JSON : MODE_ONCE_TEXT;
 	} else if (opt->json) {
 		fputs("synctop: --json needs --once\n", stderr);
+		return EX_USAGE;
+	}
+	if (opt->hostlist_only && !check) {
+		fputs("synctop: --hostlist-only needs --check\n", stderr);
 		return EX_USAGE;
 	}
 	if (opt->n_prom_urls) {

@@ -22,6 +22,7 @@ typedef struct {
 	bool json;
 	bool verbose;
 	severity fail_on;
+	bool hostlist_only;  /* --check: print only the failing nodes' host list */
 
 	/* inventory: positional hosts, -w lists, -f files (kept in order) */
 	char **hosts;
