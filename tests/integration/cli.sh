@@ -27,6 +27,7 @@ expect_usage "bad port" "-p" -p 70000 host1
 expect_usage "bad fail-on" "--fail-on" --check --fail-on maybe host1
 expect_usage "check with json" "separate modes" --check --json host1
 expect_usage "json without once" "--json needs --once" --json host1
+expect_usage "hostlist-only without check" "--hostlist-only needs --check" --hostlist-only --once host1
 expect_usage "hostile iface" "--iface" --iface 'eth0;reboot' host1
 expect_usage "reversed range" "column" --once -w 'gpu[10-01]'
 expect_usage "unbalanced bracket" "column" --once 'gpu[1-4'
@@ -99,6 +100,21 @@ expect_usage "config: unknown key with file:line:column" "bad.json:4:7: unknown 
 rc=$?
 [ "$rc" -ge 0 ] && [ "$rc" -le 3 ]
 ok $? "the example config is accepted (--check exit $rc)"
+
+# --check names the failing nodes on one host list line before the summary;
+# --hostlist-only prints just such an expression, exit as --check (the demo
+# always has a crit node).
+"$bin" --demo --check >"$tmp/out" 2>/dev/null
+rc=$?
+n=$(sed -n '$=' "$tmp/out")
+[ "$rc" -eq 2 ] && sed -n "$((n - 1))p" "$tmp/out" | grep -Eq '^hosts not ok: [^ ]+$' &&
+	sed -n "${n}p" "$tmp/out" | grep -q '^synctop check: '
+ok $? "--check: the hosts not ok line right before the summary (rc=$rc)"
+"$bin" --demo --check --hostlist-only >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(sed -n '$=' "$tmp/out")" = 1 ] && grep -Eq '^[^ ]+\[[0-9,-]+\][^ ]*$' "$tmp/out" &&
+	[ ! -s "$tmp/err" ]
+ok $? "--hostlist-only: one compressed expression, exit 2 (rc=$rc: $(cat "$tmp/out"))"
 
 # The other exit statuses docs/synctop.1 lists.
 "$bin" --demo --once --json >/dev/full 2>"$tmp/err"
