@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "finding.h"
 #include "node.h"
 
 #define CLUSTER_MAX_GMS 8
@@ -48,6 +49,12 @@ typedef struct {
 	size_t n_gms;
 	cluster_gm gms[CLUSTER_MAX_GMS];
 	size_t gms_more; /* further distinct identities not listed */
+
+	/* Nodes carrying cluster.upstream_split (consistency.h: --config groups
+	 * that follow different upstreams and drift apart), and the message of
+	 * the first one, for the header; "" when none. */
+	size_t upstream_split_nodes;
+	char upstream_split[FINDING_MESSAGE_LEN];
 } cluster_summary;
 
 /* Pure: reads nodes[0..n), fills *out completely. */

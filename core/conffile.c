@@ -930,6 +930,8 @@ int conffile_resolve(const conffile *cf, const char *host, node_settings *out)
 			hostlist_expand(g->hosts[h], match_cb, &m, why, sizeof why);
 			if (m.found) {
 				apply(&g->l, out);
+				out->group = (int)i + 1;
+				snprintf(out->group_name, sizeof out->group_name, "%s", g->name);
 				return (int)i;
 			}
 		}

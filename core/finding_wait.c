@@ -66,6 +66,7 @@ static const code_entry table[] = {
 	{"cluster.ptp_spread", SETTLE_S},
 	{"cluster.leap", 0},
 	{"cluster.clock_median", SETTLE_S},
+	{"cluster.upstream_split", SETTLE_S},
 };
 #define N_CODES (sizeof table / sizeof table[0])
 /* room for every code: merging the file's levels never runs out */

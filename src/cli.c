@@ -51,6 +51,7 @@ enum {
 	OPT_PROM_BEARER,
 	OPT_PROM_BASIC,
 	OPT_PROM_STALE,
+	OPT_HOSTLIST_ONLY,
 };
 
 static const struct option long_options[] = {
@@ -60,6 +61,7 @@ static const struct option long_options[] = {
 	{"fail-on", required_argument, NULL, OPT_FAIL_ON},
 	{"for", required_argument, NULL, OPT_FOR},
 	{"verbose", no_argument, NULL, 'v'},
+	{"hostlist-only", no_argument, NULL, OPT_HOSTLIST_ONLY},
 	{"timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"interval", required_argument, NULL, 'd'},
 	{"hostlist", required_argument, NULL, 'w'},
@@ -109,6 +111,8 @@ static void usage(FILE *f)
 	      "      --fail-on LEVEL    warn (default) or crit: the lowest severity that fails --check\n"
 	      "      --for SEC          --check: poll for SEC seconds; fail only on problems that lasted\n"
 	      "  -v, --verbose          --check: print the fix for every problem\n"
+	      "      --hostlist-only    --check: print only the failing nodes as one host list\n"
+	      "                         (gpu[003,017-018]; nothing when all are ok), same exit code\n"
 	      "\n"
 	      "Nodes:\n"
 	      "  -w, --hostlist LIST    hostlist expression, e.g. gpu[001-128],login1 (repeatable)\n"
@@ -258,6 +262,9 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 			break;
 		case 'v':
 			opt->verbose = true;
+			break;
+		case OPT_HOSTLIST_ONLY:
+			opt->hostlist_only = true;
 			break;
 		case OPT_TIMEOUT:
 			if (parse_seconds("--timeout", optarg, 0.1, 3600, &opt->timeout_s) != 0) {
@@ -444,6 +451,10 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 		opt->mode = opt->json ? MODE_ONCE_JSON : MODE_ONCE_TEXT;
 	} else if (opt->json) {
 		fputs("synctop: --json needs --once\n", stderr);
+		return EX_USAGE;
+	}
+	if (opt->hostlist_only && !check) {
+		fputs("synctop: --hostlist-only needs --check\n", stderr);
 		return EX_USAGE;
 	}
 	if (opt->n_prom_urls) {

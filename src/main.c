@@ -464,6 +464,10 @@ static int report_once(app *a, int status)
 		}
 		break;
 	case MODE_CHECK:
+		if (a->opt.hostlist_only) {
+			status = report_check_write_hostlist(stdout, a->nodes, a->n_nodes, NULL, a->opt.fail_on);
+			break;
+		}
 		status = report_check_write(stdout, a->nodes, a->n_nodes, NULL, a->opt.fail_on, a->opt.verbose);
 		break;
 	case MODE_ONCE_TEXT:

@@ -199,6 +199,14 @@ void bars_draw_header(const tui *t, int cols)
 	} else {
 		put(t, 1, &x, cols, ROLE_DIM, "no chrony offsets");
 	}
+	if (sp->upstream_split_nodes > 0) {
+		/* hybrid cluster: groups on different upstreams, drifting apart */
+		char why[FINDING_MESSAGE_LEN * 3 + 1];
+		tw_clean(sp->upstream_split, sizeof sp->upstream_split, t->utf8, why, sizeof why);
+		put(t, 1, &x, cols, ROLE_DEFAULT, "  ");
+		put(t, 1, &x, cols, ROLE_BADGE_WARN, " upstream split ");
+		putf(t, 1, &x, cols, ROLE_STATUS_WARN, " %s", why);
+	}
 	if (sp->ptp_nodes > 0) {
 		units_format_ns((int64_t)sp->ptp_max_abs_offset_ns, a, sizeof a);
 		units_format_ns((int64_t)sp->ptp_offset_spread_ns, b, sizeof b);

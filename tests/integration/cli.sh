@@ -35,6 +35,7 @@ expect_usage "for with a Prometheus source" "alerting rules" --check --for 10 --
 printf '{"groups": [{"name": "g", "hosts": "gpu001",\n  "for": {"chrony.ofset": 60}}]}\n' >"$tmp/badfor.json"
 expect_usage "config: a for key that is no finding code" "badfor.json:2:11: unknown key \"chrony.ofset\"" \
 	--demo --config "$tmp/badfor.json"
+expect_usage "hostlist-only without check" "--hostlist-only needs --check" --hostlist-only --once host1
 expect_usage "hostile iface" "--iface" --iface 'eth0;reboot' host1
 expect_usage "reversed range" "column" --once -w 'gpu[10-01]'
 expect_usage "unbalanced bracket" "column" --once 'gpu[1-4'
@@ -115,6 +116,20 @@ once_rc=$?
 rc=$?
 [ "$rc" -eq "$once_rc" ] && grep -q "^synctop check: 48 nodes" "$tmp/out"
 ok $? "--check --for judges what lasted (exit $rc, plain --check $once_rc)"
+# --check names the failing nodes on one host list line before the summary;
+# --hostlist-only prints just such an expression, exit as --check (the demo
+# always has a crit node).
+"$bin" --demo --check >"$tmp/out" 2>/dev/null
+rc=$?
+n=$(sed -n '$=' "$tmp/out")
+[ "$rc" -eq 2 ] && sed -n "$((n - 1))p" "$tmp/out" | grep -Eq '^hosts not ok: [^ ]+$' &&
+	sed -n "${n}p" "$tmp/out" | grep -q '^synctop check: '
+ok $? "--check: the hosts not ok line right before the summary (rc=$rc)"
+"$bin" --demo --check --hostlist-only >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(sed -n '$=' "$tmp/out")" = 1 ] && grep -Eq '^[^ ]+\[[0-9,-]+\][^ ]*$' "$tmp/out" &&
+	[ ! -s "$tmp/err" ]
+ok $? "--hostlist-only: one compressed expression, exit 2 (rc=$rc: $(cat "$tmp/out"))"
 
 # The other exit statuses docs/synctop.1 lists.
 "$bin" --demo --once --json >/dev/full 2>"$tmp/err"
