@@ -183,20 +183,14 @@ transport_error exec_argv_classify(const exec_outcome *o, char *msg, size_t msg_
 		snprintf(how, sizeof how, "exited with status %d", o->code);
 	}
 	if (o->was_ready) {
-		kind = TRANSPORT_ERR_LOST;
+		kind = TRANSPORT_ERR_LOST; /* it ran: the connection (or the pod) went */
 	} else if (o->timed_out) {
 		kind = TRANSPORT_ERR_CONNECT;
-	} else if (!o->signalled && o->code == 127 && has(o, "synctop: cannot run ")) {
-		kind = TRANSPORT_ERR_CHANNEL; /* execvp failed: no such program */
-	} else {
-		kind = TRANSPORT_ERR_CHANNEL;
-	}
-	if (!o->was_ready && o->is_ssh && !o->signalled && o->code == 255) {
-		int k = ssh_failure_kind(o);
+	} else if (o->is_ssh && !o->signalled && o->code == 255) {
+		int k = ssh_failure_kind(o); /* ssh's own failure, not the remote shell's */
 		kind = k >= 0 ? (transport_error)k : TRANSPORT_ERR_HANDSHAKE;
-	}
-	if (o->was_ready && o->is_ssh && !o->signalled && o->code == 255) {
-		kind = TRANSPORT_ERR_LOST;
+	} else {
+		kind = TRANSPORT_ERR_CHANNEL; /* no shell: exec failed, the command refused */
 	}
 	snprintf(msg, msg_len, "%s %s%s%s", prog, how, said[0] ? ": " : "", said);
 	return kind;

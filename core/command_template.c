@@ -21,7 +21,9 @@ static void add_word(command_template *t, bytebuf *w)
 {
 	t->words = xrealloc(t->words, (t->n + 2) * sizeof *t->words);
 	t->words[t->n] = xmalloc(w->len + 1);
-	memcpy(t->words[t->n], w->data, w->len);
+	if (w->len) {
+		memcpy(t->words[t->n], w->data, w->len);
+	}
 	t->words[t->n][w->len] = '\0';
 	t->words[++t->n] = NULL;
 	bytebuf_clear(w);
