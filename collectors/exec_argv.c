@@ -95,19 +95,32 @@ void exec_argv_free(char **argv)
 	free(argv);
 }
 
-/* The last non-empty lines of stderr that fit, made one printable line
- * ("a | b"): ssh says what went wrong last. */
+#define TAIL_LINES 3
+
+/* The last TAIL_LINES non-empty lines of stderr, made one printable line
+ * ("a | b | c"): ssh says what went wrong last, after any banner or
+ * warning block. */
 static void tail_lines(const char *s, size_t len, char *out, size_t out_len)
 {
 	char flat[1024];
-	size_t start = len > 600 ? len - 600 : 0;
-	size_t n = 0;
-	/* from a line start, unless the whole tail is one line */
-	if (start > 0) {
-		const char *nl = memchr(s + start, '\n', len - start);
-		if (nl && nl + 1 < s + len) {
-			start = (size_t)(nl + 1 - s);
+	size_t n = 0, start = len;
+	int lines = 0;
+	/* walk back over TAIL_LINES non-empty lines */
+	while (start > 0 && lines < TAIL_LINES) {
+		size_t end = start;
+		while (end > 0 && (s[end - 1] == '\n' || s[end - 1] == '\r')) {
+			end--;
 		}
+		if (end == 0) {
+			start = 0;
+			break;
+		}
+		size_t b = end;
+		while (b > 0 && s[b - 1] != '\n') {
+			b--;
+		}
+		start = b;
+		lines++;
 	}
 	for (size_t i = start; i < len && n + 4 < sizeof flat; i++) {
 		if (s[i] == '\r') {
