@@ -9,7 +9,8 @@
  * ProxyCommand, Kerberos, certificates: the program's business.  Its exit
  * status and the last lines of its stderr become the node's error
  * (exec_argv.h).  Restarting the shell starts a new child (a new connection
- * for ssh, unless ControlMaster shares one). */
+ * for ssh, unless ControlMaster shares one).  local_transport_set_start_limit()
+ * caps how many are starting at once. */
 #ifndef SYNCTOP_EXEC_TRANSPORT_H
 #define SYNCTOP_EXEC_TRANSPORT_H
 

@@ -22,7 +22,7 @@
 #define READY_BANNER "@@synctop ready\n"
 #define STDERR_KEEP 2048 /* the tail of the child's stderr kept for its error */
 
-typedef struct {
+typedef struct local_conn {
 	transport base;
 	struct ev_loop *loop;
 	char **argv;
@@ -43,7 +43,76 @@ typedef struct {
 	bytebuf out;     /* bytes for the child's stdin not yet written */
 	bytebuf banner;  /* stdout before the banner (remote) */
 	bytebuf err;     /* the tail of its stderr */
+	/* The start limit (remote only): starting = between fork and banner;
+	 * queued = waiting for a free start, linked in start order. */
+	bool starting, queued;
+	struct local_conn *prev, *next;
 } local_conn;
+
+/* Remote children between fork and their probe's banner, at most
+ * start_limit of them (0 = no limit): the key exchanges a cold start of a
+ * thousand ssh clients would otherwise run at once, on this machine and on a
+ * bastion (its MaxStartups).  The rest wait in order. */
+static int start_limit;
+static int starting_now;
+static local_conn *queue_head, *queue_tail;
+
+static void spawn(local_conn *c);
+
+static void unqueue(local_conn *c)
+{
+	if (!c->queued) {
+		return;
+	}
+	if (c->prev) {
+		c->prev->next = c->next;
+	} else {
+		queue_head = c->next;
+	}
+	if (c->next) {
+		c->next->prev = c->prev;
+	} else {
+		queue_tail = c->prev;
+	}
+	c->prev = c->next = NULL;
+	c->queued = false;
+}
+
+/* Start waiting children while there is room.  A start that fails at once
+ * reports through the owner, which may start or stop others: not re-entered. */
+static void pump(void)
+{
+	static bool pumping;
+	if (pumping) {
+		return;
+	}
+	pumping = true;
+	while (queue_head && (start_limit == 0 || starting_now < start_limit)) {
+		local_conn *c = queue_head;
+		unqueue(c);
+		spawn(c);
+	}
+	pumping = false;
+}
+
+static void started(local_conn *c)
+{
+	if (c->starting) {
+		c->starting = false;
+		starting_now--;
+		pump();
+	}
+}
+
+void local_transport_set_start_limit(int n)
+{
+	start_limit = n > 0 ? n : 0;
+}
+
+int local_transport_starting(void)
+{
+	return starting_now;
+}
 
 static void close_fd(int *fd)
 {
@@ -55,6 +124,7 @@ static void close_fd(int *fd)
 
 static void teardown(local_conn *c)
 {
+	unqueue(c);
 	ev_io_stop(c->loop, &c->out_watcher);
 	ev_io_stop(c->loop, &c->in_watcher);
 	ev_io_stop(c->loop, &c->err_watcher);
@@ -76,6 +146,7 @@ static void teardown(local_conn *c)
 	bytebuf_clear(&c->out);
 	bytebuf_clear(&c->banner);
 	bytebuf_clear(&c->err);
+	started(c); /* its start slot, if it held one, goes to the next */
 }
 
 static void fail(local_conn *c, transport_error kind, const char *msg)
@@ -215,6 +286,7 @@ static void deliver(local_conn *c, const char *buf, size_t n)
 			bytebuf_clear(&c->banner);
 			c->ready = true;
 			ev_timer_stop(c->loop, &c->start_timer);
+			started(c);
 			c->base.events->ready(c->base.owner);
 			if (rest.len && c->out_fd >= 0 && c->ready) {
 				c->base.events->data(c->base.owner, rest.data, rest.len);
@@ -277,10 +349,26 @@ static void close_pair(int p[2])
 static void op_start(transport *t)
 {
 	local_conn *c = (local_conn *)t;
-	int to_child[2] = {-1, -1}, from_child[2] = {-1, -1}, err_pipe[2] = {-1, -1};
-	if (c->out_fd >= 0 || c->pid > 0) {
+	if (c->out_fd >= 0 || c->pid > 0 || c->queued) {
 		return;
 	}
+	if (c->remote && start_limit > 0 && starting_now >= start_limit) {
+		c->queued = true;
+		c->prev = queue_tail;
+		if (queue_tail) {
+			queue_tail->next = c;
+		} else {
+			queue_head = c;
+		}
+		queue_tail = c;
+		return;
+	}
+	spawn(c);
+}
+
+static void spawn(local_conn *c)
+{
+	int to_child[2] = {-1, -1}, from_child[2] = {-1, -1}, err_pipe[2] = {-1, -1};
 	if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0 ||
 	    (c->remote && pipe2(err_pipe, O_CLOEXEC) != 0)) {
 		char msg[128];
@@ -337,6 +425,8 @@ static void op_start(transport *t)
 		c->base.events->ready(c->base.owner);
 		return;
 	}
+	c->starting = true;
+	starting_now++;
 	close(err_pipe[1]);
 	c->err_fd = err_pipe[0];
 	fcntl(c->err_fd, F_SETFL, O_NONBLOCK);

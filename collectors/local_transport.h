@@ -34,4 +34,11 @@ typedef struct {
 transport *local_transport_spawn(struct ev_loop *loop, const local_spawn *spawn, const transport_events *events,
 				 void *owner);
 
+/* At most n remote children between start and their probe's banner at any
+ * time (--max-handshakes: each runs a key exchange); the others wait their
+ * turn in order.  0 = no limit (the default). */
+void local_transport_set_start_limit(int n);
+/* Remote children starting now (for tests). */
+int local_transport_starting(void);
+
 #endif

@@ -765,6 +765,8 @@ int main(int argc, char **argv)
 	inventory_load_encrypted_keys(&a.inv);
 	if (inventory_uses_exec(&a.inv)) {
 		raise_fd_limit();
+		/* a child's start is its key exchange: the same cap as libssh2's */
+		local_transport_set_start_limit(a.opt.max_handshakes);
 	}
 	thresholds_init_defaults(&a.th);
 	build_model(&a, conf);

@@ -22,6 +22,7 @@
 #include "command_template.h"
 #include "exec_argv.h"
 #include "exec_transport.h"
+#include "local_transport.h"
 #include "probe.h"
 #include "scheduler.h"
 #include "thresholds.h"
@@ -470,6 +471,55 @@ static void test_fake_ssh_refused_backs_off(void **state)
 	free(old);
 }
 
+/* --max-handshakes for the exec transports: with a limit of 2, three
+ * children never start at once (each records its start and its banner), and
+ * every node still gets polled. */
+static void test_start_limit(void **state)
+{
+	(void)state;
+	fixture *fx = setup(true, 5.0);
+	node more[2];
+	char tmpl[256];
+	command_template t;
+	char err[160];
+	snprintf(tmpl, sizeof tmpl,
+		 "sh -c 'echo s >>%s/log; sleep 0.2; echo e >>%s/log; exec sh' {host}", fx->dir, fx->dir);
+	assert_int_equal(command_template_split(tmpl, &t, err, sizeof err), 0);
+	local_transport_set_start_limit(2);
+	for (int i = 0; i < 3; i++) {
+		node *n = i == 0 ? &fx->n : &more[i - 1];
+		if (i > 0) {
+			node_init(n, i == 1 ? "n2" : "n3");
+		}
+		sched_node *sn = scheduler_add(fx->s, n, NULL);
+		scheduler_attach(sn, exec_transport_new_cmd(fx->loop, &t, n->host, 5.0, fx->command,
+							    scheduler_transport_events(), sn));
+	}
+	command_template_free(&t);
+	scheduler_start(fx->s);
+	assert_int_equal(local_transport_starting(), 2);
+	run_for(fx, 8.0);
+	local_transport_set_start_limit(0);
+	assert_int_equal(fx->all_done, 1);
+	assert_int_equal(local_transport_starting(), 0);
+	assert_int_equal(fx->n.polls_completed + more[0].polls_completed + more[1].polls_completed, 3);
+	/* never more than two between "s" and "e" */
+	char path[128], line[16];
+	int open_now = 0, most = 0, starts = 0;
+	snprintf(path, sizeof path, "%s/log", fx->dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof line, f)) {
+		open_now += line[0] == 's' ? 1 : -1;
+		starts += line[0] == 's';
+		most = open_now > most ? open_now : most;
+	}
+	fclose(f);
+	assert_int_equal(starts, 3);
+	assert_int_equal(most, 2);
+	teardown_fx(fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_real_start_timeout),
 		cmocka_unit_test(test_fake_ssh_hostkey_not_retried),
 		cmocka_unit_test(test_fake_ssh_refused_backs_off),
+		cmocka_unit_test(test_start_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
