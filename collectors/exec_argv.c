@@ -122,10 +122,12 @@ static void tail_lines(const char *s, size_t len, char *out, size_t out_len)
 		start = b;
 		lines++;
 	}
+	bool line_start = true;
 	for (size_t i = start; i < len && n + 4 < sizeof flat; i++) {
-		if (s[i] == '\r') {
-			continue;
+		if (s[i] == '\r' || (line_start && (s[i] == ' ' || s[i] == '\t'))) {
+			continue; /* ssh indents its hints: the joined line need not */
 		}
+		line_start = s[i] == '\n';
 		if (s[i] == '\n') {
 			while (i + 1 < len && (s[i + 1] == '\n' || s[i + 1] == '\r')) {
 				i++;

@@ -81,6 +81,21 @@ rc=$?
 	jq -e '.nodes[0].error | test("^connect: ssh exited with status 255")' "$tmp/out" >/dev/null
 ok $? "--transport ssh: ProxyCommand is ssh's business, its failure the node's error (rc=$rc)"
 [ "$rc" -eq 0 ] || diag "$(cat "$tmp/err") $(head -c 300 "$tmp/out")"
+# The exec transports hold pipes per node: the soft open-file limit is raised
+# to the hard one at start (here a local `sh` stands in for the node).
+hard=$(ulimit -Hn)
+if [ "$hard" = unlimited ] || [ "$hard" -gt 256 ]; then
+	(ulimit -Sn 256 && exec "$bin" --clock-check 0 -d 5 --log "$tmp/nofile.log" \
+		--transport-cmd "sh -c 'exec sh' {host}" node1) >/dev/null 2>&1 &
+	pid=$!
+	sleep 1
+	soft_now=$(awk '/^Max open files/ { print $4 }' "/proc/$pid/limits" 2>/dev/null)
+	hard_now=$(awk '/^Max open files/ { print $5 }' "/proc/$pid/limits" 2>/dev/null)
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid"
+	[ -n "$soft_now" ] && [ "$soft_now" = "$hard_now" ] && grep -q "RLIMIT_NOFILE raised from 256 to" "$tmp/nofile.log"
+	ok $? "--transport-cmd raises the open-file soft limit to the hard one (256 -> $soft_now of $hard_now)"
+fi
 if [ -r /etc/ssh/ssh_config ]; then
 	printf 'Include /etc/ssh/ssh_config\n' >"$tmp/with_system"
 	"$bin" --once --json --timeout 2 -F "$tmp/with_system" -p 9 127.0.0.1 >"$tmp/out" 2>"$tmp/err"

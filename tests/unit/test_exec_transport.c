@@ -204,6 +204,9 @@ static void test_classify_ssh_words(void **state)
 				 "Host key for 10.65.1.2 has changed and you have requested strict checking. | "
 				 "Host key verification failed.");
 	assert_null(strchr(msg, '\n'));
+	/* indented hint lines are joined without their indent */
+	classify(true, false, 255, "Offending key in /k:1\n  remove with:\n  ssh-keygen -R x\n", msg, sizeof msg);
+	assert_string_equal(msg, "ssh exited with status 255: Offending key in /k:1 | remove with: | ssh-keygen -R x");
 	assert_int_equal(classify(true, false, 255, "root@10.65.1.2: Permission denied (publickey).\n", msg,
 				  sizeof msg),
 			 TRANSPORT_ERR_AUTH);
