@@ -133,8 +133,9 @@ static void tail_lines(const char *s, size_t len, char *out, size_t out_len)
 				i++;
 			}
 			if (n > 0 && i + 1 < len) {
-				memcpy(flat + n, " | ", 3);
-				n += 3;
+				flat[n++] = ' ';
+				flat[n++] = '|';
+				flat[n++] = ' ';
 			}
 			continue;
 		}
