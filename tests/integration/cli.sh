@@ -75,7 +75,7 @@ expect_usage "config: unbalanced transport_cmd with line:column" "bad_cmd.json:1
 # With the system ssh client a ProxyCommand is OpenSSH's to run: no exit 64,
 # the node's error is what ssh said (here the proxy is `false`).
 printf 'Host node*\n  ProxyCommand false\n' >"$tmp/proxy_false"
-"$bin" --once --json --timeout 5 --transport ssh -F "$tmp/proxy_false" node1 >"$tmp/out" 2>"$tmp/err"
+"$bin" --once --json --timeout 30 --transport ssh -F "$tmp/proxy_false" node1 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] &&
 	jq -e '.nodes[0].error | test("^connect: ssh exited with status 255")' "$tmp/out" >/dev/null
