@@ -170,6 +170,13 @@ done
 [ -S "$tmp/chronyd.sock" ] && [ "$st" = MASTER ]
 ok $? "the node's chronyd answers and its ptp4l is MASTER (was '$st')"
 
+# the node's sshd answers a plain ssh before anything is compared (on a
+# machine loaded by other jobs its first logins can take many seconds)
+for i in $(seq 30); do
+	timeout 30 ssh -F "$tmp/ssh_config" -o BatchMode=yes -T "$node" true 2>/dev/null && break
+	sleep 1
+done
+
 # what a node looks like, without the parts that differ between two polls
 summary() {
 	jq -c '.nodes[0] | {status, error, findings: ([.findings[].code] | sort),
