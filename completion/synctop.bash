@@ -117,7 +117,7 @@ _synctop()
 	local cur=${COMP_WORDS[COMP_CWORD]} prev="" opt="" prefix="" i
 	local opts="--once --json --check --fail-on= --for= --verbose --timeout= --interval= --hostlist= --hostlist-only
 		--hostfile= --local --demo --config= --ssh-config= --user= --port= --identity= --known-hosts=
-		--strict-host-key-checking= --connect-timeout= --max-handshakes= --iface= --sudo --pmc-sudo
+		--strict-host-key-checking= --connect-timeout= --max-handshakes= --transport= --transport-cmd= --iface= --sudo --pmc-sudo
 		--clock-check= --prometheus= --theme= --no-color --no-mouse --log= --help --version -v -d -w -f -F -l -p -i -h
 		--from-prometheus= --prometheus-selector= --prometheus-node-label= --prometheus-ca=
 		--prometheus-bearer-token-file= --prometheus-basic-auth-file= --prometheus-stale="
@@ -151,6 +151,11 @@ _synctop()
 		list=(warn crit) ;;
 	--strict-host-key-checking)
 		list=(yes accept-new no) ;;
+	--transport)
+		list=(libssh2 ssh) ;;
+	--transport-cmd) # a command line of the user's own
+		COMPREPLY=()
+		return 0 ;;
 	--theme)
 		if [[ $cur == */* || $cur == .* || $cur == \~* ]]; then
 			compopt -o filenames 2>/dev/null

@@ -28,6 +28,7 @@
 #include <strings.h>
 
 #include "collector.h"
+#include "command_template.h"
 #include "hostlist.h"
 #include "sanitize.h"
 #include "xalloc.h"
@@ -86,6 +87,7 @@ enum {
 	SET_NTP_UPSTREAM,
 	SET_GRANDMASTER,
 	SET_GM_TRACEABLE,
+	SET_TRANSPORT,     /* "transport" or "transport_cmd" */
 	SET_THRESHOLD,
 	N_SETTINGS = SET_THRESHOLD + CONF_MAX_THRESHOLD_KEYS
 };
@@ -530,6 +532,52 @@ static int for_member(vctx *c, const char *key, json_t *val, size_t cp, void *ct
 	return 0;
 }
 
+/* "transport": "libssh2" | "ssh"; "transport_cmd": a command template
+ * (command_template.h), checked here so a bad one points at its line. */
+static int parse_transport(vctx *c, const char *key, json_t *val, const spos *ps, layer *l)
+{
+	if (l->set[SET_TRANSPORT]) {
+		return fail_at(c, ps->key_line, ps->key_col, "\"transport\" and \"transport_cmd\" both set: "
+			       "\"transport_cmd\" alone says how to reach the nodes");
+	}
+	if (strcmp(key, "transport") == 0) {
+		const char *v = json_is_string(val) ? json_string_value(val) : "";
+		if (strcmp(v, "libssh2") == 0) {
+			l->v.transport = NODE_TRANSPORT_LIBSSH2;
+		} else if (strcmp(v, "ssh") == 0) {
+			l->v.transport = NODE_TRANSPORT_SSH;
+		} else {
+			return fail_at(c, ps->line, ps->col, "\"transport\" must be \"libssh2\" or \"ssh\" "
+				       "(a command goes in \"transport_cmd\")");
+		}
+		l->v.transport_cmd[0] = '\0';
+	} else {
+		command_template t;
+		char why[160];
+		if (!json_is_string(val) || strlen(json_string_value(val)) != json_string_length(val)) {
+			return fail_at(c, ps->line, ps->col, "\"transport_cmd\" must be a string");
+		}
+		const char *v = json_string_value(val);
+		if (json_string_length(val) >= sizeof l->v.transport_cmd) {
+			return fail_at(c, ps->line, ps->col, "\"transport_cmd\" is longer than %zu bytes",
+				       sizeof l->v.transport_cmd - 1);
+		}
+		if (command_template_split(v, &t, why, sizeof why) != 0) {
+			return fail_at(c, ps->line, ps->col, "\"transport_cmd\": %s", why);
+		}
+		size_t hosts = command_template_host_count(&t);
+		command_template_free(&t);
+		if (hosts == 0) {
+			return fail_at(c, ps->line, ps->col, "\"transport_cmd\" has no {host}: every node would "
+				       "run the same command");
+		}
+		l->v.transport = NODE_TRANSPORT_CMD;
+		snprintf(l->v.transport_cmd, sizeof l->v.transport_cmd, "%s", v);
+	}
+	mark(l, SET_TRANSPORT, ps);
+	return 0;
+}
+
 /* The keys a defaults object and a group share.  Returns 1 if key is not
  * one of them. */
 static int parse_common(vctx *c, const char *key, json_t *val, size_t cp, layer *l)
@@ -548,6 +596,8 @@ static int parse_common(vctx *c, const char *key, json_t *val, size_t cp, layer 
 		return parse_gm_traceable(c, val, &c->pos[cp], l);
 	} else if (strcmp(key, "for") == 0) {
 		return walk_object(c, val, cp, "\"for\"", for_member, l);
+	} else if (strcmp(key, "transport") == 0 || strcmp(key, "transport_cmd") == 0) {
+		return parse_transport(c, key, val, &c->pos[cp], l);
 	}
 	return 1;
 }
@@ -684,6 +734,10 @@ static void apply(const layer *l, node_settings *out)
 	for (int i = 0; i < l->v.th.n_waits; i++) {
 		/* room for every code (finding_wait.c): never fails */
 		(void)finding_wait_set(&out->th, l->v.th.waits[i].code, l->v.th.waits[i].seconds);
+	}
+	if (l->set[SET_TRANSPORT]) {
+		out->transport = l->v.transport;
+		memcpy(out->transport_cmd, l->v.transport_cmd, sizeof out->transport_cmd);
 	}
 }
 

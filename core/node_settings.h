@@ -15,6 +15,14 @@
 #define NODE_SETTINGS_UPSTREAM_LEN 254   /* a 253-byte DNS name + NUL */
 #define NODE_SETTINGS_CLOCK_ID_LEN 19    /* "xxxxxx.xxxx.xxxxxx" + NUL */
 #define NODE_SETTINGS_GROUP_LEN 64       /* a --config group's name, as messages show it */
+#define NODE_SETTINGS_TRANSPORT_CMD_LEN 1024
+
+/* How synctop reaches the node (--transport, --transport-cmd). */
+typedef enum {
+	NODE_TRANSPORT_LIBSSH2 = 0, /* the built-in SSH client (the default) */
+	NODE_TRANSPORT_SSH,         /* the system OpenSSH client, one process per node */
+	NODE_TRANSPORT_CMD,         /* transport_cmd with {host} filled in */
+} node_transport;
 
 typedef struct {
 	thresholds th;       /* includes expect_chrony / expect_ptp */
@@ -27,10 +35,14 @@ typedef struct {
 	 * groups): 1 + its index, 0 = none; its name, truncated. */
 	int group;
 	char group_name[NODE_SETTINGS_GROUP_LEN];
+	node_transport transport;
+	/* NODE_TRANSPORT_CMD: the template as written (command_template.h
+	 * splits it; checked when read); "" otherwise. */
+	char transport_cmd[NODE_SETTINGS_TRANSPORT_CMD_LEN];
 } node_settings;
 
 /* The built-in defaults: thresholds_init_defaults(), no sudo, no interface,
- * no upstream or grandmaster, no group. */
+ * no upstream or grandmaster, no group, the built-in SSH client. */
 void node_settings_init(node_settings *ns);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include <ev.h>
 
+#include "command_template.h"
 #include "exit_codes.h"
 #include "known_hosts.h"
 #include "xalloc.h"
@@ -52,6 +53,8 @@ enum {
 	OPT_PROM_BASIC,
 	OPT_PROM_STALE,
 	OPT_HOSTLIST_ONLY,
+	OPT_TRANSPORT,
+	OPT_TRANSPORT_CMD,
 };
 
 static const struct option long_options[] = {
@@ -77,6 +80,8 @@ static const struct option long_options[] = {
 	{"strict-host-key-checking", required_argument, NULL, OPT_STRICT},
 	{"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
 	{"max-handshakes", required_argument, NULL, OPT_MAX_HANDSHAKES},
+	{"transport", required_argument, NULL, OPT_TRANSPORT},
+	{"transport-cmd", required_argument, NULL, OPT_TRANSPORT_CMD},
 	{"iface", required_argument, NULL, OPT_IFACE},
 	{"sudo", no_argument, NULL, OPT_PMC_SUDO},
 	{"pmc-sudo", no_argument, NULL, OPT_PMC_SUDO}, /* the old name of --sudo */
@@ -130,6 +135,10 @@ static void usage(FILE *f)
 	      "      --strict-host-key-checking yes|accept-new|no   (default yes)\n"
 	      "      --connect-timeout SEC  connect + authenticate deadline (default 10)\n"
 	      "      --max-handshakes N     SSH handshakes in flight at once (default 64)\n"
+	      "      --transport libssh2|ssh  built-in SSH client (default), or the system ssh client\n"
+	      "                         (one process per node: ProxyCommand, Kerberos, certificates)\n"
+	      "      --transport-cmd 'CMD {host} ...'  reach each node with this command instead,\n"
+	      "                         e.g. 'docker exec -i {host} sh' (no shell: quotes only)\n"
 	      "\n"
 	      "Polling:\n"
 	      "  -d, --interval SEC     seconds between polls of a node (default 2)\n"
@@ -226,6 +235,7 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 	memset(opt, 0, sizeof *opt);
 	opt->fail_on = SEVERITY_WARN;
 	opt->strict = -1;
+	opt->transport = -1;
 	opt->interval_s = 2.0;
 	opt->timeout_s = 10.0;
 	opt->clock_check_s = 30.0;
@@ -387,6 +397,40 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 				return EX_USAGE;
 			}
 			break;
+		case OPT_TRANSPORT:
+			if (strcmp(optarg, "libssh2") == 0) {
+				opt->transport = NODE_TRANSPORT_LIBSSH2;
+			} else if (strcmp(optarg, "ssh") == 0) {
+				opt->transport = NODE_TRANSPORT_SSH;
+			} else {
+				fprintf(stderr, "synctop: --transport: expected libssh2 or ssh, got '%s' (a command "
+						"goes in --transport-cmd)\n", optarg);
+				return EX_USAGE;
+			}
+			break;
+		case OPT_TRANSPORT_CMD: {
+			command_template t;
+			char why[160];
+			if (strlen(optarg) >= NODE_SETTINGS_TRANSPORT_CMD_LEN) {
+				fprintf(stderr, "synctop: --transport-cmd: longer than %d bytes\n",
+					NODE_SETTINGS_TRANSPORT_CMD_LEN - 1);
+				return EX_USAGE;
+			}
+			if (command_template_split(optarg, &t, why, sizeof why) != 0) {
+				fprintf(stderr, "synctop: --transport-cmd: %s (words are split at spaces; only "
+						"'single' and \"double\" quotes are special)\n", why);
+				return EX_USAGE;
+			}
+			size_t hosts = command_template_host_count(&t);
+			command_template_free(&t);
+			if (hosts == 0) {
+				fputs("synctop: --transport-cmd: the command has no {host}: every node would run the "
+				      "same command\n", stderr);
+				return EX_USAGE;
+			}
+			opt->transport_cmd = optarg;
+			break;
+		}
 		case OPT_MAX_HANDSHAKES:
 			if (parse_int("--max-handshakes", optarg, 1, 100000, &opt->max_handshakes) != 0) {
 				return EX_USAGE;
@@ -455,6 +499,11 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 	}
 	if (opt->hostlist_only && !check) {
 		fputs("synctop: --hostlist-only needs --check\n", stderr);
+		return EX_USAGE;
+	}
+	if (opt->transport_cmd && opt->transport >= 0) {
+		fputs("synctop: --transport and --transport-cmd: one or the other (--transport-cmd runs its own "
+		      "command instead of any SSH client)\n", stderr);
 		return EX_USAGE;
 	}
 	if (opt->n_prom_urls) {

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "finding.h"
+#include "node_settings.h"
 
 #define CLI_MAX_IDENTITIES 8
 #define CLI_MAX_KNOWN_HOSTS 4
@@ -47,6 +48,8 @@ typedef struct {
 	int strict;              /* -1 unset, else a known_hosts_policy */
 	double connect_timeout_s; /* 0 = unset */
 	int max_handshakes;
+	int transport;           /* -1 unset, else a node_transport (not CMD) */
+	const char *transport_cmd; /* --transport-cmd TEMPLATE (checked); NULL = none */
 
 	/* polling */
 	double interval_s;

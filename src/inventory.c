@@ -97,6 +97,23 @@ void inventory_node_settings(const cli_options *opt, const conffile *cf, const c
 	if (opt->iface) {
 		snprintf(out->iface, sizeof out->iface, "%s", opt->iface);
 	}
+	if (opt->transport_cmd) {
+		out->transport = NODE_TRANSPORT_CMD;
+		snprintf(out->transport_cmd, sizeof out->transport_cmd, "%s", opt->transport_cmd);
+	} else if (opt->transport >= 0) {
+		out->transport = (node_transport)opt->transport;
+		out->transport_cmd[0] = '\0';
+	}
+}
+
+bool inventory_uses_exec(const inventory *inv)
+{
+	for (size_t i = 0; i < inv->count; i++) {
+		if (!inv->specs[i].local && inv->specs[i].settings.transport != NODE_TRANSPORT_LIBSSH2) {
+			return true;
+		}
+	}
+	return false;
 }
 
 /* "localhost" without a user or port is polled by fork/exec, not SSH. */
@@ -131,6 +148,14 @@ static int build_spec(inventory *inv, const cli_options *opt, const conffile *co
 	display_name(t, spec->name, sizeof spec->name);
 	spec->local = target_is_local(t);
 	inventory_node_settings(opt, conf, t->host, &spec->settings);
+	snprintf(spec->target_host, sizeof spec->target_host, "%s", t->host);
+	snprintf(spec->target_user, sizeof spec->target_user, "%s", t->user);
+	spec->target_port = t->port;
+	if (spec->settings.transport != NODE_TRANSPORT_LIBSSH2 && !spec->local) {
+		/* ssh (or the command) reads ssh_config and known_hosts itself:
+		 * nothing in them is synctop's to refuse or check */
+		return 0;
+	}
 	ssh_options_init(so);
 	/* ssh knows the command line's user and port before it reads the
 	 * files: "Match user", %r and %p see them */
@@ -257,13 +282,18 @@ int inventory_verify_host_key(void *ctx, const char *host, int port, const unsig
 
 /* An ssh_config line refused target i: say how many targets it refuses, so
  * "Host *" + ProxyCommand reads as one problem, not the first node's. */
-static void count_config_error(const cli_options *opt, const ssh_config *cfg, const target_list *targets, size_t i,
-			       const char *at, char *err, size_t err_len)
+static void count_config_error(const cli_options *opt, const conffile *conf, const ssh_config *cfg,
+			       const target_list *targets, size_t i, const char *at, char *err, size_t err_len)
 {
 	size_t same = 1;
 	ssh_host_options *ho = xmalloc(sizeof *ho);
+	node_settings *ns = xmalloc(sizeof *ns);
 	for (size_t k = i + 1; k < targets->count; k++) {
 		const target *t = &targets->items[k];
+		inventory_node_settings(opt, conf, t->host, ns);
+		if (ns->transport != NODE_TRANSPORT_LIBSSH2) {
+			continue; /* ssh_config is OpenSSH's business there */
+		}
 		ssh_config_query q = {
 			.host = t->host,
 			.user = t->user[0] ? t->user : opt->user,
@@ -273,6 +303,7 @@ static void count_config_error(const cli_options *opt, const ssh_config *cfg, co
 		same += strcmp(ho->error_at, at) == 0;
 	}
 	free(ho);
+	free(ns);
 	size_t len = strlen(err);
 	if (same > 1 && len < err_len) {
 		snprintf(err + len, err_len - len, " (the line applies to %zu of the nodes)", same);
@@ -334,7 +365,7 @@ int inventory_build(const cli_options *opt, const conffile *conf, inventory *inv
 		if (build_spec(inv, opt, conf, cfg, &targets.items[i], &inv->specs[i], err, err_len, at,
 			       sizeof at) != 0) {
 			if (at[0]) {
-				count_config_error(opt, cfg, &targets, i, at, err, err_len);
+				count_config_error(opt, conf, cfg, &targets, i, at, err, err_len);
 			}
 			goto fail;
 		}

@@ -22,7 +22,13 @@ typedef struct {
 	known_hosts *known_hosts; /* shared between nodes, owned by the inventory */
 	known_hosts_policy policy;
 	char host_key_alias[256]; /* HostKeyAlias: the name known_hosts is asked about; "" = none */
-	node_settings settings;   /* --config's for this node, then --sudo / --iface */
+	node_settings settings;   /* --config's for this node, then --sudo / --iface / --transport */
+	/* The node as the operator wrote it, for the exec transports, which
+	 * leave ssh_config to the program they run: the name without user@ and
+	 * :port, and those two (""/0 = not given). */
+	char target_host[256];
+	char target_user[64];
+	int target_port;
 } node_spec;
 
 typedef struct {
@@ -40,7 +46,8 @@ typedef struct {
 int inventory_build(const cli_options *opt, const conffile *cf, inventory *inv, char *err, size_t err_len);
 
 /* The settings of the node called host (no user@, no :port): cf's (may be
- * NULL), then the command line's --sudo and --iface on top. */
+ * NULL), then the command line's --sudo, --iface, --transport and
+ * --transport-cmd on top. */
 void inventory_node_settings(const cli_options *opt, const conffile *cf, const char *host, node_settings *out);
 void inventory_free(inventory *inv);
 
@@ -54,5 +61,9 @@ int inventory_verify_host_key(void *ctx, const char *host, int port, const unsig
  * use each of its files.  Call after inventory_build, before the event loop
  * and any TUI; private_agent_stop() undoes it. */
 void inventory_load_encrypted_keys(inventory *inv);
+
+/* Whether any node runs a process of its own (--transport ssh,
+ * --transport-cmd): then synctop needs a few descriptors per node. */
+bool inventory_uses_exec(const inventory *inv);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "consistency.h"
 #include "demo_cluster.h"
 #include "demo_transport.h"
+#include "exec_transport.h"
 #include "exit_codes.h"
 #include "finding_wait.h"
 #include "health.h"
@@ -213,6 +215,65 @@ static bool checking_for(const app *a)
 	return a->opt.mode == MODE_CHECK && a->opt.check_for_s > 0;
 }
 
+/* The node's own process: the system ssh client with the command line's
+ * options, or the --transport-cmd template with its name filled in. */
+static transport *exec_transport_for(app *a, const node_spec *spec, const char *command, sched_node *sn)
+{
+	const cli_options *o = &a->opt;
+	double start_timeout = o->connect_timeout_s > 0 ? o->connect_timeout_s : 10.0;
+	if (spec->settings.transport == NODE_TRANSPORT_CMD) {
+		command_template tmpl;
+		char why[160];
+		/* checked when read (cli.c, conffile.c): cannot fail here */
+		if (command_template_split(spec->settings.transport_cmd, &tmpl, why, sizeof why) != 0) {
+			return NULL;
+		}
+		/* kubectl debug may pull an image first: more time unless told */
+		transport *t = exec_transport_new_cmd(a->loop, &tmpl, spec->target_host,
+						      o->connect_timeout_s > 0 ? o->connect_timeout_s : 30.0, command,
+						      scheduler_transport_events(), sn);
+		command_template_free(&tmpl);
+		return t;
+	}
+	static const char *const strict_names[] = {
+		[KNOWN_HOSTS_STRICT_YES] = "yes",
+		[KNOWN_HOSTS_STRICT_ACCEPT_NEW] = "accept-new",
+		[KNOWN_HOSTS_STRICT_NO] = "no",
+	};
+	exec_ssh_args args = {
+		.host = spec->target_host,
+		.user = spec->target_user[0] ? spec->target_user : o->user,
+		.port = spec->target_port ? spec->target_port : o->port,
+		.ssh_config = o->ssh_config,
+		.strict = o->strict >= 0 ? strict_names[o->strict] : NULL,
+		.connect_timeout_s = o->connect_timeout_s > 0 ? (int)ceil(o->connect_timeout_s) : 0,
+	};
+	for (int i = 0; i < o->n_identities && i < EXEC_SSH_MAX_IDENTITIES; i++) {
+		args.identities[args.n_identities++] = o->identities[i];
+	}
+	for (int i = 0; i < o->n_known_hosts && i < EXEC_SSH_MAX_KNOWN_HOSTS; i++) {
+		args.known_hosts[args.n_known_hosts++] = o->known_hosts[i];
+	}
+	return exec_transport_new_ssh(a->loop, &args, start_timeout, command, scheduler_transport_events(), sn);
+}
+
+/* Exec transports hold three pipe ends per node: the soft limit on open
+ * files (1024 by default) would cap a run at about 330 nodes, so take what
+ * the hard limit allows. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == rl.rlim_max) {
+		return;
+	}
+	rlim_t was = rl.rlim_cur;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		log_printf("RLIMIT_NOFILE raised from %llu to %llu for the exec transports", (unsigned long long)was,
+			   (unsigned long long)rl.rlim_cur);
+	}
+}
+
 static int start_engine(app *a)
 {
 	char command[8192];
@@ -255,6 +316,12 @@ static int start_engine(app *a)
 		if (spec->local) {
 			const char *argv[] = {"/bin/sh", "-c", probe_script(), NULL};
 			t = local_transport_new(a->loop, argv, scheduler_transport_events(), sn);
+		} else if (spec->settings.transport != NODE_TRANSPORT_LIBSSH2) {
+			t = exec_transport_for(a, spec, command, sn);
+			if (!t) {
+				scheduler_mark_unpollable(sn, "the transport command cannot be split into words");
+				continue;
+			}
 		} else {
 			t = ssh_transport_new(a->loop, &spec->ssh, command, scheduler_transport_events(), sn);
 		}
@@ -793,6 +860,11 @@ int main(int argc, char **argv)
 	/* Encrypted key files: ssh-add asks their passphrases now, on the
 	 * terminal, before the event loop and any TUI (private_agent.h). */
 	inventory_load_encrypted_keys(&a.inv);
+	if (inventory_uses_exec(&a.inv)) {
+		raise_fd_limit();
+		/* a child's start is its key exchange: the same cap as libssh2's */
+		local_transport_set_start_limit(a.opt.max_handshakes);
+	}
 	thresholds_init_defaults(&a.th);
 	build_model(&a, conf);
 	conffile_free(conf); /* every node has its settings now */

@@ -68,6 +68,43 @@ for conf in "$tmp/proxy_config" "$top/tests/fixtures/ssh_config/debian-stock.con
 	ok $? "$(basename "$conf") for a host it does not route: no error, nothing on stderr (rc=$rc)"
 	[ -s "$tmp/err" ] && diag "$(cat "$tmp/err")"
 done
+# The exec transports: bad values refused before anything runs; a template
+# is split once, quotes only (nothing of it may run at start-up).
+expect_usage "bad --transport" "--transport: expected libssh2 or ssh, got 'openssh'" --once --transport openssh node1
+expect_usage "unbalanced quote in --transport-cmd" "--transport-cmd: unbalanced ' quote starting at column 13" \
+	--once --transport-cmd "docker exec 'x {host} sh" node1
+expect_usage "--transport-cmd without {host}" "--transport-cmd: the command has no {host}" \
+	--once --transport-cmd "docker exec -i node1 sh" node1
+expect_usage "empty --transport-cmd" "--transport-cmd: empty command" --once --transport-cmd "  " node1
+expect_usage "--transport with --transport-cmd" "one or the other" \
+	--once --transport ssh --transport-cmd "docker exec -i {host} sh" node1
+printf '{"defaults": {"transport_cmd": "kubectl exec \\"x {host}"}}\n' >"$tmp/bad_cmd.json"
+expect_usage "config: unbalanced transport_cmd with line:column" "bad_cmd.json:1:32: \"transport_cmd\": unbalanced" \
+	--once --config "$tmp/bad_cmd.json" node1
+# With the system ssh client a ProxyCommand is OpenSSH's to run: no exit 64,
+# the node's error is what ssh said (here the proxy is `false`).
+printf 'Host node*\n  ProxyCommand false\n' >"$tmp/proxy_false"
+"$bin" --once --json --timeout 30 --transport ssh -F "$tmp/proxy_false" node1 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] &&
+	jq -e '.nodes[0].error | test("^connect: ssh exited with status 255")' "$tmp/out" >/dev/null
+ok $? "--transport ssh: ProxyCommand is ssh's business, its failure the node's error (rc=$rc)"
+[ "$rc" -eq 0 ] || diag "$(cat "$tmp/err") $(head -c 300 "$tmp/out")"
+# The exec transports hold pipes per node: the soft open-file limit is raised
+# to the hard one at start (here a local `sh` stands in for the node).
+hard=$(ulimit -Hn)
+if [ "$hard" = unlimited ] || [ "$hard" -gt 256 ]; then
+	(ulimit -Sn 256 && exec "$bin" --clock-check 0 -d 5 --log "$tmp/nofile.log" \
+		--transport-cmd "sh -c 'exec sh' {host}" node1) >/dev/null 2>&1 &
+	pid=$!
+	sleep 1
+	soft_now=$(awk '/^Max open files/ { print $4 }' "/proc/$pid/limits" 2>/dev/null)
+	hard_now=$(awk '/^Max open files/ { print $5 }' "/proc/$pid/limits" 2>/dev/null)
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid"
+	[ -n "$soft_now" ] && [ "$soft_now" = "$hard_now" ] && grep -q "RLIMIT_NOFILE raised from 256 to" "$tmp/nofile.log"
+	ok $? "--transport-cmd raises the open-file soft limit to the hard one (256 -> $soft_now of $hard_now)"
+fi
 if [ -r /etc/ssh/ssh_config ]; then
 	printf 'Include /etc/ssh/ssh_config\n' >"$tmp/with_system"
 	"$bin" --once --json --timeout 2 -F "$tmp/with_system" -p 9 127.0.0.1 >"$tmp/out" 2>"$tmp/err"

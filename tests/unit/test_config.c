@@ -515,6 +515,39 @@ static void test_threshold_keys_from_descriptors(void **state)
 	}
 }
 
+/* "transport" and "transport_cmd": checked when read, with line:column;
+ * a group's replaces the defaults' (one decides, never both). */
+static void test_transport_keys(void **state)
+{
+	(void)state;
+	node_settings ns;
+	conffile *cf = parse_ok("{\"defaults\": {\"transport\": \"ssh\"},"
+				" \"groups\": [{\"name\": \"k8s\", \"hosts\": \"w[1-3]\","
+				" \"transport_cmd\": \"kubectl debug 'node/{host}' -q -i --image=busybox -- chroot /host sh\"},"
+				" {\"name\": \"old\", \"hosts\": \"old1\", \"transport\": \"libssh2\"}]}");
+	conffile_resolve(cf, "gpu1", &ns);
+	assert_int_equal(ns.transport, NODE_TRANSPORT_SSH);
+	assert_string_equal(ns.transport_cmd, "");
+	conffile_resolve(cf, "w2", &ns);
+	assert_int_equal(ns.transport, NODE_TRANSPORT_CMD);
+	assert_string_equal(ns.transport_cmd, "kubectl debug 'node/{host}' -q -i --image=busybox -- chroot /host sh");
+	conffile_resolve(cf, "old1", &ns);
+	assert_int_equal(ns.transport, NODE_TRANSPORT_LIBSSH2);
+	conffile_free(cf);
+	conffile_resolve(NULL, "x", &ns);
+	assert_int_equal(ns.transport, NODE_TRANSPORT_LIBSSH2);
+
+	parse_fails("{\"defaults\": {\"transport\": \"openssh\"}}",
+		    "t.json:1:28: \"transport\" must be \"libssh2\" or \"ssh\"");
+	parse_fails("{\"defaults\": {\"transport_cmd\": \"kubectl exec 'x {host}\"}}",
+		    "t.json:1:32: \"transport_cmd\": unbalanced ' quote starting at column 14");
+	parse_fails("{\"defaults\": {\"transport_cmd\": \"docker exec -i node1 sh\"}}",
+		    "t.json:1:32: \"transport_cmd\" has no {host}");
+	parse_fails("{\"defaults\": {\"transport_cmd\": 3}}", "t.json:1:32: \"transport_cmd\" must be a string");
+	parse_fails("{\"defaults\": {\"transport\": \"ssh\", \"transport_cmd\": \"x {host}\"}}",
+		    "t.json:1:35: \"transport\" and \"transport_cmd\" both set");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -534,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_groups_need_name_and_hosts),
 		cmocka_unit_test(test_bad_host_list_points_inside_the_string),
 		cmocka_unit_test(test_upstream_and_grandmaster_syntax),
+		cmocka_unit_test(test_transport_keys),
 		cmocka_unit_test(test_gm_traceable),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_load_file),

@@ -19,6 +19,7 @@
 
 #include "base64.h"
 #include "cli.h"
+#include "conffile.h"
 #include "inventory.h"
 
 typedef struct {
@@ -153,11 +154,104 @@ static void test_refused_keys_stop_the_build(void **state)
 	lab_free(&l);
 }
 
+static int build_argv(int argc, const char *const *words, const conffile *conf, inventory *inv, char *err,
+		      size_t err_len, cli_options *opt)
+{
+	char a[12][256];
+	char *argv[13];
+	assert_true(argc <= 12);
+	for (int i = 0; i < argc; i++) {
+		snprintf(a[i], sizeof a[i], "%s", words[i]);
+		argv[i] = a[i];
+	}
+	argv[argc] = NULL;
+	memset(opt, 0, sizeof *opt);
+	assert_int_equal(cli_parse(argc, argv, opt), CLI_CONTINUE);
+	return inventory_build(opt, conf, inv, err, err_len);
+}
+
+/* With the system ssh client, the keys libssh2 cannot follow are OpenSSH's
+ * to honour: no error, and the node keeps the name, user and port as
+ * written (ssh resolves HostName itself). */
+static void test_exec_transport_takes_route_keys(void **state)
+{
+	(void)state;
+	lab l;
+	char err[1024] = "";
+	lab_make(&l);
+	write_file(l.path[0], "Host node*\n    HostName 10.65.0.2\n    ProxyCommand ssh -W %h:%p gw\n"
+			      "    CanonicalizeHostname yes\n");
+	cli_options opt;
+	inventory inv;
+	const char *words[] = {"synctop", "--once", "--transport", "ssh", "-F", l.path[0], "ops@node1:2222", "node2"};
+	if (build_argv(8, words, NULL, &inv, err, sizeof err, &opt) != 0) {
+		fail_msg("%s", err);
+	}
+	assert_int_equal(inv.count, 2);
+	assert_int_equal(inv.specs[0].settings.transport, NODE_TRANSPORT_SSH);
+	assert_string_equal(inv.specs[0].target_host, "node1");
+	assert_string_equal(inv.specs[0].target_user, "ops");
+	assert_int_equal(inv.specs[0].target_port, 2222);
+	assert_string_equal(inv.specs[1].target_host, "node2");
+	assert_true(inventory_uses_exec(&inv));
+	inventory_free(&inv);
+	cli_free(&opt);
+
+	/* the same file with the built-in client: refused, as before */
+	const char *plain[] = {"synctop", "--once", "-F", l.path[0], "node1", "node2"};
+	assert_int_equal(build_argv(6, plain, NULL, &inv, err, sizeof err, &opt), -1);
+	assert_non_null(strstr(err, "ProxyCommand applies to node1"));
+	assert_non_null(strstr(err, "--transport ssh"));
+	cli_free(&opt);
+	lab_free(&l);
+}
+
+/* The transport per group (--config): only the libssh2 nodes are held to
+ * what libssh2 can do, and only they are counted under the line. */
+static void test_transport_per_group(void **state)
+{
+	(void)state;
+	lab l;
+	char err[1024] = "";
+	const char *json = "{\"groups\": [{\"name\": \"via ssh\", \"hosts\": \"node[1-2]\", \"transport\": \"ssh\"},"
+			   " {\"name\": \"pods\", \"hosts\": \"pod1\", \"transport_cmd\": \"kubectl exec -i {host} -- sh\"}]}";
+	conffile *cf = NULL;
+	lab_make(&l);
+	assert_int_equal(conffile_parse(json, strlen(json), "test.json", &cf, err, sizeof err), 0);
+	write_file(l.path[0], "Host *\n    ProxyCommand ssh -W %h:%p gw\n");
+	cli_options opt;
+	inventory inv;
+	const char *words[] = {"synctop", "--once", "-F", l.path[0], "node1", "node2", "pod1"};
+	if (build_argv(7, words, cf, &inv, err, sizeof err, &opt) != 0) {
+		fail_msg("%s", err);
+	}
+	assert_int_equal(inv.specs[0].settings.transport, NODE_TRANSPORT_SSH);
+	assert_int_equal(inv.specs[2].settings.transport, NODE_TRANSPORT_CMD);
+	assert_string_equal(inv.specs[2].settings.transport_cmd, "kubectl exec -i {host} -- sh");
+	inventory_free(&inv);
+	cli_free(&opt);
+	/* node3 is not in a group: libssh2, refused, and counted alone */
+	const char *more[] = {"synctop", "--once", "-F", l.path[0], "node1", "node3", "node2"};
+	assert_int_equal(build_argv(7, more, cf, &inv, err, sizeof err, &opt), -1);
+	assert_non_null(strstr(err, "ProxyCommand applies to node3"));
+	assert_null(strstr(err, "of the nodes"));
+	cli_free(&opt);
+	/* the command line beats the file */
+	const char *cli[] = {"synctop", "--once", "--transport", "libssh2", "-F", l.path[0], "node1"};
+	assert_int_equal(build_argv(7, cli, cf, &inv, err, sizeof err, &opt), -1);
+	assert_non_null(strstr(err, "ProxyCommand applies to node1"));
+	cli_free(&opt);
+	conffile_free(cf);
+	lab_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_host_key_alias_and_global_files),
 		cmocka_unit_test(test_refused_keys_stop_the_build),
+		cmocka_unit_test(test_exec_transport_takes_route_keys),
+		cmocka_unit_test(test_transport_per_group),
 	};
 	libssh2_init(0);
 	int rc = cmocka_run_group_tests_name("ssh_config_inventory", tests, NULL, NULL);
