@@ -139,7 +139,7 @@ static void test_refused_keys_stop_the_build(void **state)
 	lab l;
 	char err[1024] = "";
 	lab_make(&l);
-	write_file(l.path[0], "Host node3\n    ProxyJump bastion\nHost node1 node2\n"
+	write_file(l.path[0], "Host node3\n    ProxyCommand nc %h %p\nHost node1 node2\n"
 			      "    ProxyCommand ssh -W %h:%p gw\n");
 	cli_options opt;
 	inventory inv;
