@@ -995,20 +995,24 @@ static void pool_on_kick(struct ev_loop *loop, ev_timer *w, int revents)
 		}
 		return;
 	}
-	bool opening = false;
+	/* busy: a connection on its way up, or one with room that is still
+	 * opening channels (libssh2 opens one at a time): either takes the
+	 * queue, so no new connection is needed yet */
+	bool busy = false;
 	ssh_conn *idle = NULL;
 	for (ssh_conn *l = p->links; l && p->queue_head; l = l->link_next) {
 		if (l->state == SSH_FORWARDING) {
 			if (link_load(l) < link_cap(p)) {
 				drive(l); /* takes queued nodes while it has room */
+				busy |= l->state == SSH_FORWARDING && link_load(l) < link_cap(p);
 			}
 		} else if (l->state == SSH_IDLE) {
 			idle = idle ? idle : l;
 		} else {
-			opening = true;
+			busy = true;
 		}
 	}
-	if (!p->queue_head || opening) {
+	if (!p->queue_head || busy) {
 		return;
 	}
 	double now = ev_now(p->loop);
@@ -1083,7 +1087,11 @@ static step_result step_forwarding(ssh_conn *link)
 	jump_pool *p = link->serves;
 	for (;;) {
 		if (!link->open_busy) {
-			if (!p->queue_head || link_load(link) >= link_cap(p)) {
+			if (!p->queue_head) {
+				break;
+			}
+			if (link_load(link) >= link_cap(p)) {
+				pool_schedule(p, 0); /* full: the pool opens another */
 				break;
 			}
 			ssh_conn *node = queue_pop(p);
@@ -1118,7 +1126,7 @@ static step_result step_forwarding(ssh_conn *link)
 			node->carrier = NULL;
 			const char *why = last_error(link);
 			if (strstr(why, "prohibited")) {
-				fail(node, TRANSPORT_ERR_CHANNEL,
+				fail(node, TRANSPORT_ERR_CONNECT,
 				     "jump host %s refuses to forward to %s port %d (%s): its sshd needs "
 				     "AllowTcpForwarding yes (or local) for user %s, and no PermitOpen or "
 				     "DisableForwarding against it", link->opt.jump_label, link->open_host,
