@@ -24,7 +24,7 @@ static bool valid_host(const char *s)
 		return false;
 	}
 	for (const char *c = s; *c; c++) {
-		if (strchr("'`\"$\\;&<>|(){} \t", *c) || (unsigned char)*c < 0x20) {
+		if (strchr("'`\"$\\;&<>|(){} \t", *c) || (unsigned char)*c < 0x20 || *c == 0x7f) {
 			return false;
 		}
 	}
@@ -63,6 +63,14 @@ static int parse_hop(char *s, ssh_jump_hop *hop, char *why, size_t why_len)
 		if (!*s) {
 			snprintf(why, why_len, "empty user name before '@'");
 			return -1;
+		}
+		for (const char *u = s; *u; u++) {
+			/* ':' and '/' would not read back ("ssh://ssh://@h", found
+			 * by fuzzing), and no login name has them */
+			if ((unsigned char)*u <= 0x20 || *u == 0x7f || *u == ':' || *u == '/') {
+				snprintf(why, why_len, "a blank, ':', '/' or control character in the user name");
+				return -1;
+			}
 		}
 		if (strlen(s) >= sizeof hop->user) {
 			snprintf(why, why_len, "user name longer than %zu characters", sizeof hop->user - 1);
@@ -170,6 +178,8 @@ void ssh_jump_hop_format(const ssh_jump_hop *hop, char *out, size_t len)
 	if (hop->port) {
 		snprintf(port, sizeof port, ":%d", hop->port);
 	}
-	snprintf(out, len, "%s%s%s%s%s%s", hop->user, hop->user[0] ? "@" : "", v6 && hop->port ? "[" : "",
-		 hop->host, v6 && hop->port ? "]" : "", port);
+	/* brackets around any host with a ':', port or not: it reads back
+	 * as one host (found by fuzzing: "[:]") */
+	snprintf(out, len, "%s%s%s%s%s%s", hop->user, hop->user[0] ? "@" : "", v6 ? "[" : "", hop->host,
+		 v6 ? "]" : "", port);
 }

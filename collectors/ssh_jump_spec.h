@@ -32,7 +32,8 @@ typedef struct {
 /* Returns 0, or -1 with err saying which hop is wrong and why. */
 int ssh_jump_spec_parse(const char *value, ssh_jump_spec *out, char *err, size_t err_len);
 
-/* "user@host:port" (user and port only when given; [v6]:port), for messages. */
+/* "user@host:port" (user and port only when given; an IPv6 address in
+ * brackets), for messages; it parses back to the same hop. */
 void ssh_jump_hop_format(const ssh_jump_hop *hop, char *out, size_t len);
 
 #endif

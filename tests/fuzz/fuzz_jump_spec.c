@@ -6,7 +6,8 @@
  *     a message without control characters;
  *   - an accepted value is "none" with no hops, or 1..SSH_JUMP_MAX_HOPS hops,
  *     each with a non-empty host that has no blank, quote or shell
- *     metacharacter and does not start with '-', a port of 0 or 1..65535;
+ *     metacharacter and does not start with '-', a user without blanks or
+ *     control characters, a port of 0 or 1..65535;
  *   - every hop reads back the same when written out again with
  *     ssh_jump_hop_format() (unless its user holds a ',' or '#', which a
  *     list cannot carry). */
@@ -54,6 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const ssh_jump_hop *h = &spec.hop[i];
 			FUZZ_CHECK(fuzz_terminated(h->host, sizeof h->host) && fuzz_terminated(h->user, sizeof h->user));
 			FUZZ_CHECK(h->host[0] != '\0' && h->host[0] != '-' && no_controls(h->host));
+			FUZZ_CHECK(no_controls(h->user) && !strpbrk(h->user, " \t"));
 			FUZZ_CHECK(strpbrk(h->host, " \t'\"`$\\;&<>|(){}") == NULL);
 			FUZZ_CHECK(h->port >= 0 && h->port <= 65535);
 			if (strpbrk(h->user, ",#") || strpbrk(h->host, ",#/[]") || strchr(h->host, '@')) {

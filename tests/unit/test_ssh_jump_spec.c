@@ -78,6 +78,8 @@ static void test_ipv6_and_uri(void **state)
 	assert_string_equal(text, "root@[fd00::1]:2022");
 	ssh_jump_hop_format(&(ssh_jump_hop){.host = "gw"}, text, sizeof text);
 	assert_string_equal(text, "gw");
+	ssh_jump_hop_format(&(ssh_jump_hop){.host = "fd00::1"}, text, sizeof text);
+	assert_string_equal(text, "[fd00::1]");
 }
 
 static void test_none_and_comment(void **state)
@@ -104,6 +106,9 @@ static void test_errors(void **state)
 		"[fd00::1",    /* unclosed bracket */
 		"u@",          /* no host */
 		"g'w",         /* a quote in a host name */
+		"g\x7fw",      /* DEL in a host name (found by fuzzing) */
+		"a b@gw",      /* a blank in a user name */
+		"ssh://ssh://@gw", /* a user "ssh://" (found by fuzzing) */
 		"-oProxyCommand=x", /* an option, not a host */
 		"a,b,c,d,e,f,g,h,i", /* more hops than synctop follows */
 	};
