@@ -1079,6 +1079,21 @@ static void link_wake(void *ctx)
 	drive(ctx);
 }
 
+/* Pumps channel i; a finished one is freed and the last takes its place. */
+static jump_pipe_status pump_chan(ssh_conn *link, size_t i, bool read_socket)
+{
+	jump_pipe_status st = ssh_jump_pipe_pump(link->chans[i].pipe, read_socket);
+	if (st == JUMP_PIPE_DONE) {
+		ssh_jump_pipe_free(link->chans[i].pipe, false);
+		if (link->chans[i].node) {
+			/* the far end closed: the node reads EOF on its socket */
+			link->chans[i].node->carrier = NULL;
+		}
+		link->chans[i] = link->chans[--link->n_chans];
+	}
+	return st;
+}
+
 /* Opens channels for queued nodes while there is room, then pumps every
  * channel.  Errors of one channel fail its node; errors of the session
  * fail the connection (and so every node on it). */
@@ -1166,41 +1181,30 @@ static step_result step_forwarding(ssh_conn *link)
 	}
 
 	/* One pipe with room reads the socket for all; then every pipe moves
-	 * what libssh2 queued for it. */
+	 * what libssh2 queued for it (pumping one twice is harmless). */
 	link->read_wanted = false;
 	link->write_wanted = false;
-	size_t reader = link->n_chans;
 	for (size_t i = 0; i < link->n_chans; i++) {
 		if (ssh_jump_pipe_can_read(link->chans[i].pipe)) {
-			reader = i;
+			if (pump_chan(link, i, true) == JUMP_PIPE_BROKEN) {
+				return fail(link, TRANSPORT_ERR_LOST, "connection to jump host %s lost: %s",
+					    link->opt.jump_label, last_error(link));
+			}
 			break;
 		}
 	}
-	for (size_t k = 0; k <= link->n_chans && link->n_chans; k++) {
-		size_t i = k == 0 ? reader : k - 1;
-		if (i >= link->n_chans || (k > 0 && i == reader)) {
-			continue;
-		}
-		jump_pipe_status st = ssh_jump_pipe_pump(link->chans[i].pipe, k == 0);
+	for (size_t i = 0; i < link->n_chans;) {
+		jump_pipe_status st = pump_chan(link, i, false);
 		if (st == JUMP_PIPE_BROKEN) {
 			return fail(link, TRANSPORT_ERR_LOST, "connection to jump host %s lost: %s",
 				    link->opt.jump_label, last_error(link));
 		}
 		if (st == JUMP_PIPE_DONE) {
-			ssh_jump_pipe_free(link->chans[i].pipe, false);
-			if (link->chans[i].node) {
-				/* the far end closed: the node reads EOF on its socket */
-				link->chans[i].node->carrier = NULL;
-			}
-			link->chans[i] = link->chans[--link->n_chans];
-			if (reader == link->n_chans) {
-				reader = i;
-			}
-			k--; /* i holds another pipe now */
-			continue;
+			continue; /* i holds another pipe now */
 		}
 		link->read_wanted |= ssh_jump_pipe_can_read(link->chans[i].pipe);
 		link->write_wanted |= ssh_jump_pipe_wants_write(link->chans[i].pipe);
+		i++;
 	}
 	if (!link->n_chans && !link->open_busy && !p->queue_head) {
 		/* Nobody behind it: close it rather than watch an idle socket
@@ -1350,10 +1354,11 @@ static void drive(ssh_conn *c)
 			}
 		}
 		if (c->state == SSH_FORWARDING) {
-			/* read only while some pipe has room: the pipes' own
-			 * events wake us when one makes room again */
+			/* read while a channel open waits for its answer, or some
+			 * pipe has room: a full pipe's own events wake us when it
+			 * drains (reading then would spin on data nobody takes) */
 			events &= ~EV_READ;
-			events |= c->read_wanted ? EV_READ : 0;
+			events |= (c->read_wanted || c->open_busy) ? EV_READ : 0;
 			events |= c->write_wanted ? EV_WRITE : 0;
 		}
 		if (!events) {

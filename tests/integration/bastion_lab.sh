@@ -38,7 +38,9 @@ ns_h=${tag}h
 ns_n=${tag}n
 tmp=$(mktemp -d)
 nodes=16
+# BASTION_LAB_LOGS=DIR keeps synctop's and the sshds' logs there.
 cleanup() {
+	[ -n "${BASTION_LAB_LOGS:-}" ] && cp "$tmp"/*.log "$BASTION_LAB_LOGS"/ 2>/dev/null
 	for f in "$tmp"/*.pid; do
 		[ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null
 	done
@@ -91,7 +93,7 @@ ssh-keygen -q -t ed25519 -N '' -f "$tmp/hostkey" || exit 1
 ssh-keygen -q -t ed25519 -N '' -f "$tmp/otherkey" || exit 1
 ssh-keygen -q -t ed25519 -N '' -f "$tmp/id" || exit 1
 cp "$tmp/id.pub" "$tmp/authorized_keys"
-mkdir -p /run/sshd
+mkdir -p /run/sshd "$tmp/home" # HOME for the sessions: not the machine's root dotfiles
 # start_sshd NAMESPACE NAME "ListenAddress lines" [extra config]
 start_sshd() {
 	{
@@ -106,7 +108,7 @@ PermitRootLogin prohibit-password
 PasswordAuthentication no
 KbdInteractiveAuthentication no
 MaxStartups 100:30:200
-SetEnv PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin
+SetEnv PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=$tmp/home
 EOF
 		[ $# -ge 4 ] && printf '%s\n' "$4"
 	} >"$tmp/sshd-$2.conf"
@@ -176,7 +178,7 @@ done
 	echo "    GlobalKnownHostsFile none"
 } >"$tmp/ssh_config"
 printf '{"defaults": {"expect": {"chrony": "no"}}}\n' >"$tmp/synctop.json"
-common="-F $tmp/ssh_config --config $tmp/synctop.json --clock-check 0"
+common="-F $tmp/ssh_config --config $tmp/synctop.json --clock-check 0 --timeout 40"
 all_nodes=$(seq -f 'node%02g' 1 "$nodes" | tr '\n' ' ')
 
 # The client cannot reach the nodes itself: nothing routes their subnets
