@@ -1279,7 +1279,7 @@ static void link_teardown(ssh_conn *link)
 		ssh_jump_pipe_free(link->chans[i].pipe, true);
 		if (node) {
 			node->carrier = NULL;
-			link->orphans = xrealloc(link->orphans, (link->n_orphans + 1) * sizeof *link->orphans);
+			link->orphans = xrealloc(link->orphans, (link->n_orphans + 1) * sizeof(ssh_conn *));
 			link->orphans[link->n_orphans++] = node;
 		}
 	}

@@ -162,7 +162,7 @@ static const ssh_options *jump_host_options(inventory *inv, const cli_options *o
 	spec->ssh.jump_channels = opt->jump_channels;
 	spec->ssh.verify_ctx = spec;
 	size_t k = inv->n_jump_hosts++;
-	inv->jump_hosts = xrealloc(inv->jump_hosts, inv->n_jump_hosts * sizeof *inv->jump_hosts);
+	inv->jump_hosts = xrealloc(inv->jump_hosts, inv->n_jump_hosts * sizeof(node_spec *));
 	inv->jump_keys = xrealloc(inv->jump_keys, inv->n_jump_hosts * sizeof *inv->jump_keys);
 	inv->jump_hosts[k] = spec;
 	inv->jump_keys[k] = xstrdup(key);
@@ -242,7 +242,10 @@ static int build_spec(inventory *inv, const cli_options *opt, const conffile *co
 	snprintf(so->host, sizeof so->host, "%s", ho.hostname[0] ? ho.hostname : t->host);
 	const char *cli_user = is_node ? opt->user : NULL;
 	int cli_port = is_node ? opt->port : 0;
-	const char *user = t->user[0] ? t->user : cli_user ? cli_user : ho.user[0] ? ho.user : login_name();
+	const char *user = t->user[0] ? t->user : cli_user;
+	if (!user) {
+		user = ho.user[0] ? ho.user : login_name();
+	}
 	snprintf(so->user, sizeof so->user, "%s", user);
 	so->port = t->port ? t->port : cli_port ? cli_port : ho.port != SSH_OPTION_UNSET ? ho.port : 22;
 
@@ -484,7 +487,7 @@ void inventory_load_encrypted_keys(inventory *inv)
 	size_t n = 0;
 	/* the nodes' options, then the jump hosts' */
 	size_t total = inv->count + inv->n_jump_hosts;
-	node_spec **all = xcalloc(total ? total : 1, sizeof *all);
+	node_spec **all = xcalloc(total ? total : 1, sizeof(node_spec *));
 	for (size_t s = 0; s < total; s++) {
 		all[s] = s < inv->count ? &inv->specs[s] : inv->jump_hosts[s - inv->count];
 	}
