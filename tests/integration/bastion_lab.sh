@@ -221,6 +221,14 @@ opened=$(grep -c 'jump host bastion: opening a connection' "$tmp/cap.log")
 [ "$n_up" = "$nodes" ] && [ "$opened" = $((nodes / 4)) ]
 ok $? "--jump-channels 4: $nodes nodes over $opened bastion connections (want $((nodes / 4)); up: $n_up)"
 
+# --once with two connections' worth of nodes (the 256-node bench with the
+# default 128 per connection is the same case)
+# shellcheck disable=SC2086
+"$bin" --once --json $common --jump-channels 8 $all_nodes >"$tmp/two.json" 2>/dev/null
+n_ok=$(jq '[.nodes[] | select(.reachable == true and .error == null)] | length' "$tmp/two.json")
+[ "$n_ok" = "$nodes" ]
+ok $? "--once --jump-channels 8: all $nodes nodes over two connections (got $n_ok: $(jq -c '[.nodes[] | select(.error != null) | .error] | unique' "$tmp/two.json" | head -c 300))"
+
 # --check
 # shellcheck disable=SC2086
 "$bin" --check $common $all_nodes >"$tmp/check.out" 2>&1
