@@ -22,10 +22,11 @@
  * Keys, by what synctop does with them (README.md has the same table):
  *   honoured: HostName User Port IdentityFile IdentitiesOnly
  *     UserKnownHostsFile GlobalKnownHostsFile HostKeyAlias
- *     StrictHostKeyChecking ConnectTimeout ServerAliveInterval;
+ *     StrictHostKeyChecking ConnectTimeout ServerAliveInterval ProxyJump
+ *     (the value in proxy_jump; a bad value is the host's error);
  *   an error for a host they apply to (they change the route, the
  *     destination, what runs or the host key lookup, and synctop cannot
- *     follow): ProxyJump ProxyCommand (not "none"), CanonicalizeHostname
+ *     follow): ProxyCommand (not "none"), CanonicalizeHostname
  *     yes/always, CanonicalizePermittedCNAMEs, RemoteCommand, BindAddress,
  *     BindInterface, KnownHostsCommand, RevokedHostKeys;
  *   named if the host's authentication fails (libssh2 cannot do them):
@@ -102,6 +103,12 @@ typedef struct {
 	/* A key synctop ignores though it may change the path to the host, for
 	 * the log: "AddressFamily inet (file:line)"; "" if none. */
 	char ignored[SSH_NOTE_LEN];
+	/* The jump hosts to go through (ProxyJump, or -J which beats it), as
+	 * written (ssh_jump_spec_parse() reads it; checked here, so a bad value
+	 * is the host's error); "" = direct ("none" too).  proxy_jump_at is
+	 * the line's "file:line", or "-J". */
+	char proxy_jump[SSH_ERROR_LEN];
+	char proxy_jump_at[SSH_PATH_LEN + 16];
 } ssh_host_options;
 
 /* What the command line says about one host, which ssh knows before it
@@ -110,6 +117,7 @@ typedef struct {
 	const char *host; /* the name as given: no user@, no :port */
 	const char *user; /* from user@host or -l; NULL or "" = none */
 	int port;         /* from host:port or -p; 0 = none */
+	const char *jump; /* -J: beats ProxyJump and ProxyCommand lines; NULL or "" = none */
 } ssh_config_query;
 
 typedef struct ssh_config ssh_config;

@@ -13,6 +13,7 @@
 #include "sanitize.h"
 #include "ssh_config.h"
 #include "ssh_config_entries.h"
+#include "ssh_jump_spec.h"
 #include "ssh_match.h"
 #include "ssh_unsupported.h"
 
@@ -31,6 +32,7 @@ typedef struct {
 	const char *host;     /* as given: %n, originalhost, Host lines (first pass) */
 	const char *cli_user; /* "" = none */
 	int cli_port;         /* 0 = none */
+	const char *cli_jump; /* -J; "" = none */
 	bool final_pass;
 	bool wants_final;
 	char final_host[SSH_HOSTNAME_LEN]; /* Host and Match host in the final pass */
@@ -218,8 +220,9 @@ static void uncertain(resolver *r, const entry *e, const entry *match, const cha
 		break;
 	case K_PROXY_COMMAND:
 	case K_PROXY_JUMP:
+		/* -J on the command line decides the route before the files */
 		matters = e->ival != VALUE_NONE && !r->first[K_PROXY_COMMAND] &&
-			  !r->first[K_PROXY_JUMP];
+			  !r->first[K_PROXY_JUMP] && !r->cli_jump[0];
 		break;
 	case K_CANONICALIZE:
 		matters = e->ival != 0 && !set;
@@ -408,11 +411,24 @@ static void check_route(resolver *r)
 {
 	const entry *e;
 	const char *host = r->host;
-	if ((e = r->first[K_PROXY_JUMP]) && e->ival != VALUE_NONE) {
-		refuse(r, e, "%s:%u: ProxyJump applies to %s. " SSH_UNSUPPORTED_PROXYJUMP ": "
-		       SSH_UNSUPPORTED_ROUTE_FIX, e->file, e->line, host);
-	}
-	if ((e = r->first[K_PROXY_COMMAND]) && e->ival != VALUE_NONE) {
+	/* ssh -J sets the jump host before the files are read, and ProxyJump
+	 * sets ProxyCommand to "none": neither line in the files applies then
+	 * (ssh.c:main case 'J', readconf.c:parse_jump). */
+	if (r->cli_jump[0]) {
+		snprintf(r->out->proxy_jump, sizeof r->out->proxy_jump, "%s", r->cli_jump);
+		snprintf(r->out->proxy_jump_at, sizeof r->out->proxy_jump_at, "-J");
+	} else if ((e = r->first[K_PROXY_JUMP]) && e->ival != VALUE_NONE) {
+		ssh_jump_spec spec;
+		char why[384];
+		if (ssh_jump_spec_parse(e->argv[0], &spec, why, sizeof why) != 0) {
+			refuse(r, e, "%s:%u: ProxyJump %s (for %s): %s", e->file, e->line, e->argv[0],
+			       host, why);
+		} else if (!spec.none) {
+			snprintf(r->out->proxy_jump, sizeof r->out->proxy_jump, "%s", e->argv[0]);
+			snprintf(r->out->proxy_jump_at, sizeof r->out->proxy_jump_at, "%s:%u", e->file,
+				 e->line);
+		}
+	} else if ((e = r->first[K_PROXY_COMMAND]) && e->ival != VALUE_NONE) {
 		refuse(r, e, "%s:%u: ProxyCommand applies to %s, and synctop's built-in SSH client "
 		       "cannot run a proxy command: " SSH_UNSUPPORTED_ROUTE_FIX, e->file, e->line,
 		       host);
@@ -514,6 +530,7 @@ void ssh_config_resolve_query(const ssh_config *cfg, const ssh_config_query *q,
 		.host = q && q->host ? q->host : "",
 		.cli_user = q && q->user ? q->user : "",
 		.cli_port = q ? q->port : 0,
+		.cli_jump = q && q->jump ? q->jump : "",
 	};
 	const entry *e;
 

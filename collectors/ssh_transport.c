@@ -27,6 +27,7 @@
 #include "bytebuf.h"
 #include "log.h"
 #include "resolver.h"
+#include "ssh_jump.h"
 #include "ssh_session_memory.h"
 #include "ssh_unsupported.h"
 #include "xalloc.h"
@@ -46,6 +47,8 @@ typedef enum {
 	SSH_CHANNEL_EXEC,
 	SSH_RUNNING,
 	SSH_CHANNEL_CLOSING, /* dropping a hung shell before opening a new one */
+	SSH_JUMP_WAIT,       /* waiting for a channel through the jump host */
+	SSH_FORWARDING,      /* a jump host's connection: authenticated, forwarding channels */
 	SSH_STATE_COUNT,     /* not a state: how many there are */
 } ssh_state;
 
@@ -78,6 +81,8 @@ static const struct {
 	[SSH_CHANNEL_EXEC] = {"starting remote shell", DEADLINE_KEEP, TRANSPORT_ERR_CHANNEL},
 	[SSH_RUNNING] = {"running", DEADLINE_OFF, TRANSPORT_ERR_CHANNEL},
 	[SSH_CHANNEL_CLOSING] = {"closing channel", DEADLINE_START, TRANSPORT_ERR_CHANNEL},
+	[SSH_JUMP_WAIT] = {"waiting for the jump host", DEADLINE_START, TRANSPORT_ERR_CONNECT},
+	[SSH_FORWARDING] = {"forwarding", DEADLINE_OFF, TRANSPORT_ERR_LOST},
 };
 _Static_assert(sizeof states / sizeof states[0] == SSH_STATE_COUNT, "every ssh_state needs a row in states[]");
 
@@ -89,6 +94,14 @@ typedef struct {
 	LIBSSH2_AGENT *handle;
 	struct libssh2_agent_publickey *identity; /* NULL: none left */
 } agent_auth;
+
+struct jump_pool;
+
+/* One node's channel on a jump host's connection. */
+typedef struct {
+	ssh_jump_pipe *pipe;
+	struct ssh_conn *node; /* NULL once the node let go (its fd closed) */
+} jump_chan;
 
 typedef struct ssh_conn {
 	transport base;
@@ -120,18 +133,64 @@ typedef struct ssh_conn {
 	bytebuf out;               /* request bytes not yet written */
 
 	struct ssh_conn *wait_next; /* handshake slot queue */
+
+	/* Reached through a jump host (opt.via): the pool asked for a channel,
+	 * its queue, and the jump connection carrying the channel now. */
+	struct jump_pool *pool;
+	struct ssh_conn *queue_next;
+	bool queued;
+	struct ssh_conn *carrier;
+	/* A jump host's own connection: the pool it serves, the channels it
+	 * carries, and the one being opened (libssh2 opens one at a time). */
+	struct jump_pool *serves;
+	struct ssh_conn *link_next;
+	jump_chan *chans;
+	size_t n_chans, cap_chans;
+	bool open_busy;
+	struct ssh_conn *opening; /* NULL if that node let go meanwhile */
+	char open_host[256];
+	int open_port;
+	bool read_wanted;         /* some pipe has room: watch the socket */
+	bool write_wanted;        /* some pipe waits to write to the session */
+	struct ssh_conn **orphans; /* nodes it carried when it failed, told by link_failed() */
+	size_t n_orphans;
 } ssh_conn;
+
+/* The connections to one jump host (one ssh_options.via), shared by every
+ * node behind it.  A new connection opens only when the others carry
+ * jump_channels nodes each; after a failure the next one waits a backoff. */
+typedef struct jump_pool {
+	const ssh_options *opt;
+	struct ev_loop *loop;
+	ssh_conn *links;
+	ssh_conn *queue_head, *queue_tail; /* nodes waiting for a channel */
+	ev_timer kick;                     /* deferred work, and the backoff */
+	double backoff_s;
+	double not_before;                 /* ev_now() before which no connection opens */
+	/* Host key or authentication refused: every node behind it gets this
+	 * error, and nothing is retried (as for a node). */
+	transport_error refused_kind;
+	char refused[768];
+	char last_error[512];              /* the last connection failure, for timeouts */
+	struct jump_pool *next;
+} jump_pool;
 
 static struct {
 	int max_handshakes;
 	int in_flight;
 	ssh_conn *wait_head, *wait_tail;
+	jump_pool *pools;
 	bool initialised;
 } G;
 
 static void drive(ssh_conn *c);
 static void teardown(ssh_conn *c, const char *reason);
 static void set_state(ssh_conn *c, ssh_state to, const char *reason);
+static step_result fail(ssh_conn *c, transport_error kind, const char *fmt, ...);
+static void pool_request(ssh_conn *c);
+static void pool_schedule(jump_pool *p, double delay);
+static void jump_detach(ssh_conn *c);
+static void link_teardown(ssh_conn *link);
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -187,7 +246,9 @@ static void release_slot(ssh_conn *c)
 		next->wait_next = NULL;
 		next->holds_slot = true;
 		G.in_flight++;
-		next->fd = -1;
+		if (!next->pool) {
+			next->fd = -1; /* a jump node keeps its socketpair end */
+		}
 		set_state(next, SSH_CONNECTING, "handshake slot free");
 		drive(next);
 	}
@@ -339,6 +400,8 @@ static void deadline_fail(ssh_conn *c, transport_error kind, const char *fmt, ..
 
 /* ------------------------------------------------------------ the states */
 
+static void take_slot(ssh_conn *c, const char *reason, const char *busy);
+
 static void on_resolved(void *ctx, const struct sockaddr *addr, socklen_t addrlen, const char *err)
 {
 	ssh_conn *c = ctx;
@@ -349,12 +412,18 @@ static void on_resolved(void *ctx, const struct sockaddr *addr, socklen_t addrle
 	}
 	memcpy(&c->addr, addr, addrlen);
 	c->addrlen = addrlen;
+	take_slot(c, "resolved", "resolved, all handshake slots busy");
+}
+
+/* Into the handshake: now, or when a slot frees up. */
+static void take_slot(ssh_conn *c, const char *reason, const char *busy)
+{
 	if (G.in_flight < G.max_handshakes) {
 		c->holds_slot = true;
 		G.in_flight++;
-		set_state(c, SSH_CONNECTING, "resolved");
+		set_state(c, SSH_CONNECTING, reason);
 	} else {
-		set_state(c, SSH_WAIT_SLOT, "resolved, all handshake slots busy");
+		set_state(c, SSH_WAIT_SLOT, busy);
 		if (G.wait_tail) {
 			G.wait_tail->wait_next = c;
 		} else {
@@ -688,8 +757,29 @@ static step_result step_auth_keyfile(ssh_conn *c)
 		    c->auth_notes[0] ? c->auth_notes : "no identity available (no agent, no key files)");
 }
 
+static void start_keepalive(ssh_conn *c)
+{
+	if (c->opt.keepalive_interval_s > 0 && !ev_is_active(&c->keepalive)) {
+		libssh2_keepalive_config(c->session, 1, (unsigned)c->opt.keepalive_interval_s);
+		ev_timer_set(&c->keepalive, c->opt.keepalive_interval_s, c->opt.keepalive_interval_s);
+		ev_timer_start(c->loop, &c->keepalive);
+	}
+}
+
 static step_result step_channel_open(ssh_conn *c)
 {
+	if (c->serves) {
+		/* A jump host's connection runs no shell: it carries channels. */
+		jump_pool *p = c->serves;
+		set_state(c, SSH_FORWARDING, "authenticated");
+		release_slot(c);
+		start_keepalive(c);
+		p->backoff_s = 0;
+		p->not_before = 0;
+		log_printf("jump host %s: connected, forwarding", c->opt.jump_label);
+		pool_schedule(p, 0);
+		return STEP_NEXT;
+	}
 	c->channel = libssh2_channel_open_session(c->session);
 	if (!c->channel) {
 		if (libssh2_session_last_errno(c->session) == LIBSSH2_ERROR_EAGAIN) {
@@ -705,7 +795,7 @@ static void on_keepalive(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	ssh_conn *c = w->data;
 	int next = 0;
-	if (c->session && c->state == SSH_RUNNING) {
+	if (c->session && (c->state == SSH_RUNNING || c->state == SSH_FORWARDING)) {
 		libssh2_keepalive_send(c->session, &next);
 		drive(c);
 	}
@@ -722,11 +812,7 @@ static step_result step_channel_exec(ssh_conn *c)
 	}
 	set_state(c, SSH_RUNNING, "shell started");
 	release_slot(c);
-	if (c->opt.keepalive_interval_s > 0 && !ev_is_active(&c->keepalive)) {
-		libssh2_keepalive_config(c->session, 1, (unsigned)c->opt.keepalive_interval_s);
-		ev_timer_set(&c->keepalive, c->opt.keepalive_interval_s, c->opt.keepalive_interval_s);
-		ev_timer_start(c->loop, &c->keepalive);
-	}
+	start_keepalive(c);
 	c->base.events->ready(c->base.owner);
 	return c->state == SSH_RUNNING ? STEP_NEXT : STEP_FAILED;
 }
@@ -787,6 +873,426 @@ static step_result step_channel_closing(ssh_conn *c)
 	return STEP_NEXT;
 }
 
+/* ------------------------------------------------------------ jump hosts */
+
+static jump_pool *pool_for(struct ev_loop *loop, const ssh_options *via);
+
+static void pool_on_kick(struct ev_loop *loop, ev_timer *w, int revents);
+
+static jump_pool *pool_for(struct ev_loop *loop, const ssh_options *via)
+{
+	for (jump_pool *p = G.pools; p; p = p->next) {
+		if (p->opt == via) {
+			return p;
+		}
+	}
+	jump_pool *p = xcalloc(1, sizeof *p);
+	p->opt = via;
+	p->loop = loop;
+	ev_init(&p->kick, pool_on_kick);
+	p->kick.data = p;
+	p->next = G.pools;
+	G.pools = p;
+	return p;
+}
+
+/* Work on the pool from the loop, not from inside a caller's callback (a
+ * node's failure must not reach its owner from transport_start()). */
+static void pool_schedule(jump_pool *p, double delay)
+{
+	if (ev_is_active(&p->kick)) {
+		if (delay > 0) {
+			return; /* a sooner kick is already due, and it re-arms */
+		}
+		ev_timer_stop(p->loop, &p->kick);
+	}
+	ev_timer_set(&p->kick, delay > 0 ? delay : 0, 0);
+	ev_timer_start(p->loop, &p->kick);
+}
+
+static void queue_push(jump_pool *p, ssh_conn *c, bool front)
+{
+	c->queued = true;
+	c->queue_next = NULL;
+	if (front) {
+		c->queue_next = p->queue_head;
+		p->queue_head = c;
+		if (!p->queue_tail) {
+			p->queue_tail = c;
+		}
+		return;
+	}
+	if (p->queue_tail) {
+		p->queue_tail->queue_next = c;
+	} else {
+		p->queue_head = c;
+	}
+	p->queue_tail = c;
+}
+
+static ssh_conn *queue_pop(jump_pool *p)
+{
+	ssh_conn *c = p->queue_head;
+	if (c) {
+		p->queue_head = c->queue_next;
+		if (!p->queue_head) {
+			p->queue_tail = NULL;
+		}
+		c->queue_next = NULL;
+		c->queued = false;
+	}
+	return c;
+}
+
+static void queue_remove(jump_pool *p, ssh_conn *c)
+{
+	ssh_conn *prev = NULL;
+	for (ssh_conn *q = p->queue_head; q; prev = q, q = q->queue_next) {
+		if (q == c) {
+			if (prev) {
+				prev->queue_next = c->queue_next;
+			} else {
+				p->queue_head = c->queue_next;
+			}
+			if (p->queue_tail == c) {
+				p->queue_tail = prev;
+			}
+			break;
+		}
+	}
+	c->queue_next = NULL;
+	c->queued = false;
+}
+
+static size_t link_load(const ssh_conn *link)
+{
+	size_t n = link->open_busy ? 1 : 0;
+	for (size_t i = 0; i < link->n_chans; i++) {
+		n += link->chans[i].node != NULL;
+	}
+	return n;
+}
+
+static size_t link_cap(const jump_pool *p)
+{
+	return p->opt->jump_channels > 0 ? (size_t)p->opt->jump_channels : SSH_JUMP_CHANNELS_DEFAULT;
+}
+
+static const transport_events link_events;
+
+/* Nodes wait in the queue; connections with room take them; a new
+ * connection opens only when every open one is full, and not before the
+ * backoff after a failure. */
+static void pool_on_kick(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	jump_pool *p = w->data;
+	if (p->refused[0]) {
+		ssh_conn *c;
+		while ((c = queue_pop(p))) {
+			fail(c, p->refused_kind, "%s", p->refused);
+		}
+		return;
+	}
+	/* busy: a connection on its way up, or one with room that is still
+	 * opening channels (libssh2 opens one at a time): either takes the
+	 * queue, so no new connection is needed yet */
+	bool busy = false;
+	ssh_conn *idle = NULL;
+	for (ssh_conn *l = p->links; l && p->queue_head; l = l->link_next) {
+		if (l->state == SSH_FORWARDING) {
+			if (link_load(l) < link_cap(p)) {
+				drive(l); /* takes queued nodes while it has room */
+				busy |= l->state == SSH_FORWARDING && link_load(l) < link_cap(p);
+			}
+		} else if (l->state == SSH_IDLE) {
+			idle = idle ? idle : l;
+		} else {
+			busy = true;
+		}
+	}
+	if (!p->queue_head || busy) {
+		return;
+	}
+	double now = ev_now(p->loop);
+	if (now < p->not_before) {
+		pool_schedule(p, p->not_before - now);
+		return;
+	}
+	if (!idle) {
+		idle = (ssh_conn *)ssh_transport_new(p->loop, p->opt, "", &link_events, NULL);
+		idle->base.owner = idle;
+		idle->serves = p;
+		idle->link_next = p->links;
+		p->links = idle;
+	}
+	log_printf("jump host %s: opening a connection (%s nodes waiting)", p->opt->jump_label,
+		   p->queue_head->queue_next ? "several" : "one");
+	transport_start(&idle->base);
+}
+
+/* A node asks for a channel (op_start). */
+static void pool_request(ssh_conn *c)
+{
+	set_state(c, SSH_JUMP_WAIT, "start");
+	queue_push(c->pool, c, false);
+	pool_schedule(c->pool, 0);
+}
+
+/* The channel is open: the node's SSH session starts on its end of the
+ * socketpair, taking a handshake slot like any other. */
+static void jump_attached(ssh_conn *node, ssh_conn *link, int fd)
+{
+	node->fd = fd;
+	node->carrier = link;
+	take_slot(node, "jump channel open", "jump channel open, all handshake slots busy");
+}
+
+/* The node lets go of its channel (teardown): the pipe sees the node's end
+ * close and frees the channel; nothing may point at the node after this. */
+static void jump_detach(ssh_conn *c)
+{
+	if (c->queued && c->pool) {
+		queue_remove(c->pool, c);
+	}
+	ssh_conn *link = c->carrier;
+	if (link) {
+		for (size_t i = 0; i < link->n_chans; i++) {
+			if (link->chans[i].node == c) {
+				link->chans[i].node = NULL;
+			}
+		}
+		c->carrier = NULL;
+	}
+	for (jump_pool *p = c->pool; p; p = NULL) {
+		for (ssh_conn *l = p->links; l; l = l->link_next) {
+			if (l->opening == c) {
+				l->opening = NULL;
+			}
+		}
+	}
+}
+
+static void link_wake(void *ctx)
+{
+	drive(ctx);
+}
+
+/* Pumps channel i; a finished one is freed and the last takes its place. */
+static jump_pipe_status pump_chan(ssh_conn *link, size_t i, bool read_socket)
+{
+	jump_pipe_status st = ssh_jump_pipe_pump(link->chans[i].pipe, read_socket);
+	if (st == JUMP_PIPE_DONE) {
+		ssh_jump_pipe_free(link->chans[i].pipe, false);
+		if (link->chans[i].node) {
+			/* the far end closed: the node reads EOF on its socket */
+			link->chans[i].node->carrier = NULL;
+		}
+		link->chans[i] = link->chans[--link->n_chans];
+	}
+	return st;
+}
+
+/* Opens channels for queued nodes while there is room, then pumps every
+ * channel.  Errors of one channel fail its node; errors of the session
+ * fail the connection (and so every node on it). */
+static step_result step_forwarding(ssh_conn *link)
+{
+	jump_pool *p = link->serves;
+	for (;;) {
+		if (!link->open_busy) {
+			if (!p->queue_head) {
+				break;
+			}
+			if (link_load(link) >= link_cap(p)) {
+				pool_schedule(p, 0); /* full: the pool opens another */
+				break;
+			}
+			ssh_conn *node = queue_pop(p);
+			link->open_busy = true;
+			link->opening = node;
+			node->carrier = link;
+			snprintf(link->open_host, sizeof link->open_host, "%s", node->opt.host);
+			link->open_port = node->opt.port;
+		}
+		/* the originator is what ssh -W sends (channels.c: "127.0.0.1", 65535 -> 0) */
+		LIBSSH2_CHANNEL *ch = libssh2_channel_direct_tcpip_ex(link->session, link->open_host,
+								      link->open_port, "127.0.0.1", 0);
+		if (!ch) {
+			int rc = libssh2_session_last_errno(link->session);
+			if (rc == LIBSSH2_ERROR_EAGAIN) {
+				break;
+			}
+			ssh_conn *node = link->opening;
+			link->open_busy = false;
+			link->opening = NULL;
+			if (connection_error(rc)) {
+				if (node) {
+					node->carrier = NULL;
+					queue_push(p, node, true); /* the next connection takes it */
+				}
+				return fail(link, TRANSPORT_ERR_LOST, "connection to jump host %s lost: %s",
+					    link->opt.jump_label, last_error(link));
+			}
+			if (!node) {
+				continue;
+			}
+			node->carrier = NULL;
+			const char *why = last_error(link);
+			if (strstr(why, "prohibited")) {
+				fail(node, TRANSPORT_ERR_CONNECT,
+				     "jump host %s refuses to forward to %s port %d (%s): its sshd needs "
+				     "AllowTcpForwarding yes (or local) for user %s, and no PermitOpen or "
+				     "DisableForwarding against it", link->opt.jump_label, link->open_host,
+				     link->open_port, why, link->opt.user);
+			} else {
+				fail(node, TRANSPORT_ERR_CONNECT, "jump host %s cannot reach %s port %d: %s",
+				     link->opt.jump_label, link->open_host, link->open_port, why);
+			}
+			continue;
+		}
+		ssh_conn *node = link->opening;
+		link->open_busy = false;
+		link->opening = NULL;
+		int fd = -1;
+		ssh_jump_pipe *pipe = ssh_jump_pipe_new(link->loop, ch, &fd, link_wake, link);
+		if (!pipe) {
+			libssh2_channel_free(ch);
+			if (node) {
+				node->carrier = NULL;
+				fail(node, TRANSPORT_ERR_CONNECT, "socketpair: %s", strerror(errno));
+			}
+			continue;
+		}
+		if (link->n_chans == link->cap_chans) {
+			link->cap_chans = link->cap_chans ? 2 * link->cap_chans : 16;
+			link->chans = xrealloc(link->chans, link->cap_chans * sizeof *link->chans);
+		}
+		link->chans[link->n_chans++] = (jump_chan){.pipe = pipe, .node = node};
+		if (node) {
+			jump_attached(node, link, fd);
+		} else {
+			close(fd); /* the node let go while it opened: the pump closes the channel */
+		}
+		if (link->state != SSH_FORWARDING) {
+			return STEP_FAILED;
+		}
+	}
+
+	/* One pipe with room reads the socket for all; then every pipe moves
+	 * what libssh2 queued for it (pumping one twice is harmless). */
+	link->read_wanted = false;
+	link->write_wanted = false;
+	for (size_t i = 0; i < link->n_chans; i++) {
+		if (ssh_jump_pipe_can_read(link->chans[i].pipe)) {
+			if (pump_chan(link, i, true) == JUMP_PIPE_BROKEN) {
+				return fail(link, TRANSPORT_ERR_LOST, "connection to jump host %s lost: %s",
+					    link->opt.jump_label, last_error(link));
+			}
+			break;
+		}
+	}
+	for (size_t i = 0; i < link->n_chans;) {
+		jump_pipe_status st = pump_chan(link, i, false);
+		if (st == JUMP_PIPE_BROKEN) {
+			return fail(link, TRANSPORT_ERR_LOST, "connection to jump host %s lost: %s",
+				    link->opt.jump_label, last_error(link));
+		}
+		if (st == JUMP_PIPE_DONE) {
+			continue; /* i holds another pipe now */
+		}
+		link->read_wanted |= ssh_jump_pipe_can_read(link->chans[i].pipe);
+		link->write_wanted |= ssh_jump_pipe_wants_write(link->chans[i].pipe);
+		i++;
+	}
+	if (!link->n_chans && !link->open_busy && !p->queue_head) {
+		/* Nobody behind it: close it rather than watch an idle socket
+		 * (nothing would read it); the next node opens a new one. */
+		teardown(link, "no node left behind the jump host");
+		return STEP_FAILED;
+	}
+	return STEP_IDLE;
+}
+
+/* A jump connection failed (teardown already ran): every node it carried or
+ * that waited for it learns why, once; host key and authentication
+ * refusals stick, anything else opens the next connection after a backoff. */
+static void link_failed(void *owner, transport_error kind, const char *message)
+{
+	ssh_conn *link = owner;
+	jump_pool *p = link->serves;
+	char msg[900];
+	snprintf(msg, sizeof msg, "jump host %s: %s", p->opt->jump_label, message);
+	log_printf("%s", msg);
+	if (kind == TRANSPORT_ERR_HOSTKEY || kind == TRANSPORT_ERR_AUTH) {
+		p->refused_kind = kind;
+		snprintf(p->refused, sizeof p->refused, "%.600s (not retried for any node behind it)", msg);
+	} else {
+		p->backoff_s = p->backoff_s > 0 ? p->backoff_s * 2 : 1;
+		if (p->backoff_s > 30) {
+			p->backoff_s = 30;
+		}
+		p->not_before = ev_now(p->loop) + p->backoff_s;
+		snprintf(p->last_error, sizeof p->last_error, "%s", message);
+	}
+	/* The nodes it carried: their sessions ran through it. */
+	size_t n = link->n_orphans;
+	ssh_conn **orphans = link->orphans;
+	link->orphans = NULL;
+	link->n_orphans = 0;
+	for (size_t i = 0; i < n; i++) {
+		fail(orphans[i], kind == TRANSPORT_ERR_HOSTKEY || kind == TRANSPORT_ERR_AUTH ? kind
+			: TRANSPORT_ERR_LOST, "%s", p->refused[0] ? p->refused : msg);
+	}
+	free(orphans);
+	/* The nodes waiting: no other connection is up to take them now. */
+	bool other_up = false;
+	for (ssh_conn *l = p->links; l; l = l->link_next) {
+		other_up |= l != link && l->state != SSH_IDLE;
+	}
+	if (!other_up) {
+		ssh_conn *c;
+		while ((c = queue_pop(p))) {
+			fail(c, p->refused[0] ? p->refused_kind : kind == TRANSPORT_ERR_LOST ? TRANSPORT_ERR_CONNECT
+			     : kind, "%s", p->refused[0] ? p->refused : msg);
+		}
+	}
+	pool_schedule(p, 0);
+}
+
+static void link_ready(void *owner) { (void)owner; }
+static void link_data(void *owner, const char *buf, size_t len) { (void)owner; (void)buf; (void)len; }
+
+static const transport_events link_events = {
+	.ready = link_ready,
+	.data = link_data,
+	.failed = link_failed,
+};
+
+/* Part of teardown() for a jump connection: its channels go with the
+ * session; the nodes on them are kept for link_failed(), which tells them. */
+static void link_teardown(ssh_conn *link)
+{
+	for (size_t i = 0; i < link->n_chans; i++) {
+		ssh_conn *node = link->chans[i].node;
+		ssh_jump_pipe_free(link->chans[i].pipe, true);
+		if (node) {
+			node->carrier = NULL;
+			link->orphans = xrealloc(link->orphans, (link->n_orphans + 1) * sizeof(ssh_conn *));
+			link->orphans[link->n_orphans++] = node;
+		}
+	}
+	link->n_chans = 0;
+	if (link->open_busy && link->opening) {
+		/* not opened: back in the queue, for the next connection */
+		link->opening->carrier = NULL;
+		queue_push(link->serves, link->opening, true);
+	}
+	link->open_busy = false;
+	link->opening = NULL;
+}
+
 /* ------------------------------------------------------------ the engine */
 
 static step_result step(ssh_conn *c)
@@ -803,6 +1309,8 @@ static step_result step(ssh_conn *c)
 	case SSH_CHANNEL_EXEC: return step_channel_exec(c);
 	case SSH_RUNNING: return step_running(c);
 	case SSH_CHANNEL_CLOSING: return step_channel_closing(c);
+	case SSH_FORWARDING: return step_forwarding(c);
+	case SSH_JUMP_WAIT:
 	case SSH_IDLE:
 	case SSH_RESOLVING:
 	case SSH_WAIT_SLOT:
@@ -845,6 +1353,14 @@ static void drive(ssh_conn *c)
 				events |= EV_WRITE;
 			}
 		}
+		if (c->state == SSH_FORWARDING) {
+			/* read while a channel open waits for its answer, or some
+			 * pipe has room: a full pipe's own events wake us when it
+			 * drains (reading then would spin on data nobody takes) */
+			events &= ~EV_READ;
+			events |= (c->read_wanted || c->open_busy) ? EV_READ : 0;
+			events |= c->write_wanted ? EV_WRITE : 0;
+		}
 		if (!events) {
 			events = EV_READ;
 		}
@@ -860,6 +1376,13 @@ static void on_io(struct ev_loop *loop, ev_io *w, int revents)
 static void on_deadline(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	ssh_conn *c = w->data;
+	if (c->state == SSH_JUMP_WAIT) {
+		const char *last = c->pool->last_error;
+		deadline_fail(c, TRANSPORT_ERR_CONNECT, "timed out after %.0f s waiting for jump host %s%s%s%s",
+			      c->opt.connect_timeout_s, c->pool->opt->jump_label, last[0] ? " (last attempt: " : "",
+			      last, last[0] ? ")" : "");
+		return;
+	}
 	deadline_fail(c, states[c->state].timeout_kind, "timed out after %.0f s during %s (%s port %d)",
 		      c->opt.connect_timeout_s, states[c->state].name, c->opt.host, c->opt.port);
 }
@@ -886,6 +1409,10 @@ static void teardown(ssh_conn *c, const char *reason)
 	}
 	if (c->state == SSH_WAIT_SLOT) {
 		leave_wait_queue(c);
+	}
+	jump_detach(c);
+	if (c->serves) {
+		link_teardown(c);
 	}
 	/* Shut the socket down first: libssh2's frees then fail fast instead of
 	 * returning EAGAIN on a non-blocking session that will never drain. */
@@ -926,6 +1453,10 @@ static void op_start(transport *t)
 		return;
 	}
 	c->fd = -1;
+	if (c->pool) {
+		pool_request(c);
+		return;
+	}
 	set_state(c, SSH_RESOLVING, "start");
 	c->lookup = resolver_lookup(c->opt.host, c->opt.port, on_resolved, c);
 }
@@ -961,6 +1492,8 @@ static void op_destroy(transport *t)
 	ssh_conn *c = (ssh_conn *)t;
 	teardown(c, "destroyed");
 	bytebuf_free(&c->out);
+	free(c->chans);
+	free(c->orphans);
 	free(c->command);
 	free(c);
 }
@@ -991,6 +1524,9 @@ transport *ssh_transport_new(struct ev_loop *loop, const ssh_options *opt, const
 	c->deadline.data = c;
 	ev_init(&c->keepalive, on_keepalive);
 	c->keepalive.data = c;
+	if (opt->via) {
+		c->pool = pool_for(loop, opt->via);
+	}
 	return &c->base;
 }
 
@@ -1009,6 +1545,18 @@ int ssh_transport_global_init(struct ev_loop *loop, int max_handshakes)
 
 void ssh_transport_global_free(void)
 {
+	/* Jump connections belong to their pools; the nodes are gone by now. */
+	while (G.pools) {
+		jump_pool *p = G.pools;
+		G.pools = p->next;
+		ev_timer_stop(p->loop, &p->kick);
+		while (p->links) {
+			ssh_conn *l = p->links;
+			p->links = l->link_next;
+			transport_destroy(&l->base);
+		}
+		free(p);
+	}
 	if (G.initialised) {
 		libssh2_exit();
 		G.initialised = false;

@@ -6,7 +6,12 @@
  * libssh2_session_block_directions() decides the ev_io interest.  At most
  * `max_handshakes` connections are between TCP connect and a running shell at
  * any time (key exchange is the expensive part); established sessions are not
- * limited. */
+ * limited.
+ *
+ * A host with a jump host (ssh_options.via) is reached through a
+ * direct-tcpip channel on a connection to the jump host, shared by every
+ * node behind it (ssh_jump.h); that connection is itself one of these
+ * state machines, stopping after authentication to forward channels. */
 #ifndef SYNCTOP_SSH_TRANSPORT_H
 #define SYNCTOP_SSH_TRANSPORT_H
 
@@ -20,7 +25,7 @@
 #define SSH_MAX_IDENTITIES 8
 #define SSH_AGENT_SOCKET_LEN 108 /* sun_path */
 
-typedef struct {
+typedef struct ssh_options {
 	char host[256];          /* address or name to connect to (HostName) */
 	int port;
 	char user[64];
@@ -52,6 +57,15 @@ typedef struct {
 	int (*verify_host_key)(void *ctx, const char *host, int port, const unsigned char *key,
 			       size_t key_len, char *msg, size_t msg_len);
 	void *verify_ctx;
+	/* The jump host this host is reached through (ProxyJump): its own
+	 * options (which may name a jump host of their own), owned by the
+	 * caller and alive as long as any transport; NULL = directly.  Every
+	 * transport naming the same `via` shares its connections. */
+	const struct ssh_options *via;
+	/* For a jump host: its name in messages (as ProxyJump wrote it), and
+	 * how many nodes one connection to it carries before another opens. */
+	char jump_label[128];
+	int jump_channels;
 } ssh_options;
 
 void ssh_options_init(ssh_options *opt);

@@ -6,14 +6,11 @@
 #ifndef SYNCTOP_SSH_UNSUPPORTED_H
 #define SYNCTOP_SSH_UNSUPPORTED_H
 
-/* ProxyJump: the key is read and refused for now. */
-#define SSH_UNSUPPORTED_PROXYJUMP \
-	"ProxyJump is not supported yet by synctop's built-in SSH client"
-
-/* ProxyJump, ProxyCommand, Bind*, and anything else that routes the
- * connection some other way. */
+/* ProxyCommand, Bind*, and anything else that routes the connection some
+ * other way (ProxyJump is followed natively: ssh_jump.h). */
 #define SSH_UNSUPPORTED_ROUTE_FIX \
-	"use --transport ssh (the system ssh client, which honours it; \"transport\": \"ssh\" for a " \
+	"if the route is through jump hosts, say so with ProxyJump (or -J), which synctop follows; " \
+	"otherwise use --transport ssh (the system ssh client, which honours it; \"transport\": \"ssh\" for a " \
 	"group in --config), or run synctop where the nodes are reachable directly (on the jump host, for example), " \
 	"or forward a local port to each node (ssh -fNL PORT:NODE:22 JUMPHOST) and give synctop " \
 	"a config with HostName localhost, that Port and HostKeyAlias NODE (-F FILE)"

@@ -116,9 +116,9 @@ _synctop()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev="" opt="" prefix="" i
 	local opts="--once --json --check --fail-on= --for= --verbose --timeout= --interval= --hostlist= --hostlist-only
-		--hostfile= --local --demo --config= --ssh-config= --user= --port= --identity= --known-hosts=
+		--hostfile= --local --demo --config= --ssh-config= --user= --port= --identity= --jump= --jump-channels= --known-hosts=
 		--strict-host-key-checking= --connect-timeout= --max-handshakes= --transport= --transport-cmd= --iface= --sudo --pmc-sudo
-		--clock-check= --prometheus= --theme= --no-color --no-mouse --log= --help --version -v -d -w -f -F -l -p -i -h
+		--clock-check= --prometheus= --theme= --no-color --no-mouse --log= --help --version -v -d -w -f -F -l -p -i -J -h
 		--from-prometheus= --prometheus-selector= --prometheus-node-label= --prometheus-ca=
 		--prometheus-bearer-token-file= --prometheus-basic-auth-file= --prometheus-stale="
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
@@ -173,10 +173,10 @@ _synctop()
 		return 0 ;;
 	--iface)
 		[[ -d /sys/class/net ]] && list=(/sys/class/net/*) && list=("${list[@]##*/}") ;;
-	-w | --hostlist) # "a,b,c": the last one, after the others
+	-w | --hostlist | -J | --jump) # "a,b,c": the last one, after the others
 		_synctop_hosts "${cur##*,}" "$prefix${cur%"${cur##*,}"}"
 		return 0 ;;
-	-d | --interval | --timeout | --for | -p | --port | --connect-timeout | --max-handshakes)
+	-d | --interval | --timeout | --for | -p | --port | --connect-timeout | --max-handshakes | --jump-channels)
 		COMPREPLY=()
 		return 0 ;;
 	*)

@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include "cli.h"
+#include "ssh_jump_spec.h"
 
 #include <ctype.h>
 #include <curl/curl.h>
@@ -55,6 +56,7 @@ enum {
 	OPT_HOSTLIST_ONLY,
 	OPT_TRANSPORT,
 	OPT_TRANSPORT_CMD,
+	OPT_JUMP_CHANNELS,
 };
 
 static const struct option long_options[] = {
@@ -76,6 +78,8 @@ static const struct option long_options[] = {
 	{"user", required_argument, NULL, 'l'},
 	{"port", required_argument, NULL, 'p'},
 	{"identity", required_argument, NULL, 'i'},
+	{"jump", required_argument, NULL, 'J'},
+	{"jump-channels", required_argument, NULL, OPT_JUMP_CHANNELS},
 	{"known-hosts", required_argument, NULL, OPT_KNOWN_HOSTS},
 	{"strict-host-key-checking", required_argument, NULL, OPT_STRICT},
 	{"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
@@ -131,6 +135,10 @@ static void usage(FILE *f)
 	      "  -l, --user USER        login name\n"
 	      "  -p, --port PORT        port\n"
 	      "  -i, --identity FILE    private key file (repeatable); ssh-agent is tried first\n"
+	      "  -J, --jump [user@]host[:port][,...]  reach every node through these jump hosts\n"
+	      "                         (beats ProxyJump in the ssh config; \"none\": directly)\n"
+	      "      --jump-channels N  nodes one jump host connection carries before another\n"
+	      "                         opens (default 128)\n"
 	      "      --known-hosts FILE known_hosts file to use instead of the defaults (repeatable)\n"
 	      "      --strict-host-key-checking yes|accept-new|no   (default yes)\n"
 	      "      --connect-timeout SEC  connect + authenticate deadline (default 10)\n"
@@ -244,7 +252,7 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 	opt->prom_stale_s = 120.0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hvd:w:f:F:l:p:i:", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hvd:w:f:F:l:p:i:J:", long_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_ONCE:
 			once = true;
@@ -431,6 +439,25 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 			opt->transport_cmd = optarg;
 			break;
 		}
+		case 'J': {
+			ssh_jump_spec js;
+			char why[384];
+			if (opt->jump) {
+				fprintf(stderr, "synctop: -J: only one -J (separate jump hosts with commas)\n");
+				return EX_USAGE;
+			}
+			if (ssh_jump_spec_parse(optarg, &js, why, sizeof why) != 0) {
+				fprintf(stderr, "synctop: -J: %s\n", why);
+				return EX_USAGE;
+			}
+			opt->jump = optarg;
+			break;
+		}
+		case OPT_JUMP_CHANNELS:
+			if (parse_int("--jump-channels", optarg, 1, 100000, &opt->jump_channels) != 0) {
+				return EX_USAGE;
+			}
+			break;
 		case OPT_MAX_HANDSHAKES:
 			if (parse_int("--max-handshakes", optarg, 1, 100000, &opt->max_handshakes) != 0) {
 				return EX_USAGE;

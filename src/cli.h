@@ -43,6 +43,8 @@ typedef struct {
 	int port;                /* -p; 0 = unset */
 	const char *identities[CLI_MAX_IDENTITIES];
 	int n_identities;
+	const char *jump;        /* -J: jump hosts for every node (beats ProxyJump); NULL = none */
+	int jump_channels;       /* --jump-channels: nodes per jump connection; 0 = default */
 	const char *known_hosts[CLI_MAX_KNOWN_HOSTS];
 	int n_known_hosts;
 	int strict;              /* -1 unset, else a known_hosts_policy */

@@ -13,6 +13,7 @@
 #include "private_agent.h"
 #include "sanitize.h"
 #include "ssh_config.h"
+#include "ssh_jump_spec.h"
 #include "target.h"
 #include "xalloc.h"
 
@@ -135,14 +136,107 @@ static void note_warning(inventory *inv, const char *w)
 	}
 }
 
+/* How build_spec() is building: a node (depth 0), or a jump host `depth`
+ * hops out, whose route is `via` when it is not the first hop of its
+ * ProxyJump (then its own ProxyJump line does not apply: ssh runs
+ * "ssh -J <the hops before it> host -W ..." for it, ssh.c:main). */
+typedef struct {
+	int depth;
+	bool forced;               /* via decides the route, not its ProxyJump */
+	const ssh_options *via;
+} route_ctx;
+
+static int build_spec(inventory *inv, const cli_options *opt, const conffile *conf, const ssh_config *cfg,
+		      const target *t, node_spec *spec, char *err, size_t err_len, char *error_at,
+		      size_t error_at_len, route_ctx rc);
+
+/* The options of one jump host, built once per distinct hop and route and
+ * shared by every node behind it.  A jump host is read as ssh reads it
+ * when it runs "ssh [-l user] [-p port] [-J earlier hops] [-F file] host":
+ * its own Host blocks apply; the node's -l, -p and -i do not. */
+static const ssh_options *jump_host_options(inventory *inv, const cli_options *opt, const conffile *conf,
+					    const ssh_config *cfg, const ssh_jump_hop *hop, route_ctx rc,
+					    char *err, size_t err_len, char *error_at, size_t error_at_len)
+{
+	char key[SSH_JUMP_HOST_LEN + SSH_JUMP_USER_LEN + 64];
+	snprintf(key, sizeof key, "%s@%s:%d %p %d", hop->user, hop->host, hop->port, (const void *)rc.via,
+		 rc.forced);
+	for (size_t i = 0; i < inv->n_jump_hosts; i++) {
+		if (strcmp(inv->jump_keys[i], key) == 0) {
+			return &inv->jump_hosts[i]->ssh;
+		}
+	}
+	if (rc.depth > SSH_JUMP_MAX_HOPS) {
+		snprintf(err, err_len, "jump host %s: more than %d jump hosts deep (a ProxyJump loop?)", hop->host,
+			 SSH_JUMP_MAX_HOPS);
+		return NULL;
+	}
+	target t;
+	memset(&t, 0, sizeof t);
+	snprintf(t.host, sizeof t.host, "%s", hop->host);
+	snprintf(t.user, sizeof t.user, "%s", hop->user);
+	t.port = hop->port;
+	node_spec *spec = xcalloc(1, sizeof *spec);
+	if (build_spec(inv, opt, conf, cfg, &t, spec, err, err_len, error_at, error_at_len, rc) != 0) {
+		free(spec);
+		return NULL;
+	}
+	ssh_jump_hop_format(hop, spec->ssh.jump_label, sizeof spec->ssh.jump_label);
+	spec->ssh.jump_channels = opt->jump_channels;
+	spec->ssh.verify_ctx = spec;
+	size_t k = inv->n_jump_hosts++;
+	inv->jump_hosts = xrealloc(inv->jump_hosts, inv->n_jump_hosts * sizeof(node_spec *));
+	inv->jump_keys = xrealloc(inv->jump_keys, inv->n_jump_hosts * sizeof *inv->jump_keys);
+	inv->jump_hosts[k] = spec;
+	inv->jump_keys[k] = xstrdup(key);
+	return &spec->ssh;
+}
+
+/* *out = the last jump host of a ProxyJump value (NULL for "none"), each
+ * hop reached through the one before it; -1 with err on a bad value or hop. */
+static int route_via(inventory *inv, const cli_options *opt, const conffile *conf, const ssh_config *cfg,
+		     const char *value, const char *at, const target *t, int depth, const ssh_options **out,
+		     char *err, size_t err_len, char *error_at, size_t error_at_len)
+{
+	ssh_jump_spec js;
+	char why[384];
+	*out = NULL;
+	if (ssh_jump_spec_parse(value, &js, why, sizeof why) != 0) {
+		snprintf(err, err_len, "%s: ProxyJump %s: %s", at, value, why);
+		snprintf(error_at, error_at_len, "%s", at);
+		return -1;
+	}
+	const ssh_options *via = NULL;
+	for (int i = 0; i < js.count; i++) {
+		/* ssh.c:main refuses a hop that is the host itself */
+		const ssh_jump_hop *h = &js.hop[i];
+		if (strcmp(h->host, t->host) == 0 && (h->port ? h->port : 22) == (t->port ? t->port : 22) &&
+		    strcmp(h->user, t->user) == 0) {
+			snprintf(err, err_len, "%s: ProxyJump %s applies to %s itself: a jump host loop "
+				 "(ssh says \"jumphost loop via %s\"); exclude it from the block (Host * !%s)",
+				 at, value, t->host, h->host, h->host);
+			snprintf(error_at, error_at_len, "%s", at);
+			return -1;
+		}
+		route_ctx rc = {.depth = depth + 1, .forced = i > 0, .via = via};
+		via = jump_host_options(inv, opt, conf, cfg, h, rc, err, err_len, error_at, error_at_len);
+		if (!via) {
+			return -1;
+		}
+	}
+	*out = via;
+	return 0;
+}
+
 /* Fills spec, or returns -1 with err; for an ssh_config line the host
  * cannot be reached with, error_at is that line's "file:line". */
 static int build_spec(inventory *inv, const cli_options *opt, const conffile *conf, const ssh_config *cfg,
 		      const target *t, node_spec *spec, char *err, size_t err_len, char *error_at,
-		      size_t error_at_len)
+		      size_t error_at_len, route_ctx rc)
 {
 	ssh_host_options ho;
 	ssh_options *so = &spec->ssh;
+	bool is_node = rc.depth == 0;
 
 	memset(spec, 0, sizeof *spec);
 	display_name(t, spec->name, sizeof spec->name);
@@ -161,8 +255,10 @@ static int build_spec(inventory *inv, const cli_options *opt, const conffile *co
 	 * files: "Match user", %r and %p see them */
 	ssh_config_query q = {
 		.host = t->host,
-		.user = t->user[0] ? t->user : opt->user,
-		.port = t->port ? t->port : opt->port,
+		.user = t->user[0] ? t->user : is_node ? opt->user : NULL,
+		.port = t->port ? t->port : is_node ? opt->port : 0,
+		/* a hop after the first: "ssh -J <earlier hops>" decides its route */
+		.jump = is_node ? opt->jump : rc.forced ? "none" : NULL,
 	};
 	ssh_config_resolve_query(cfg, &q, &ho);
 	if (ho.error[0] && !spec->local) {
@@ -175,13 +271,26 @@ static int build_spec(inventory *inv, const cli_options *opt, const conffile *co
 	}
 
 	snprintf(so->host, sizeof so->host, "%s", ho.hostname[0] ? ho.hostname : t->host);
-	const char *user = t->user[0] ? t->user : opt->user ? opt->user : ho.user[0] ? ho.user : login_name();
+	const char *cli_user = is_node ? opt->user : NULL;
+	int cli_port = is_node ? opt->port : 0;
+	const char *user = t->user[0] ? t->user : cli_user;
+	if (!user) {
+		user = ho.user[0] ? ho.user : login_name();
+	}
 	snprintf(so->user, sizeof so->user, "%s", user);
-	so->port = t->port ? t->port : opt->port ? opt->port : ho.port != SSH_OPTION_UNSET ? ho.port : 22;
+	so->port = t->port ? t->port : cli_port ? cli_port : ho.port != SSH_OPTION_UNSET ? ho.port : 22;
+
+	if (rc.forced) {
+		so->via = rc.via;
+	} else if (ho.proxy_jump[0] && !spec->local &&
+		   route_via(inv, opt, conf, cfg, ho.proxy_jump, ho.proxy_jump_at, t, rc.depth, &so->via, err,
+			     err_len, error_at, error_at_len) != 0) {
+		return -1;
+	}
 
 	/* -i files first, then IdentityFile lines; the defaults only when
-	 * neither names any (as ssh does). */
-	for (int i = 0; i < opt->n_identities && so->n_identity_files < SSH_MAX_IDENTITIES; i++) {
+	 * neither names any (as ssh does; a jump host's ssh gets no -i). */
+	for (int i = 0; is_node && i < opt->n_identities && so->n_identity_files < SSH_MAX_IDENTITIES; i++) {
 		snprintf(so->identity_files[so->n_identity_files++], PATH_MAX, "%s", opt->identities[i]);
 	}
 	for (int i = 0; i < ho.identity_count && so->n_identity_files < SSH_MAX_IDENTITIES; i++) {
@@ -298,6 +407,7 @@ static void count_config_error(const cli_options *opt, const conffile *conf, con
 			.host = t->host,
 			.user = t->user[0] ? t->user : opt->user,
 			.port = t->port ? t->port : opt->port,
+			.jump = opt->jump,
 		};
 		ssh_config_resolve_query(cfg, &q, ho);
 		same += strcmp(ho->error_at, at) == 0;
@@ -363,7 +473,7 @@ int inventory_build(const cli_options *opt, const conffile *conf, inventory *inv
 	for (size_t i = 0; i < targets.count; i++) {
 		char at[SSH_PATH_LEN + 16] = "";
 		if (build_spec(inv, opt, conf, cfg, &targets.items[i], &inv->specs[i], err, err_len, at,
-			       sizeof at) != 0) {
+			       sizeof at, (route_ctx){0}) != 0) {
 			if (at[0]) {
 				count_config_error(opt, conf, cfg, &targets, i, at, err, err_len);
 			}
@@ -393,6 +503,12 @@ void inventory_free(inventory *inv)
 	}
 	free(inv->known_hosts_sets);
 	free(inv->known_hosts_keys);
+	for (size_t i = 0; i < inv->n_jump_hosts; i++) {
+		free(inv->jump_hosts[i]);
+		free(inv->jump_keys[i]);
+	}
+	free(inv->jump_hosts);
+	free(inv->jump_keys);
 	free(inv->specs);
 	memset(inv, 0, sizeof *inv);
 }
@@ -412,11 +528,17 @@ void inventory_load_encrypted_keys(inventory *inv)
 {
 	private_agent_key *keys = NULL;
 	size_t n = 0;
+	/* the nodes' options, then the jump hosts' */
+	size_t total = inv->count + inv->n_jump_hosts;
+	node_spec **all = xcalloc(total ? total : 1, sizeof(node_spec *));
+	for (size_t s = 0; s < total; s++) {
+		all[s] = s < inv->count ? &inv->specs[s] : inv->jump_hosts[s - inv->count];
+	}
 
 	/* Distinct files: a thousand nodes usually share one or two. */
-	for (size_t s = 0; s < inv->count; s++) {
-		const ssh_options *so = &inv->specs[s].ssh;
-		for (int i = 0; !inv->specs[s].local && i < so->n_identity_files; i++) {
+	for (size_t s = 0; s < total; s++) {
+		const ssh_options *so = &all[s]->ssh;
+		for (int i = 0; !all[s]->local && i < so->n_identity_files; i++) {
 			size_t k = key_index(keys, n, so->identity_files[i]);
 			if (k == n) {
 				keys = xrealloc(keys, (n + 1) * sizeof *keys);
@@ -426,9 +548,9 @@ void inventory_load_encrypted_keys(inventory *inv)
 		}
 	}
 	private_agent_load(keys, n);
-	for (size_t s = 0; s < inv->count; s++) {
-		ssh_options *so = &inv->specs[s].ssh;
-		for (int i = 0; !inv->specs[s].local && i < so->n_identity_files; i++) {
+	for (size_t s = 0; s < total; s++) {
+		ssh_options *so = &all[s]->ssh;
+		for (int i = 0; !all[s]->local && i < so->n_identity_files; i++) {
 			size_t k = key_index(keys, n, so->identity_files[i]);
 			if (k < n) { /* always true (the loop above listed every file) */
 				so->identity_states[i] = keys[k].state;
@@ -436,5 +558,6 @@ void inventory_load_encrypted_keys(inventory *inv)
 		}
 		snprintf(so->private_agent_socket, sizeof so->private_agent_socket, "%s", private_agent_socket());
 	}
+	free(all);
 	free(keys);
 }

@@ -39,6 +39,11 @@ typedef struct {
 	size_t n_known_hosts_sets;
 	char warnings[4][256];          /* ssh config lines synctop skipped */
 	int n_warnings;
+	/* Jump hosts (ProxyJump, -J), one per distinct hop and route; each
+	 * allocated alone, as nodes' ssh_options.via point into them. */
+	node_spec **jump_hosts;
+	char **jump_keys;
+	size_t n_jump_hosts;
 } inventory;
 
 /* Returns 0, or -1 with err saying what is wrong (file:line:column where it

@@ -140,7 +140,7 @@ static void test_refused_keys_stop_the_build(void **state)
 	lab l;
 	char err[1024] = "";
 	lab_make(&l);
-	write_file(l.path[0], "Host node3\n    ProxyJump bastion\nHost node1 node2\n"
+	write_file(l.path[0], "Host node3\n    ProxyCommand nc %h %p\nHost node1 node2\n"
 			      "    ProxyCommand ssh -W %h:%p gw\n");
 	cli_options opt;
 	inventory inv;
@@ -157,9 +157,9 @@ static void test_refused_keys_stop_the_build(void **state)
 static int build_argv(int argc, const char *const *words, const conffile *conf, inventory *inv, char *err,
 		      size_t err_len, cli_options *opt)
 {
-	char a[12][256];
-	char *argv[13];
-	assert_true(argc <= 12);
+	char a[16][256];
+	char *argv[17];
+	assert_true(argc <= 16);
 	for (int i = 0; i < argc; i++) {
 		snprintf(a[i], sizeof a[i], "%s", words[i]);
 		argv[i] = a[i];
@@ -202,6 +202,122 @@ static void test_exec_transport_takes_route_keys(void **state)
 	assert_int_equal(build_argv(6, plain, NULL, &inv, err, sizeof err, &opt), -1);
 	assert_non_null(strstr(err, "ProxyCommand applies to node1"));
 	assert_non_null(strstr(err, "--transport ssh"));
+	cli_free(&opt);
+	lab_free(&l);
+}
+
+/* cli_parse + inventory_build over a word list (NULL-terminated). */
+static int build_words(const char *const *words, inventory *inv, char *err, size_t err_len, cli_options *opt)
+{
+	int argc = 0;
+	while (words[argc]) {
+		argc++;
+	}
+	return build_argv(argc, words, NULL, inv, err, err_len, opt);
+}
+
+
+/* ProxyJump is read as ssh reads it: each jump host under its own Host
+ * block (user and port in the ProxyJump value win), the first hop's own
+ * ProxyJump applies and a later hop's does not (ssh runs "ssh -J <earlier
+ * hops> hop" for it), and the nodes' -l, -p and -i are not the jump
+ * host's (ssh.c passes only -F and -v to it). */
+static void test_proxy_jump_routes(void **state)
+{
+	(void)state;
+	lab l;
+	char text[2048], err[1024] = "";
+	lab_make(&l);
+	write_file(l.path[1], "");
+	snprintf(text, sizeof text,
+		 "Host node1\n"
+		 "    ProxyJump ops@gw1:2201,gw2\n"
+		 "Host node2\n"
+		 "    ProxyJump gw2\n"
+		 "Host node3\n"
+		 "    ProxyJump none\n"
+		 "Host gw2\n"
+		 "    HostName 10.0.0.2\n"
+		 "    User jumper\n"
+		 "    ProxyJump gw0\n"
+		 "Host gw1\n"
+		 "    HostName 10.0.0.1\n"
+		 "    User ignored\n"
+		 "    Port 9999\n"
+		 "    IdentityFile /tmp/gw1key\n"
+		 "Host gw0\n"
+		 "    HostName 10.0.0.9\n"
+		 "Host * !everyone\n"
+		 "    ProxyJump everyone\n"
+		 "Host *\n"
+		 "    UserKnownHostsFile %s\n",
+		 l.path[1]);
+	write_file(l.path[0], text);
+	const char *words[] = {"synctop", "--once", "-F", l.path[0], "-l", "root", "-p", "2022", "-i", "/tmp/clikey",
+			       "--jump-channels", "7", "node1", "node2", "node3", NULL};
+	cli_options opt;
+	inventory inv;
+	if (build_words(words, &inv, err, sizeof err, &opt) != 0) {
+		fail_msg("%s", err);
+	}
+	assert_int_equal(inv.count, 3);
+	const ssh_options *n1 = &inv.specs[0].ssh, *n2 = &inv.specs[1].ssh, *n3 = &inv.specs[2].ssh;
+	assert_string_equal(n1->user, "root");
+	assert_int_equal(n1->port, 2022);
+	/* node1: gw2 reached through gw1; gw2's own ProxyJump does not apply */
+	const ssh_options *gw2 = n1->via;
+	assert_non_null(gw2);
+	assert_string_equal(gw2->host, "10.0.0.2");
+	assert_string_equal(gw2->user, "jumper");
+	assert_int_equal(gw2->port, 22);
+	assert_string_equal(gw2->jump_label, "gw2");
+	assert_int_equal(gw2->jump_channels, 7);
+	const ssh_options *gw1 = gw2->via;
+	assert_non_null(gw1);
+	assert_string_equal(gw1->host, "10.0.0.1");
+	assert_string_equal(gw1->user, "ops");
+	assert_int_equal(gw1->port, 2201);
+	assert_string_equal(gw1->jump_label, "ops@gw1:2201");
+	assert_int_equal(gw1->n_identity_files, 1);
+	assert_string_equal(gw1->identity_files[0], "/tmp/gw1key");
+	/* gw1 is the first hop: its own ProxyJump ("Host *": everyone) applies */
+	assert_non_null(gw1->via);
+	assert_string_equal(gw1->via->jump_label, "everyone");
+	/* node2: gw2 as the first hop, through its own ProxyJump gw0 */
+	assert_non_null(n2->via);
+	assert_true(n2->via != gw2);
+	assert_string_equal(n2->via->host, "10.0.0.2");
+	assert_non_null(n2->via->via);
+	assert_string_equal(n2->via->via->host, "10.0.0.9");
+	/* node3: "none" was obtained first */
+	assert_null(n3->via);
+	/* the jump host's own known_hosts lookup, with its own verify context */
+	assert_non_null(gw2->verify_host_key);
+	assert_non_null(gw2->verify_ctx);
+	inventory_free(&inv);
+	cli_free(&opt);
+
+	/* -J beats every ProxyJump line, for every node */
+	const char *words_j[] = {"synctop", "--once", "-F", l.path[0], "-J", "u@gwx:23", "node1", "node3", NULL};
+	if (build_words(words_j, &inv, err, sizeof err, &opt) != 0) {
+		fail_msg("%s", err);
+	}
+	for (size_t i = 0; i < inv.count; i++) {
+		assert_non_null(inv.specs[i].ssh.via);
+		assert_string_equal(inv.specs[i].ssh.via->jump_label, "u@gwx:23");
+		assert_int_equal(inv.specs[i].ssh.via->port, 23);
+	}
+	assert_ptr_equal(inv.specs[0].ssh.via, inv.specs[1].ssh.via); /* one jump host, shared */
+	inventory_free(&inv);
+	cli_free(&opt);
+
+	/* "Host *" + ProxyJump gw, polling gw itself: a loop, refused as ssh
+	 * refuses it ("jumphost loop via gw") */
+	write_file(l.path[0], "Host *\n    ProxyJump gw\n");
+	const char *words_loop[] = {"synctop", "--once", "-F", l.path[0], "gw", NULL};
+	assert_int_equal(build_words(words_loop, &inv, err, sizeof err, &opt), -1);
+	assert_non_null(strstr(err, "loop"));
+	assert_non_null(strstr(err, "Host * !gw"));
 	cli_free(&opt);
 	lab_free(&l);
 }
@@ -249,6 +365,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_host_key_alias_and_global_files),
+		cmocka_unit_test(test_proxy_jump_routes),
 		cmocka_unit_test(test_refused_keys_stop_the_build),
 		cmocka_unit_test(test_exec_transport_takes_route_keys),
 		cmocka_unit_test(test_transport_per_group),

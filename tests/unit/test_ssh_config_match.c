@@ -318,7 +318,7 @@ static void test_route_keys_are_errors_where_they_apply(void **state)
 		unsigned line;
 	} cases[] = {
 		{"Host node*\n    ProxyCommand ssh -W %h:%p bastion\n", "ProxyCommand", 2},
-		{"Host node*\n    ProxyJump bastion\n", "ProxyJump", 2},
+		{"Host node*\n    ProxyJump bastion:0\n", "ProxyJump", 2}, /* a bad value */
 		{"Host *\n  CanonicalizeHostname yes\n", "CanonicalizeHostname", 2},
 		{"Host *\n  CanonicalizeHostname always\n", "CanonicalizeHostname", 2},
 		{"Host *\n  CanonicalizePermittedCNAMEs *.a:*.b\n", "CanonicalizePermittedCNAMEs", 2},
@@ -328,7 +328,7 @@ static void test_route_keys_are_errors_where_they_apply(void **state)
 		{"Host *\n  KnownHostsCommand /bin/kh %H\n", "KnownHostsCommand", 2},
 		{"Host *\n  RevokedHostKeys /etc/ssh/revoked\n", "RevokedHostKeys", 2},
 		{"Match originalhost node1\n  ProxyCommand nc %h %p\n", "ProxyCommand", 2},
-		{"Match user tester\n  ProxyJump b\n", "ProxyJump", 2},
+		{"Match user tester\n  ProxyJump b,,c\n", "ProxyJump", 2},
 		{"Host *\n  User %u\n", "User", 2},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -339,10 +339,47 @@ static void test_route_keys_are_errors_where_they_apply(void **state)
 		}
 		assert_non_null(strstr(err, "node1"));
 	}
-	/* ProxyJump's message is the one kept in ssh_unsupported.h */
-	error_for("Host *\n  ProxyJump bastion\n", "node1", err, sizeof err, path, sizeof path);
-	assert_non_null(strstr(err, SSH_UNSUPPORTED_PROXYJUMP));
+	/* ProxyCommand's advice is the one kept in ssh_unsupported.h */
+	error_for("Host *\n  ProxyCommand nc %h %p\n", "node1", err, sizeof err, path, sizeof path);
 	assert_non_null(strstr(err, SSH_UNSUPPORTED_ROUTE_FIX));
+}
+
+/* ProxyJump is followed: no error, the value and its line are kept; the
+ * first obtained wins (ProxyCommand included), and -J beats the files. */
+static void test_proxy_jump_is_followed(void **state)
+{
+	(void)state;
+	char path[64];
+	ssh_host_options o;
+	ssh_config *cfg = load_text("Host node1\n  ProxyJump ops@gw:2222,gw2 # the login node\n"
+				    "Host *\n  ProxyCommand nc %h %p\n  ProxyJump other\n",
+				    path, sizeof path);
+	resolve(cfg, "node1", NULL, &o);
+	assert_string_equal(o.error, "");
+	assert_string_equal(o.proxy_jump, "ops@gw:2222,gw2 # the login node");
+	char at[128];
+	snprintf(at, sizeof at, "%s:2", path);
+	assert_string_equal(o.proxy_jump_at, at);
+	/* node2 gets the ProxyCommand first: an error, as before */
+	resolve(cfg, "node2", NULL, &o);
+	assert_non_null(strstr(o.error, "ProxyCommand"));
+	/* -J: neither line in the files applies */
+	ssh_config_query q = {.host = "node2", .jump = "j1,j2"};
+	ssh_config_resolve_query(cfg, &q, &o);
+	assert_string_equal(o.error, "");
+	assert_string_equal(o.proxy_jump, "j1,j2");
+	assert_string_equal(o.proxy_jump_at, "-J");
+	ssh_config_free(cfg);
+
+	cfg = load_text("Host node1\n  ProxyJump none\nHost *\n  ProxyJump gw\n", path, sizeof path);
+	resolve(cfg, "node1", NULL, &o);
+	assert_string_equal(o.error, "");
+	assert_string_equal(o.proxy_jump, "");
+	resolve(cfg, "gw", NULL, &o);
+	/* "Host *" reaches the jump host too: the inventory refuses the loop, as
+	 * ssh.c:main does ("jumphost loop via gw") */
+	assert_string_equal(o.proxy_jump, "gw");
+	ssh_config_free(cfg);
 }
 
 static void test_route_keys_that_do_not_apply(void **state)
@@ -505,6 +542,7 @@ int main(void)
 		cmocka_unit_test(test_match_final_second_pass),
 		cmocka_unit_test(test_route_keys_are_errors_where_they_apply),
 		cmocka_unit_test(test_route_keys_that_do_not_apply),
+		cmocka_unit_test(test_proxy_jump_is_followed),
 		cmocka_unit_test(test_unevaluated_match),
 		cmocka_unit_test(test_auth_keys_are_noted_not_refused),
 		cmocka_unit_test(test_debian_default),
