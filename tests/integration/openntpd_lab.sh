@@ -39,7 +39,6 @@ cleanup() {
 		kill "$p" 2>/dev/null
 	done
 	[ -s "$tmp/node.pid" ] && kill "$(cat "$tmp/node.pid")" 2>/dev/null
-	[ -s "$tmp/sshd.pid" ] && kill "$(cat "$tmp/sshd.pid")" 2>/dev/null
 	sleep 0.3
 	ip netns del "$ns_s" 2>/dev/null
 	ip netns del "$ns_n" 2>/dev/null
@@ -140,6 +139,9 @@ grep -q '^ntpd:' "$tmp/passwd" || echo 'ntpd:x:64123:64123:openntpd lab:/var/lib
 grep -q '^ntpd:' "$tmp/group" || echo 'ntpd:x:64123:' >>"$tmp/group"
 # the node: sshd and openntpd in one private mount namespace (the polling
 # shell's ntpctl must see openntpd's control socket)
+# (and in a PID namespace of its own: its ps lists the node's processes, not
+# this machine's chronyds); the script is the namespace's init and outlives
+# ntpd, so step 3 can stop ntpd alone
 cat >"$tmp/node.sh" <<EOF
 #!/bin/sh
 mount --make-rprivate / || exit 1
@@ -147,18 +149,24 @@ mount -t tmpfs -o mode=0755 tmpfs /var/lib || exit 1
 mkdir -p /var/lib/openntpd/run /var/lib/openntpd/db || exit 1
 mount --bind $tmp/passwd /etc/passwd || exit 1
 mount --bind $tmp/group /etc/group || exit 1
+# no chronyd of this machine answers the node's chronyc (its Unix socket)
+if [ -d /run/chrony ]; then mount -t tmpfs tmpfs /run/chrony || exit 1; fi
 /usr/sbin/sshd -f $tmp/sshd_config -E $tmp/sshd.log || exit 1
-exec env LD_PRELOAD=$tmp/noadj.so setpriv --bounding-set -sys_time $tmp/root/usr/sbin/ntpd -d -v -f $tmp/ntpd.conf
+env LD_PRELOAD=$tmp/noadj.so setpriv --bounding-set -sys_time $tmp/root/usr/sbin/ntpd -d -v -f $tmp/ntpd.conf \\
+	>$tmp/ntpd.log 2>&1 &
+while :; do sleep 3600; done
 EOF
 chmod 0755 "$tmp/node.sh"
 mkdir -p /run/sshd
-ip netns exec "$ns_n" unshare -m "$tmp/node.sh" >"$tmp/ntpd.log" 2>&1 &
+# --kill-child: ending unshare (cleanup) ends the namespace's init, and with
+# it every process of the node
+ip netns exec "$ns_n" unshare -m -p -f --mount-proc --kill-child "$tmp/node.sh" >"$tmp/node.log" 2>&1 &
 echo $! >"$tmp/node.pid"
 for i in $(seq 50); do
 	[ -s "$tmp/sshd.pid" ] && break
 	sleep 0.1
 done
-[ -s "$tmp/sshd.pid" ] || skip_all "sshd did not start: $(cat "$tmp/sshd.log" "$tmp/ntpd.log" 2>/dev/null | head -c 300)"
+[ -s "$tmp/sshd.pid" ] || skip_all "sshd did not start: $(cat "$tmp/sshd.log" "$tmp/node.log" 2>/dev/null | head -c 300)"
 echo "$subnet.10 $(cut -d' ' -f1,2 "$tmp/hostkey.pub")" >"$tmp/known_hosts"
 : >"$tmp/ssh_config"
 # chronyd and ptp4l are not this node's business (the host may run them)
@@ -167,6 +175,9 @@ common="-F $tmp/ssh_config --known-hosts $tmp/known_hosts -i $tmp/id --config $t
 node=".nodes[0]"
 ntpctl_node() {
 	nsenter -t "$(cat "$tmp/node.pid")" -m -n "$tmp/root/usr/sbin/ntpctl" "$@"
+}
+node_ps() { # the node's processes, as its own ps sees them (its init's namespaces)
+	nsenter -t "$(ps -o pid= --ppid "$(cat "$tmp/node.pid")" | head -n 1)" -p -m -n ps -e -o comm= 2>/dev/null
 }
 poll() { # poll FILE: one --once --json that got the node's answer (a busy
 	# machine's ps can take seconds: a long deadline, and up to 3 tries)
@@ -188,8 +199,11 @@ for i in $(seq 90); do
 done
 case $status in 1/1*) true ;; *) false ;; esac
 ok $? "openntpd's peer became valid: $status"
-ps -e -o comm= | grep -qx ntpd
+node_ps | grep -qx ntpd
 ok $? "its process is called ntpd"
+node_ps | grep -qx chronyd
+[ $? -ne 0 ]
+ok $? "the node's ps lists no chronyd"
 
 poll "$tmp/early.json"
 ok $? "--once --json got the node's answer ($(head -c 200 "$tmp/err"))"
@@ -244,7 +258,10 @@ if [ -n "$ours" ]; then
 		[ "$(readlink "/proc/$p/ns/mnt")" = "$ours" ] && kill "$p"
 	done
 fi
-sleep 1
+for i in $(seq 50); do
+	node_ps | grep -qx ntpd || break
+	sleep 0.1
+done
 poll "$tmp/stopped.json"
 jq -e "$node.ntp == null and ([$node.findings[].code] | index(\"time.no_service\") != null)" "$tmp/stopped.json" >/dev/null
 ok $? "openntpd gone: ntp null, time.no_service: $(jq -c "[$node.ntp, [$node.findings[].code]]" "$tmp/stopped.json")"
