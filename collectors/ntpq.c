@@ -8,12 +8,16 @@
  * once a minute: ntpd itself polls its servers every 64 s or more, so its
  * values change no faster.
  *
- * The shell function runs ntpq only where a process called ntpd exists (a
- * read of /proc/N/comm per process, in the shell: no fork), so a node
- * without ntpd pays ~5 ms a minute and answers "no ntpd process" (part not
- * collected).  openntpd's daemon is also called ntpd and has no ntpq
- * interface: when ntpq is missing or gets no answer and `ntpctl -s status`
- * answers, the function says so and the part is absent, not failed. */
+ * The shell function runs ntpq only where a process called ntpd exists: it
+ * looks in the process list the daemons section left in $synctop_ps (that
+ * section runs earlier in the same request, registry.c), so a node without
+ * ntpd pays nothing and answers "no ntpd process" (part not collected).
+ * openntpd's daemon is also called ntpd and has no ntpq interface: where
+ * ntpq is missing and ntpctl is installed, or ntpq gets no answer and
+ * `ntpctl -s status` answers, the function says so and the part is absent,
+ * not failed; the ntpctl collector (ntpctl.c) judges openntpd.  ntpq runs
+ * under timeout(1) where it has one, so a hung ntpq costs the node's
+ * answer NTPQ_TIMEOUT_S, not its poll deadline. */
 #include <config.h>
 
 #include <math.h>
@@ -28,23 +32,33 @@
 #include "units.h"
 
 /* POSIX sh, no single quote (probe.h).  $o holds ntpq's answer so an empty
- * one can be told from openntpd before anything is printed. */
+ * one can be told from openntpd before anything is printed.  timeout(1)
+ * bounds ntpq (NTPQ_TIMEOUT_S): ntpsec's Python ntpq retries a dead ntpd
+ * and would hold the node's answer past its poll deadline; a timeout that
+ * does not take "SECONDS COMMAND" (old busybox) is not used.  openntpd is
+ * the ntpctl collector's (ntpctl.c): where ntpq is missing and ntpctl is
+ * installed, or ntpq gets nothing and ntpctl answers, this part says so and
+ * is absent. */
 static const char ntpq_shell[] =
+	"synctop_ntpq_bounded() {\n"
+	"	if [ \"$synctop_to\" = timeout ]; then timeout " NTPQ_TIMEOUT_S " \"$@\"; else \"$@\"; fi\n"
+	"}\n"
 	"synctop_ntpq() {\n"
-	"	c=\n"
-	"	for f in /proc/[0-9]*/comm; do\n"
-	"		{ IFS= read -r c <\"$f\"; } 2>/dev/null\n"
-	"		if [ \"$c\" = ntpd ]; then break; fi\n"
-	"		c=\n"
-	"	done\n"
-	"	if [ -z \"$c\" ]; then echo \"" NTPQ_NO_NTPD_LINE "\" >&2; return 3; fi\n"
+	"	case $synctop_ps in *ntpd*) ;; *) echo \"" NTPQ_NO_NTPD_LINE "\" >&2; return 3 ;; esac\n"
+	"	if [ -z \"$synctop_to\" ]; then\n"
+	"		if timeout 1 true >/dev/null 2>&1; then synctop_to=timeout; else synctop_to=none; fi\n"
+	"	fi\n"
 	"	if command -v ntpq >/dev/null 2>&1; then\n"
-	"		o=$(ntpq -n -c rv -c peers); r=$?\n"
+	"		o=$(synctop_ntpq_bounded ntpq -n -c rv -c peers); r=$?\n"
+	"		if [ $r -eq 124 ] && [ \"$synctop_to\" = timeout ]; then\n"
+	"			echo \"" NTPQ_TIMEOUT_LINE "\" >&2; return " NTPQ_TIMEOUT_RC_TEXT "\n"
+	"		fi\n"
 	"		if [ -n \"$o\" ]; then printf \"%s\\n\" \"$o\"; return $r; fi\n"
 	"	else\n"
 	"		r=127\n"
 	"	fi\n"
-	"	if command -v ntpctl >/dev/null 2>&1 && ntpctl -s status >/dev/null 2>&1; then\n"
+	"	if command -v ntpctl >/dev/null 2>&1 &&\n"
+	"	   { [ $r -eq 127 ] || synctop_ntpq_bounded ntpctl -s status >/dev/null 2>&1; }; then\n"
 	"		echo \"" NTPQ_OPENNTPD_LINE "\" >&2; return 4\n"
 	"	fi\n"
 	"	if [ $r -eq 127 ]; then echo \"sh: ntpq: not found\" >&2; fi\n"

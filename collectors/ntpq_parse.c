@@ -432,6 +432,11 @@ static bool parse_failure(const tool_output *out, ntp_obs *dst)
 		     (text_span){"", 0});
 		return true;
 	}
+	if (out->rc == NTPQ_TIMEOUT_RC && have_err && text_span_eq(err, NTPQ_TIMEOUT_LINE)) {
+		fail(dst, OBS_DAEMON_UNREACHABLE, "ntpd does not answer ntpq (stopped after " NTPQ_TIMEOUT_S " s)",
+		     (text_span){"", 0});
+		return true;
+	}
 	if (out->rc == TOOL_RC_NOT_FOUND || any_line_contains(out->err, out->err_len, "ntpq: not found", &hit) ||
 	    any_line_contains(out->err, out->err_len, "ntpq: command not found", &hit)) {
 		fail(dst, OBS_TOOL_MISSING, "ntpq not found (ntpd runs); install ntpsec or ntp",

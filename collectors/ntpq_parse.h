@@ -15,11 +15,20 @@
 #define NTPQ_NO_NTPD_RC 3
 #define NTPQ_OPENNTPD_LINE "synctop: ntpd is openntpd (ntpctl answers), which ntpq cannot query"
 #define NTPQ_OPENNTPD_RC 4
+/* ntpq ran out of its time (timeout(1)'s status 124): a hung ntpd, or
+ * ntpsec's ntpq retrying one that is gone.  NTPQ_TIMEOUT_S stays below the
+ * default poll deadline (10 s, --timeout) so the rest of the node's answer
+ * arrives in time. */
+#define NTPQ_TIMEOUT_S "4"
+#define NTPQ_TIMEOUT_RC 124
+#define NTPQ_TIMEOUT_RC_TEXT "124"
+#define NTPQ_TIMEOUT_LINE "synctop: ntpq got no answer within " NTPQ_TIMEOUT_S " s"
 
 /* Always fills dst completely (dst->ran is set).  No ntpd process: state
  * OBS_NOT_COLLECTED.  ntpq missing, or openntpd: OBS_TOOL_MISSING (absent,
  * not a failure).  ntpq unable to reach ntpd ("***Socket error", "timed
- * out"; ntpq exits 0 then): OBS_DAEMON_UNREACHABLE.  A malformed line fails
+ * out"; ntpq exits 0 then), or stopped by timeout(1) (NTPQ_TIMEOUT_LINE):
+ * OBS_DAEMON_UNREACHABLE.  A malformed line fails
  * the part whole (OBS_GARBAGE, or OBS_TRUNCATED for output cut short).
  *
  * Units and signs: ntpq prints milliseconds (offset, sys_jitter, clk_jitter,

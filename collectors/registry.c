@@ -14,20 +14,22 @@ extern const collector daemons_collector;
 extern const collector ethtool_collector;
 extern const collector timesyncd_collector;
 extern const collector ntpq_collector;
+extern const collector ntpctl_collector;
 extern const collector phc_ctl_collector;
 extern const collector kernel_clock_collector;
 
 const collector *const collector_registry[] = {
 	&chrony_collector,
 	&chrony_select_collector,
-	&ntpq_collector,
 	&pmc_collector,
 	&daemons_collector,
+	&ntpq_collector, /* after daemons, whose $synctop_ps it reads */
 	/* after daemons, whose $synctop_ps it reads; before ethtool, which
 	 * replaces an unknown $iface by the default route's */
 	&phc_ctl_collector,
 	&ethtool_collector,
 	&timesyncd_collector, /* after daemons, whose $synctop_ps it reads */
+	&ntpctl_collector, /* after daemons and ntpq: shares ntpq's `ntp` JSON key */
 	&kernel_clock_collector, /* last: a daemon's view of the clock comes first */
 };
 const size_t collector_registry_count = sizeof collector_registry / sizeof collector_registry[0];

@@ -79,7 +79,11 @@ typedef struct collector {
 	void (*history)(const observation *obs, history_sample *sample);
 	/* Its object in each node of the JSON snapshot (report_json.h): the
 	 * key, and the writer (unknown values null; failed allocations clear
-	 * *ok).  NULL key: the collector has no object of its own. */
+	 * *ok).  NULL key: the collector has no object of its own.  Two
+	 * collectors of one daemon kind may share a key (ntpq and ntpctl:
+	 * `ntp`, ntpd or openntpd): the first whose part is not absent
+	 * writes it, at the first one's place, and only its part gives
+	 * synctop_part_up{part=key}. */
 	const char *json_key;
 	json_t *(*json)(const observation *obs, bool *ok);
 	/* A second object of its own, written right after the first (ethtool:

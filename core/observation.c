@@ -241,6 +241,7 @@ void observation_init(observation *obs)
 	clock_check_obs_init(&obs->clock);
 	ntp_obs_init(&obs->ntp);
 	kernel_clock_obs_init(&obs->kernel);
+	openntpd_obs_init(&obs->openntpd);
 }
 
 void timesyncd_obs_init(timesyncd_obs *t)
@@ -585,4 +586,38 @@ void kernel_clock_settle(kernel_clock_obs *k)
 	if (!synced || k->status == INT_UNKNOWN || !(k->status & KERNEL_STA_PLL)) {
 		k->offset_s = NAN;
 	}
+}
+
+void openntpd_obs_init(openntpd_obs *o)
+{
+	memset(o, 0, sizeof *o);
+	o->synced = INT_UNKNOWN;
+	o->stratum = INT_UNKNOWN;
+	o->unsynced_offset_s = NAN;
+	for (int i = 0; i < OPENNTPD_MAX_PEERS; i++) {
+		o->peers[i].stratum = INT_UNKNOWN;
+		o->peers[i].offset_s = NAN;
+		o->peers[i].delay_s = NAN;
+		o->peers[i].jitter_s = NAN;
+	}
+}
+
+bool openntpd_synced(const openntpd_obs *o)
+{
+	return o->state == OBS_OK && o->synced == 1;
+}
+
+int openntpd_peer_count(const openntpd_obs *o)
+{
+	return o->n_peers < 0 ? 0 : o->n_peers > OPENNTPD_MAX_PEERS ? OPENNTPD_MAX_PEERS : o->n_peers;
+}
+
+const openntpd_peer *openntpd_selected_peer(const openntpd_obs *o)
+{
+	for (int i = 0; i < openntpd_peer_count(o); i++) {
+		if (o->peers[i].selected) {
+			return &o->peers[i];
+		}
+	}
+	return NULL;
 }

@@ -665,6 +665,66 @@ bool kernel_clock_synchronised(const kernel_clock_obs *k);
 /* Applies that rule to values as node_exporter reported them. */
 void kernel_clock_settle(kernel_clock_obs *k);
 
+/* --------------------------------------------------------------- openntpd */
+
+/* openntpd (also a process called ntpd, without ntpq's mode 6 interface)
+ * through `ntpctl -s all` (collectors/ntpctl.c): the status line and the
+ * peers.  ntpctl prints milliseconds; the model holds seconds.  Offsets
+ * follow synctop's sign (node minus reference): ntpctl's are the server's
+ * offset from this host, negated by the parser (ntpctl_parse.h). */
+#define OPENNTPD_MAX_PEERS 16
+/* A peer is valid (answers used) from this trust level on (openntpd
+ * ntpd.h TRUSTLEVEL_BADPEER); it climbs to 10 one good reply at a time. */
+#define OPENNTPD_TRUSTLEVEL_BADPEER 6
+
+typedef struct {
+	char address[64];     /* the peer's first word (its address) */
+	char description[64]; /* what follows: "from pool NAME", "(NAME)"; "" when none */
+	bool selected;        /* '*': the peer the clock is synced to */
+	int weight;
+	int trust_level;      /* 0..10 */
+	int stratum;          /* INT_UNKNOWN for "-" (no answer yet) */
+	int next_s;           /* seconds to its next query */
+	int poll_s;
+	bool valid;           /* trust level >= OPENNTPD_TRUSTLEVEL_BADPEER: the numbers below exist */
+	double offset_s;      /* node - peer; NAN when not valid */
+	double delay_s;
+	double jitter_s;
+} openntpd_peer;
+
+typedef struct {
+	obs_state state;
+	char error[OBS_ERROR_LEN];
+	int synced;            /* "clock synced": 1, "clock unsynced": 0; INT_UNKNOWN */
+	int stratum;           /* "stratum N" when synced; INT_UNKNOWN */
+	/* "clock unsynced, clock offset is X ms": the correction adjtime still
+	 * has to apply, node - reference (negated); NAN when not printed. */
+	double unsynced_offset_s;
+	int peers_valid, peers_configured;     /* "V/N peers valid"; 0/0 when not printed */
+	int sensors_valid, sensors_configured; /* "V/N sensors valid" */
+	bool constraints_configured;           /* a constraint line was printed */
+	bool constraint_known;                 /* "constraint offset Ns" */
+	int64_t constraint_offset_s;           /* HTTPS constraint median minus the clock */
+	int constraint_errors;
+	int n_peers;           /* entries stored below */
+	int n_peers_total;     /* peers ntpctl printed (may exceed the array) */
+	openntpd_peer peers[OPENNTPD_MAX_PEERS];
+	int n_sensors;         /* sensors printed (not stored) */
+	bool sensor_selected;  /* a sensor is marked '*': the clock follows it */
+} openntpd_obs;
+
+void openntpd_obs_init(openntpd_obs *o);
+
+/* openntpd says the clock is synced.  The offset and stratum mean
+ * something only then. */
+bool openntpd_synced(const openntpd_obs *o);
+
+/* The peer marked '*', or NULL. */
+const openntpd_peer *openntpd_selected_peer(const openntpd_obs *o);
+
+/* n_peers clamped to 0..OPENNTPD_MAX_PEERS. */
+int openntpd_peer_count(const openntpd_obs *o);
+
 /* -------------------------------------------------------------- the whole */
 
 typedef struct {
@@ -686,6 +746,7 @@ typedef struct {
 	clock_check_obs clock;  /* kept across polls until the next check */
 	ntp_obs ntp;
 	kernel_clock_obs kernel; /* not probed over SSH: the Prometheus source fills it */
+	openntpd_obs openntpd;   /* openntpd (ntpctl) */
 } observation;
 
 /* Reset every field to "unknown / not collected". */

@@ -71,7 +71,11 @@ static json_t *node_json(const node *nd, bool *ok)
 	/* each collector's part, in registry order (collector.h) */
 	for (size_t i = 0; i < collector_registry_count; i++) {
 		const collector *c = collector_registry[i];
-		if (c->json_key) {
+		/* a key shared with an earlier collector (collector.h) is
+		 * written by the first whose part says something; jansson
+		 * keeps the key where it was first set */
+		json_t *earlier = c->json_key ? json_object_get(o, c->json_key) : NULL;
+		if (c->json_key && (!earlier || json_is_null(earlier))) {
 			json_value_put(o, c->json_key, has ? c->json(obs, ok) : json_null(), ok);
 		}
 		if (c->json_list_key) {

@@ -232,6 +232,16 @@ static void emit_part_up(writer *w, const entry *e)
 		if (!c->part_state || collector_part_absent(c, o)) {
 			continue; /* not asked for, or the tool is not installed */
 		}
+		bool said = false;
+		for (size_t k = 0; k < i && !said; k++) {
+			const collector *prior = collector_registry[k];
+			/* a shared key (collector.h): one series, the first part's */
+			said = prior->part_state && prior->json_key && !collector_part_absent(prior, o) &&
+			       strcmp(prior->json_key, c->json_key) == 0;
+		}
+		if (said) {
+			continue;
+		}
 		prom_label l[] = {{"node", e->name}, {"part", c->json_key}};
 		prom_sample(w, l, 2, c->part_state(o) == OBS_OK ? 1 : 0);
 	}

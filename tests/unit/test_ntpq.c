@@ -234,6 +234,11 @@ static void test_failures(void **state)
 	assert_non_null(strstr(n.error, "openntpd"));
 	parse_text("", "localhost: timed out, nothing received\n***Request timed out\n", 0, &n);
 	assert_int_equal(n.state, OBS_DAEMON_UNREACHABLE);
+	/* timeout(1) stopped ntpq (the collector's function says so): a hung
+	 * ntpd, even with part of rv printed */
+	parse_text("associd=0 status=0615\n", NTPQ_TIMEOUT_LINE "\n", NTPQ_TIMEOUT_RC, &n);
+	assert_int_equal(n.state, OBS_DAEMON_UNREACHABLE);
+	assert_non_null(strstr(n.error, "stopped after " NTPQ_TIMEOUT_S " s"));
 	parse_text("", "", 0, &n);
 	assert_int_equal(n.state, OBS_EMPTY);
 	parse_text("", "boom\n", 2, &n);

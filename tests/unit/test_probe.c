@@ -29,6 +29,8 @@
 #include "daemons_parse.h"
 #include "ethtool_parse.h"
 #include "fixture.h"
+#include "ntpctl_parse.h"
+#include "ntpq_parse.h"
 #include "phc_ctl_parse.h"
 #include "probe.h"
 #include "probe_decode.h"
@@ -431,8 +433,17 @@ static void make_shims(const char *dir, bool with_mktemp)
 		   "fi\n"
 		   "[ \"$*\" = \"-e -o pid=,etimes=,comm=\" ] || exit 64\n"
 		   "printf \"  812   86400 chronyd\\n 9123      42 ptp4l\\n@@synctop " OTHER " end\\n 9130 41 phc2sys\\n"
-		   "   77       5 systemd-timesyn\"\n"
+		   "   77       5 systemd-timesyn\\n  501    3600 ntpd\"\n"
 		   "printf \"ps: partial\" >&2\n", 0755);
+	/* openntpd's ntpctl (ps lists ntpd); no ntpq: the ntpq collector
+	 * leaves it to the ntpctl one */
+	char ntpctl[PATH_MAX];
+	fixture_path(ntpctl, sizeof ntpctl, "ntpctl-s-all-synced.txt");
+	snprintf(text, sizeof text,
+		 "#!/bin/sh\n"
+		 "[ \"$*\" = \"-s all\" ] || exit 64\n"
+		 "exec /bin/cat \"%s\"\n", ntpctl);
+	write_file(dir, "ntpctl", text, 0755);
 	/* timedatectl: one line per call, so the test sees all three ran */
 	write_file(dir, "timedatectl", "#!/bin/sh\nprintf \"timedatectl %s\\n\" \"$*\"\n", 0755);
 	/* phc_ctl 3.1.1's output shape (tests/fixtures/phc_ctl.source.md) */
@@ -607,9 +618,17 @@ static void check_standard_sections(const probe_response *r, bool sudo)
 	/* the process list, then phc2sys's command line because it runs */
 	assert_body(s->out, s->out_len,
 		    "  812   86400 chronyd\n 9123      42 ptp4l\n@@synctop " OTHER " end\n 9130 41 phc2sys\n"
-		    "   77       5 systemd-timesyn\n"
+		    "   77       5 systemd-timesyn\n  501    3600 ntpd\n"
 		    "phc2sys         /usr/sbin/phc2sys -a -r\n");
 	assert_body(s->err, s->err_len, "ps: partial");
+
+	/* openntpd: ntpctl run because $synctop_ps lists ntpd and ntpctl is
+	 * there (no timeout in the shim PATH: ntpctl runs bare) */
+	s = probe_section_find(r, "ntpctl");
+	assert_non_null(s);
+	assert_int_equal(s->rc, 0);
+	check_fixture_body(s, "ntpctl-s-all-synced.txt");
+	assert_int_equal(s->err_len, 0);
 
 	s = probe_section_find(r, "selectdata");
 	if (s) {
@@ -698,7 +717,7 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 	char n1[] = "00000000000000a1", n2[] = "00000000000000b2", n3[] = "00000000000000c3";
 
 	/* 1: ethtool on a named interface */
-	probe_request_format(req, sizeof req, n1, PROBE_FLAG_ETHTOOL | PROBE_FLAG_SELECTDATA, "eth0");
+	probe_request_format(req, sizeof req, n1, PROBE_FLAG_ETHTOOL | PROBE_FLAG_SELECTDATA | PROBE_FLAG_NTPQ, "eth0");
 	send_line(in[1], req);
 	read_response(out[0], n1, &b);
 	assert_int_equal(probe_split(b.data, b.len, n1, &r), PROBE_COMPLETE);
@@ -706,7 +725,7 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 	assert_true(b.len > sizeof first);
 	assert_memory_equal(b.data, first, sizeof first - 1);
 	assert_int_equal(r.end, b.len);
-	assert_int_equal(r.n_sections, expected_sections(PROBE_FLAG_ETHTOOL | PROBE_FLAG_SELECTDATA));
+	assert_int_equal(r.n_sections, expected_sections(PROBE_FLAG_ETHTOOL | PROBE_FLAG_SELECTDATA | PROBE_FLAG_NTPQ));
 	assert_non_null(probe_section_find(&r, "selectdata"));
 	check_standard_sections(&r, false);
 	const probe_section *s = probe_section_find(&r, "ethtool");
@@ -743,6 +762,14 @@ static void run_end_to_end(const char *shell, bool with_mktemp)
 	assert_int_equal(s->rc, 0);
 	assert_body(s->out, s->out_len,
 		    "timedatectl show\ntimedatectl show-timesync --all\ntimedatectl timesync-status\n");
+
+	/* ntpq: ps lists ntpd, ntpq is missing and ntpctl is there: openntpd,
+	 * which the ntpctl collector judges; the ntpq part is absent */
+	s = probe_section_find(&r, "ntpq");
+	assert_non_null(s);
+	assert_int_equal(s->rc, NTPQ_OPENNTPD_RC);
+	assert_int_equal(s->out_len, 0);
+	assert_body(s->err, s->err_len, NTPQ_OPENNTPD_LINE "\n");
 
 	/* 1b: every interface of a list, each with its own stderr and status
 	 * (a boundary clock's ports); the shim knows eth0 only */
@@ -909,6 +936,135 @@ static void test_ps_without_etimes(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* One collector's shell function run by sh with shims in a private PATH
+ * (links to the few real tools it needs), $synctop_ps as the daemons
+ * section leaves it.  Returns the elapsed seconds. */
+static double run_function(const char *dir, const char *collector_name, const char *ps, char *out, size_t out_cap,
+			   char *err, size_t err_cap, int *rc)
+{
+	const collector *c = collector_find(collector_name);
+	assert_non_null(c);
+	char script[8192], cmd[PATH_MAX + 64], path[PATH_MAX + 16];
+	snprintf(script, sizeof script, "synctop_ps=\"%s\"\n%s%s 2>%s/err\necho \"@rc $?\"\n", ps,
+		 c->shell_functions, c->command, dir);
+	write_file(dir, "run.sh", script, 0644);
+	snprintf(cmd, sizeof cmd, "PATH=%s /bin/sh %s/run.sh", dir, dir);
+	double t0 = now_s();
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	size_t n = fread(out, 1, out_cap - 1, p);
+	out[n] = '\0';
+	assert_int_equal(pclose(p), 0);
+	double elapsed = now_s() - t0;
+	char *mark = strstr(out, "@rc ");
+	assert_non_null(mark);
+	*rc = atoi(mark + 4);
+	*mark = '\0';
+	snprintf(path, sizeof path, "%s/err", dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(err, 1, err_cap - 1, f);
+	err[n] = '\0';
+	fclose(f);
+	return elapsed;
+}
+
+static void link_tool(const char *dir, const char *name)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+	snprintf(from, sizeof from, "/usr/bin/%s", name);
+	if (access(from, X_OK) != 0) {
+		snprintf(from, sizeof from, "/bin/%s", name);
+	}
+	snprintf(to, sizeof to, "%s/%s", dir, name);
+	assert_int_equal(symlink(from, to), 0);
+}
+
+/* ntpq and ntpctl never hold a node's answer past their bound: a hung
+ * tool (ntpsec's Python ntpq retrying a dead ntpd, a daemon that accepts
+ * and never answers) is stopped by timeout(1) after NTPQ_TIMEOUT_S and
+ * reported as a daemon that does not answer; without timeout(1) the tools
+ * run bare.  And the two agree on openntpd. */
+static void test_ntp_functions(void **state)
+{
+	(void)state;
+	if (access("/usr/bin/timeout", X_OK) != 0 || access("/usr/bin/sleep", X_OK) != 0) {
+		skip();
+	}
+	char dir[] = "/tmp/synctop-ntpfn-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	static char out[8192], err[1024];
+	int rc;
+	const char *ps = " 1 10 init\n 501 3600 ntpd";
+	link_tool(dir, "timeout");
+	link_tool(dir, "sleep");
+	link_tool(dir, "true");
+	link_tool(dir, "cat");
+
+	/* a hung ntpq: stopped, said so, parsed as unreachable */
+	write_file(dir, "ntpq", "#!/bin/sh\nexec sleep 30\n", 0755);
+	double t = run_function(dir, "ntpq", ps, out, sizeof out, err, sizeof err, &rc);
+	assert_true(t < 8.0);
+	assert_int_equal(rc, NTPQ_TIMEOUT_RC);
+	assert_string_equal(err, NTPQ_TIMEOUT_LINE "\n");
+	tool_output o = {out, strlen(out), err, strlen(err), rc};
+	ntp_obs n;
+	ntpq_parse(&o, &n);
+	assert_int_equal(n.state, OBS_DAEMON_UNREACHABLE);
+	assert_non_null(strstr(n.error, "stopped after"));
+
+	/* no ntpd in the process list: ntpq is not run at all */
+	t = run_function(dir, "ntpq", " 1 10 init\n 2 10 chronyd", out, sizeof out, err, sizeof err, &rc);
+	assert_true(t < 3.0);
+	assert_int_equal(rc, NTPQ_NO_NTPD_RC);
+	assert_string_equal(err, NTPQ_NO_NTPD_LINE "\n");
+
+	/* a hung ntpctl: the same bound */
+	char fix[PATH_MAX], text[PATH_MAX + 64];
+	fixture_path(fix, sizeof fix, "ntpctl-s-all-synced.txt");
+	write_file(dir, "ntpctl", "#!/bin/sh\nexec sleep 30\n", 0755);
+	t = run_function(dir, "ntpctl", ps, out, sizeof out, err, sizeof err, &rc);
+	assert_true(t < 8.0);
+	assert_int_equal(rc, NTPCTL_TIMEOUT_RC);
+	openntpd_obs on;
+	tool_output oc = {out, strlen(out), err, strlen(err), rc};
+	ntpctl_parse(&oc, &on);
+	assert_int_equal(on.state, OBS_DAEMON_UNREACHABLE);
+
+	/* ntpq present but silent, ntpctl answers: openntpd */
+	snprintf(text, sizeof text, "#!/bin/sh\nexec cat \"%s\"\n", fix);
+	write_file(dir, "ntpctl", text, 0755);
+	write_file(dir, "ntpq", "#!/bin/sh\nexit 1\n", 0755);
+	run_function(dir, "ntpq", ps, out, sizeof out, err, sizeof err, &rc);
+	assert_int_equal(rc, NTPQ_OPENNTPD_RC);
+	assert_string_equal(err, NTPQ_OPENNTPD_LINE "\n");
+	run_function(dir, "ntpctl", ps, out, sizeof out, err, sizeof err, &rc);
+	assert_int_equal(rc, 0);
+	size_t len;
+	char *want = fixture_read("ntpctl-s-all-synced.txt", &len);
+	assert_string_equal(out, want);
+	free(want);
+	/* no ntpd: ntpctl is not run, nothing printed (part not collected) */
+	run_function(dir, "ntpctl", " 1 10 init", out, sizeof out, err, sizeof err, &rc);
+	assert_int_equal(rc, 0);
+	assert_string_equal(out, "");
+	assert_string_equal(err, "");
+
+	/* no timeout(1): ntpq runs bare and its answer passes through */
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof path, "%s/timeout", dir);
+	assert_int_equal(unlink(path), 0);
+	write_file(dir, "ntpq", "#!/bin/sh\necho \"associd=0 status=0615\"\n", 0755);
+	run_function(dir, "ntpq", ps, out, sizeof out, err, sizeof err, &rc);
+	assert_int_equal(rc, 0);
+	assert_string_equal(out, "associd=0 status=0615\n");
+	assert_string_equal(err, "");
+
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_script_end_to_end(void **state)
 {
 	(void)state;
@@ -984,8 +1140,13 @@ static void test_registry_invariants(void **state)
 		}
 		for (size_t j = 0; j < i; j++) {
 			assert_string_not_equal(collector_registry[j]->name, c->name);
-			if (c->json_key && collector_registry[j]->json_key) {
-				assert_string_not_equal(collector_registry[j]->json_key, c->json_key);
+			/* a shared JSON key (collector.h) needs both parts' states to
+			 * say which one writes it; ntpq and ntpctl are the one pair */
+			if (c->json_key && collector_registry[j]->json_key &&
+			    strcmp(collector_registry[j]->json_key, c->json_key) == 0) {
+				assert_string_equal(c->json_key, "ntp");
+				assert_non_null(c->part_state);
+				assert_non_null(collector_registry[j]->part_state);
 			}
 		}
 	}
@@ -997,6 +1158,7 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registry_invariants),
+		cmocka_unit_test(test_ntp_functions),
 		cmocka_unit_test(test_split_exact_bodies),
 		cmocka_unit_test(test_split_fake_markers_are_body),
 		cmocka_unit_test(test_split_every_prefix_incomplete),
