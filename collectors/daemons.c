@@ -63,7 +63,39 @@ static const char daemons_functions[] =
 	"		;;\n"
 	"	*) synctop_args= ;;\n"
 	"	esac\n"
+	"	synctop_places\n"
 	"	return $synctop_r\n"
+	"}\n"
+	/* Where each daemon's process runs and whether it may set the clock,
+	 * read by the shell itself (builtins and redirections: no process
+	 * started, no round trip): for each line of $synctop_ps that names a
+	 * daemon and starts with its PID, "::proc PID", its cgroup lines but
+	 * a v1 hierarchy's root ("N:ctrl:/" tells nothing; the unified "0::/"
+	 * is kept), its CapEff and its uid_map (daemons_parse.h).  IFS is a
+	 * newline and globbing off while the lines are walked. */
+	"synctop_places() {\n"
+	"	synctop_f=$IFS\n"
+	"	IFS=\"\n\"\n"
+	"	set -f\n"
+	"	for synctop_l in $synctop_ps; do\n"
+	"		case ${synctop_l##* } in\n"
+	"		chronyd|ntpd|systemd-timesyn|ptp4l|phc2sys) ;;\n"
+	"		*) continue ;;\n"
+	"		esac\n"
+	"		synctop_l=${synctop_l#\"${synctop_l%%[! ]*}\"}\n"
+	"		synctop_p=${synctop_l%% *}\n"
+	"		case $synctop_p in \"\"|*[!0-9]*) continue ;; esac\n"
+	"		printf \"::proc %s\\n\" \"$synctop_p\"\n"
+	"		while IFS= read -r synctop_l; do\n"
+	"			case $synctop_l in [1-9]*:/) ;; *) printf \"::cg %s\\n\" \"$synctop_l\" ;; esac\n"
+	"		done 2>/dev/null </proc/$synctop_p/cgroup\n"
+	"		while IFS= read -r synctop_l; do\n"
+	"			case $synctop_l in CapEff:*) printf \"::cap %s\\n\" \"${synctop_l#CapEff:}\" ;; esac\n"
+	"		done 2>/dev/null </proc/$synctop_p/status\n"
+	"		while IFS= read -r synctop_l; do printf \"::uid %s\\n\" \"$synctop_l\"; done 2>/dev/null </proc/$synctop_p/uid_map\n"
+	"	done\n"
+	"	set +f\n"
+	"	IFS=$synctop_f\n"
 	"}\n";
 
 static obs_state daemons_part_state(const observation *obs)

@@ -1,7 +1,9 @@
 /* test_daemons_parse.c - which daemons a ps listing shows, their PIDs and
  * ages (captures: tests/fixtures/ps-*.txt, ps-daemons.source.md), and
  * restarts from one poll to the next, through the model (node_update) and
- * the rule ptp.daemon_restarted. */
+ * the rule ptp.daemon_restarted; where each daemon runs and whether it may
+ * set the clock, from the /proc block after the list
+ * (tests/fixtures/daemons-places-*.txt, daemons-places.source.md). */
 #include <config.h>
 
 #include <setjmp.h>
@@ -254,6 +256,128 @@ static void test_restart_in_the_node(void **state)
 	free(n);
 }
 
+static const daemon_place *place(const daemons_obs *d, int pid)
+{
+	for (int i = 0; i < d->n_places; i++) {
+		if (d->places[i].pid == pid) {
+			return &d->places[i];
+		}
+	}
+	fail_msg("no place for PID %d", pid);
+	return NULL;
+}
+
+/* Pure cgroup v2, a PTP pod under cri-o beside the host's timesyncd. */
+static void test_places_v2_crio(void **state)
+{
+	(void)state;
+	daemons_obs d = parse_fixture("daemons-places-v2-kubepods-crio.txt");
+	assert_int_equal(d.state, OBS_OK);
+	assert_int_equal(d.running, DAEMON_TIMESYNCD | DAEMON_PTP4L | DAEMON_PHC2SYS);
+	assert_int_equal(d.n_places, 3);
+	assert_int_equal(d.n_places_total, 3);
+	assert_int_equal(d.n_phc2sys, 1); /* the args line is still phc2sys's */
+	const daemon_place *t = place(&d, 812);
+	assert_int_equal(t->bit, DAEMON_TIMESYNCD);
+	assert_int_equal(t->container, CONTAINER_NONE);
+	assert_string_equal(t->cgroup, "/system.slice/systemd-timesyncd.service");
+	assert_int_equal(t->can_set, CAN_SET_TIME_YES); /* CapEff 0x2000000: CAP_SYS_TIME alone */
+	const daemon_place *p = place(&d, 4021);
+	assert_int_equal(p->bit, DAEMON_PTP4L);
+	assert_int_equal(p->container, CONTAINER_KUBEPODS);
+	assert_int_equal(p->runtime, CONTAINER_CRIO);
+	assert_true(p->cgroup_read);
+	assert_non_null(strstr(p->cgroup, "/crio-7d3b9a0c4e5f"));
+	assert_int_equal(p->can_set, CAN_SET_TIME_YES);
+	assert_int_equal(place(&d, 4077)->runtime, CONTAINER_CRIO);
+}
+
+/* Pure cgroup v2, a chronyd in a containerd pod given CAP_SYS_TIME. */
+static void test_places_v2_containerd(void **state)
+{
+	(void)state;
+	daemons_obs d = parse_fixture("daemons-places-v2-kubepods-containerd.txt");
+	assert_int_equal(d.n_places, 2);
+	assert_int_equal(place(&d, 690)->container, CONTAINER_NONE);
+	assert_string_equal(place(&d, 690)->cgroup, "/system.slice/chrony.service");
+	const daemon_place *c = place(&d, 51234);
+	assert_int_equal(c->bit, DAEMON_CHRONYD);
+	assert_int_equal(c->container, CONTAINER_KUBEPODS);
+	assert_int_equal(c->runtime, CONTAINER_CONTAINERD);
+	assert_int_equal(c->can_set, CAN_SET_TIME_YES); /* 0xaa0425fb: docker's default set + SYS_TIME */
+	/* the youngest chronyd still speaks for the daemon */
+	assert_int_equal(proc(&d, DAEMON_CHRONYD)->pid, 51234);
+	assert_int_equal(proc(&d, DAEMON_CHRONYD)->count, 2);
+}
+
+/* cgroup v1 (and the hybrid's empty unified line): ntpd in docker with
+ * docker's default capabilities, which lack CAP_SYS_TIME. */
+static void test_places_v1_docker(void **state)
+{
+	(void)state;
+	daemons_obs d = parse_fixture("daemons-places-v1-docker.txt");
+	const daemon_place *h = place(&d, 602);
+	assert_int_equal(h->container, CONTAINER_NONE);
+	assert_string_equal(h->cgroup, "/system.slice/chrony.service");
+	const daemon_place *n = place(&d, 9911);
+	assert_int_equal(n->bit, DAEMON_NTPD);
+	assert_int_equal(n->container, CONTAINER_DOCKER);
+	assert_int_equal(n->runtime, CONTAINER_DOCKER);
+	assert_string_equal(n->cgroup, "/docker/c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00");
+	assert_int_equal(n->can_set, CAN_SET_TIME_NO);
+}
+
+/* A rootless podman container: CAP_SYS_TIME in its CapEff sets nothing,
+ * its uid_map is not the initial namespace's. */
+static void test_places_rootless(void **state)
+{
+	(void)state;
+	daemons_obs d = parse_fixture("daemons-places-v2-libpod-rootless.txt");
+	const daemon_place *c = place(&d, 70321);
+	assert_int_equal(c->container, CONTAINER_LIBPOD);
+	assert_int_equal(c->can_set, CAN_SET_TIME_NO);
+	assert_int_equal(place(&d, 1544)->can_set, CAN_SET_TIME_YES);
+}
+
+/* lxc (an unprivileged LXD container), and a process whose /proc files
+ * could not be read (it ended between ps and the read): unknown. */
+static void test_places_lxc_and_unreadable(void **state)
+{
+	(void)state;
+	daemons_obs d = parse_fixture("daemons-places-v2-lxc-unreadable.txt");
+	assert_int_equal(place(&d, 701)->container, CONTAINER_NONE);
+	assert_string_equal(place(&d, 701)->cgroup, "/init.scope");
+	assert_int_equal(place(&d, 2210)->container, CONTAINER_LXC);
+	assert_int_equal(place(&d, 2210)->can_set, CAN_SET_TIME_NO);
+	const daemon_place *g = place(&d, 2290);
+	assert_false(g->cgroup_read);
+	assert_string_equal(g->cgroup, "");
+	assert_int_equal(g->can_set, CAN_SET_TIME_UNKNOWN);
+}
+
+/* Without the /proc block (an older probe), places are known by PID only;
+ * a "::proc" for a PID ps did not list, and stray "::" lines, change
+ * nothing; more processes than kept are counted. */
+static void test_places_edges(void **state)
+{
+	(void)state;
+	daemons_obs d = parse("  5 9 chronyd\n::cg 0::/docker/x\n::proc 77\n::cap 2000000\n", 0);
+	assert_int_equal(d.n_places, 1);
+	assert_int_equal(d.places[0].can_set, CAN_SET_TIME_UNKNOWN);
+	assert_false(d.places[0].cgroup_read);
+	d = parse("chronyd\nptp4l\n", 0); /* the fallback listing: no PID, no place */
+	assert_int_equal(d.n_places, 0);
+	char many[1024] = "";
+	for (int i = 1; i <= DAEMONS_MAX_PLACES + 3; i++) {
+		char line[32];
+		snprintf(line, sizeof line, "%d 1 ptp4l\n", i);
+		strcat(many, line);
+	}
+	d = parse(many, 0);
+	assert_int_equal(d.n_places, DAEMONS_MAX_PLACES);
+	assert_int_equal(d.n_places_total, DAEMONS_MAX_PLACES + 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +388,12 @@ int main(void)
 		cmocka_unit_test(test_pid_and_age),
 		cmocka_unit_test(test_restart_by_younger_age),
 		cmocka_unit_test(test_restart_in_the_node),
+		cmocka_unit_test(test_places_v2_crio),
+		cmocka_unit_test(test_places_v2_containerd),
+		cmocka_unit_test(test_places_v1_docker),
+		cmocka_unit_test(test_places_rootless),
+		cmocka_unit_test(test_places_lxc_and_unreadable),
+		cmocka_unit_test(test_places_edges),
 	};
 	return cmocka_run_group_tests_name("daemons_parse", tests, NULL, NULL);
 }
