@@ -27,6 +27,8 @@
 #include <stdio.h>
 
 #include "collector.h"
+#include "container_parse.h"
+#include "daemon_steering.h"
 #include "daemons_parse.h"
 #include "json_value.h"
 
@@ -178,9 +180,94 @@ static void age_text(double s, char *buf, size_t len)
 	}
 }
 
-/* ptp.daemon_restarted: ptp4l or phc2sys restarted within the window. */
+/* "chronyd (PID 51234, kubepods /kubepods.slice/.../cri-containerd-3f2e1d0c9b8a.scope)" */
+static const char *place_text(const daemon_place *p, char *buf, size_t len)
+{
+	char cg[96];
+	container_shorten(p->cgroup_read ? p->cgroup : "cgroup unknown", cg, sizeof cg);
+	if (p->container != CONTAINER_NONE) {
+		snprintf(buf, len, "%s (PID %d, %s %s)", daemon_name(p->bit), p->pid,
+			 container_kind_name(p->container), cg);
+	} else {
+		snprintf(buf, len, "%s (PID %d, %s)", daemon_name(p->bit), p->pid, cg);
+	}
+	return buf;
+}
+
+/* time.daemon_in_container: the guide's trap, a time daemon inside a
+ * container (an image that ships its own ntpd, a container given
+ * CAP_SYS_TIME).  Crit when one that may set the clock runs beside
+ * another process that steers the same clock (daemon_steering.h: both
+ * CLOCK_REALTIME), on the host or in another container: two masters of
+ * one clock; time.conflicting_daemons counts only the host's, so the pair
+ * is said once, here.  Warn when one cannot set the clock: it corrects
+ * nothing and its numbers mislead.  Nothing when it is the node's only
+ * steering daemon: chrony DaemonSets and OpenShift's PTP operator run so.
+ * One finding of each severity, naming the first such process. */
+static void container_rule(const observation *o, finding_list *out)
+{
+	const daemons_obs *d = &o->daemons;
+	int n = d->n_places < DAEMONS_MAX_PLACES ? d->n_places : DAEMONS_MAX_PLACES;
+	const daemon_place *crit = NULL, *partner = NULL, *warn = NULL;
+	int n_crit = 0, n_warn = 0;
+	for (int i = 0; i < n; i++) {
+		const daemon_place *c = &d->places[i];
+		if (c->container == CONTAINER_NONE) {
+			continue;
+		}
+		if (c->can_set == CAN_SET_TIME_NO) {
+			n_warn++;
+			warn = warn ? warn : c;
+			continue;
+		}
+		if (c->can_set != CAN_SET_TIME_YES) {
+			continue;
+		}
+		for (int k = 0; k < n; k++) {
+			const daemon_place *other = &d->places[k];
+			if (daemon_may_set(other) && daemon_same_clock(o, c, other)) {
+				n_crit++;
+				if (!crit) {
+					crit = c;
+					partner = other;
+				}
+				break;
+			}
+		}
+	}
+	char a[160], b[160];
+	finding f;
+	if (crit) {
+		finding_start(&f, SEVERITY_CRIT, "time.daemon_in_container");
+		finding_message(&f, "%s can set the clock beside %s: both steer the system clock%s",
+				place_text(crit, a, sizeof a), place_text(partner, b, sizeof b),
+				n_crit > (partner->container != CONTAINER_NONE ? 2 : 1) ? " (and more)" : "");
+		finding_hint(&f, "Keep one master of CLOCK_REALTIME: take CAP_SYS_TIME from the container "
+			     "(no `--cap-add SYS_TIME`, no `capabilities: add: [SYS_TIME]`, no privileged "
+			     "mode; or run its chronyd with `-x`) or stop the host's daemon; check with "
+			     "`grep CapEff /proc/PID/status` (bit 25) and `cat /proc/PID/cgroup`.");
+		health_add_finding(out, &f);
+	}
+	if (warn) {
+		finding_start(&f, SEVERITY_WARN, "time.daemon_in_container");
+		finding_message(&f, "%s cannot set the clock (no CAP_SYS_TIME in the initial user "
+				"namespace)%s", place_text(warn, a, sizeof a),
+				n_warn > 1 ? "; more containers alike" : "");
+		finding_hint(&f, "It corrects nothing, and its offsets describe a clock it does not steer: "
+			     "remove the daemon from the image (`docker exec`/`kubectl exec` ... `ps`), and "
+			     "leave time to the host's daemon.");
+		health_add_finding(out, &f);
+	}
+}
+
+/* ptp.daemon_restarted: ptp4l or phc2sys restarted within the window
+ * (not for a group that expects no PTP); time.daemon_in_container. */
 static void daemons_rules(const health_context *ctx, finding_list *out)
 {
+	container_rule(ctx->obs, out);
+	if (ctx->th->expect_ptp == EXPECT_NO) {
+		return;
+	}
 	static const struct {
 		unsigned bit;
 		const char *hint;
@@ -218,11 +305,6 @@ static void daemons_rules(const health_context *ctx, finding_list *out)
 	}
 }
 
-static expectation daemons_expectation(const thresholds *th)
-{
-	return th->expect_ptp;
-}
-
 static const threshold_key daemons_keys[] = {
 	THRESHOLD_KEY(daemon_restart_warn_s, THRESHOLD_DOUBLE, NULL),
 };
@@ -241,7 +323,6 @@ const collector daemons_collector = {
 	.prometheus = daemons_prometheus,
 	.n_prometheus = sizeof daemons_prometheus / sizeof daemons_prometheus[0],
 	.rules = daemons_rules,
-	.expectation = daemons_expectation,
 	.threshold_keys = daemons_keys,
 	.n_threshold_keys = sizeof daemons_keys / sizeof daemons_keys[0],
 };

@@ -453,7 +453,7 @@ typedef struct {
 	/* The path that says where it runs: the container's where one matched,
 	 * else the unified (0::) path, else name=systemd's, else any not "/"
 	 * (printable, cut to fit). */
-	char cgroup[160];
+	char cgroup[256];
 	container_kind container;  /* CONTAINER_KUBEPODS for any pod */
 	container_kind runtime;    /* the runtime its scope names (a pod's too), or NONE */
 	can_set_time can_set;

@@ -378,6 +378,156 @@ static void test_places_edges(void **state)
 	assert_int_equal(d.n_places_total, DAEMONS_MAX_PLACES + 3);
 }
 
+/* ------------------------------------------ time.daemon_in_container */
+
+/* The findings of a node whose daemons section printed text (nothing
+ * else collected). */
+static node *judged(const char *text)
+{
+	thresholds th;
+	thresholds_init_defaults(&th);
+	node *n = malloc(sizeof *n);
+	assert_non_null(n);
+	node_init(n, "gpu1");
+	observation *obs = malloc(sizeof *obs);
+	assert_non_null(obs);
+	observation_init(obs);
+	obs->taken_at = 1796208000.0;
+	obs->node_time = obs->taken_at;
+	tool_output out = {.out = text, .out_len = strlen(text), .err = "", .err_len = 0, .rc = 0};
+	daemons_parse(&out, &obs->daemons);
+	node_update_observation(n, obs, &th);
+	free(obs);
+	return n;
+}
+
+static node *judged_fixture(const char *name)
+{
+	size_t len;
+	char *text = fixture_read(name, &len);
+	node *n = judged(text);
+	free(text);
+	return n;
+}
+
+static const finding *finding_of(const node *n, const char *code, severity sev)
+{
+	for (int i = 0; i < n->findings.count; i++) {
+		if (strcmp(n->findings.items[i].code, code) == 0 && n->findings.items[i].sev == sev) {
+			return &n->findings.items[i];
+		}
+	}
+	return NULL;
+}
+
+static int count_of(const node *n, const char *code)
+{
+	int k = 0;
+	for (int i = 0; i < n->findings.count; i++) {
+		k += strcmp(n->findings.items[i].code, code) == 0;
+	}
+	return k;
+}
+
+/* chronyd in a pod with CAP_SYS_TIME beside the host's: crit, both named
+ * with their cgroups, and said once (not time.conflicting_daemons too). */
+static void test_container_beside_host(void **state)
+{
+	(void)state;
+	node *n = judged_fixture("daemons-places-v2-kubepods-containerd.txt");
+	const finding *f = finding_of(n, "time.daemon_in_container", SEVERITY_CRIT);
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "chronyd (PID 51234, kubepods "
+				"/kubepods.slice/.../cri-containerd-3f2e1d0c9b8a.scope) can set the clock beside "
+				"chronyd (PID 690, /system.slice/chrony.service)"));
+	assert_non_null(strstr(f->hint, "CAP_SYS_TIME"));
+	assert_int_equal(count_of(n, "time.daemon_in_container"), 1);
+	assert_int_equal(count_of(n, "time.conflicting_daemons"), 0);
+	assert_int_equal(n->status, NODE_STATUS_CRIT);
+	free(n);
+
+	/* phc2sys in a PTP pod steering the system clock, timesyncd on the host */
+	n = judged_fixture("daemons-places-v2-kubepods-crio.txt");
+	f = finding_of(n, "time.daemon_in_container", SEVERITY_CRIT);
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "phc2sys (PID 4077, kubepods"));
+	assert_non_null(strstr(f->message, "beside systemd-timesyncd (PID 812, /system.slice/systemd-timesyncd.service)"));
+	free(n);
+}
+
+/* The pod's phc2sys feeds chronyd through SHM, or only its ptp4l runs
+ * there (steering the PHC): no second master of the system clock. */
+static void test_container_other_clock(void **state)
+{
+	(void)state;
+	node *n = judged("812 9 systemd-timesyn\n4021 8 ptp4l\n4077 8 phc2sys\n"
+			 "phc2sys /usr/sbin/phc2sys -s ens1f0 -E ntpshm -M 0\n"
+			 "::proc 812\n::cg 0::/system.slice/systemd-timesyncd.service\n::cap 2000000\n::uid 0 0 4294967295\n"
+			 "::proc 4021\n::cg 0::/kubepods.slice/kubepods-pod1.slice/crio-ab.scope\n::cap 2000000\n::uid 0 0 4294967295\n"
+			 "::proc 4077\n::cg 0::/kubepods.slice/kubepods-pod1.slice/crio-ab.scope\n::cap 2000000\n::uid 0 0 4294967295\n");
+	assert_int_equal(count_of(n, "time.daemon_in_container"), 0);
+	free(n);
+}
+
+/* The pod's daemons are the node's only steering ones (a chrony DaemonSet,
+ * OpenShift's PTP operator): no finding. */
+static void test_container_only_master(void **state)
+{
+	(void)state;
+	node *n = judged("4021 8 ptp4l\n4077 8 phc2sys\n9000 8 chronyd\n"
+			 "::proc 4021\n::cg 0::/kubepods.slice/kubepods-pod1.slice/crio-ab.scope\n::cap 2000000\n::uid 0 0 4294967295\n"
+			 "::proc 4077\n::cg 0::/kubepods.slice/kubepods-pod1.slice/crio-ab.scope\n::cap 2000000\n::uid 0 0 4294967295\n"
+			 "::proc 9000\n::cg 0::/system.slice/chronyd.service\n::cap 0\n::uid 0 0 4294967295\n");
+	/* the host's chronyd cannot set the clock (-x without CAP_SYS_TIME):
+	 * only the pod's phc2sys steers */
+	assert_int_equal(count_of(n, "time.daemon_in_container"), 0);
+	assert_int_equal(count_of(n, "time.conflicting_daemons"), 0);
+	free(n);
+}
+
+/* Containerized daemons that cannot set the clock: docker's default
+ * capabilities, a rootless container, an unprivileged lxc.  Before synctop
+ * read /proc, the docker ntpd beside the host's chronyd was
+ * time.conflicting_daemons crit. */
+static void test_container_cannot_set(void **state)
+{
+	(void)state;
+	node *n = judged_fixture("daemons-places-v1-docker.txt");
+	const finding *f = finding_of(n, "time.daemon_in_container", SEVERITY_WARN);
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "ntpd (PID 9911, docker /docker/c0ffee00c0ff) cannot set the clock"));
+	assert_int_equal(count_of(n, "time.conflicting_daemons"), 0);
+	assert_int_equal(n->status, NODE_STATUS_WARN);
+	free(n);
+	n = judged_fixture("daemons-places-v2-libpod-rootless.txt");
+	assert_non_null(finding_of(n, "time.daemon_in_container", SEVERITY_WARN));
+	assert_null(finding_of(n, "time.daemon_in_container", SEVERITY_CRIT));
+	free(n);
+	n = judged_fixture("daemons-places-v2-lxc-unreadable.txt");
+	f = finding_of(n, "time.daemon_in_container", SEVERITY_WARN);
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "ntpd (PID 2210, lxc /lxc.payload.ntp1/.../ntpsec.service)"));
+	free(n);
+}
+
+/* time.conflicting_daemons counts only daemons that may set the clock; an
+ * unknown one (no /proc answer, a ps without PIDs) still counts. */
+static void test_conflicting_counts_setters(void **state)
+{
+	(void)state;
+	node *n = judged("10 9 chronyd\n20 9 ntpd\n::proc 10\n::cg 0::/system.slice/chronyd.service\n::cap 0\n"
+			 "::uid 0 0 4294967295\n::proc 20\n::cg 0::/system.slice/ntpsec.service\n::cap 2000000\n"
+			 "::uid 0 0 4294967295\n");
+	assert_int_equal(count_of(n, "time.conflicting_daemons"), 0);
+	free(n);
+	n = judged("10 9 chronyd\n20 9 ntpd\n");
+	assert_int_equal(count_of(n, "time.conflicting_daemons"), 1);
+	free(n);
+	n = judged("chronyd\nntpd\n");
+	assert_int_equal(count_of(n, "time.conflicting_daemons"), 1);
+	free(n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +544,11 @@ int main(void)
 		cmocka_unit_test(test_places_rootless),
 		cmocka_unit_test(test_places_lxc_and_unreadable),
 		cmocka_unit_test(test_places_edges),
+		cmocka_unit_test(test_container_beside_host),
+		cmocka_unit_test(test_container_other_clock),
+		cmocka_unit_test(test_container_only_master),
+		cmocka_unit_test(test_container_cannot_set),
+		cmocka_unit_test(test_conflicting_counts_setters),
 	};
 	return cmocka_run_group_tests_name("daemons_parse", tests, NULL, NULL);
 }
