@@ -119,7 +119,24 @@ static json_t *proc_json(const daemons_obs *d, unsigned bit, bool *ok)
 	return o;
 }
 
-/* "daemons": which run, and each one's youngest process */
+/* One process of "list": where it runs and whether it may set the clock. */
+static json_t *place_json(const daemon_place *p, bool *ok)
+{
+	json_t *o = json_object();
+	json_value_put(o, "pid", json_integer(p->pid), ok);
+	json_value_put(o, "daemon", json_string(daemon_name(p->bit)), ok);
+	json_value_put(o, "cgroup", p->cgroup_read ? json_value_text(p->cgroup, sizeof p->cgroup) : json_null(), ok);
+	json_value_put(o, "container", p->container != CONTAINER_NONE ?
+		       json_string(container_kind_name(p->container)) : json_null(), ok);
+	json_value_put(o, "runtime", p->runtime != CONTAINER_NONE ?
+		       json_string(container_kind_name(p->runtime)) : json_null(), ok);
+	json_value_put(o, "can_set_time", p->can_set == CAN_SET_TIME_UNKNOWN ? json_null() :
+		       json_boolean(p->can_set == CAN_SET_TIME_YES), ok);
+	return o;
+}
+
+/* "daemons": which run, and each one's youngest process; then every
+ * process with its place (appended last: earlier keys keep their order) */
 static json_t *daemons_json(const observation *obs, bool *ok)
 {
 	const daemons_obs *d = &obs->daemons;
@@ -140,6 +157,13 @@ static json_t *daemons_json(const observation *obs, bool *ok)
 		json_value_put(o, daemon_name(daemon_bits[i]),
 			       good ? proc_json(d, daemon_bits[i], ok) : json_null(), ok);
 	}
+	json_t *list = good ? json_array() : json_null();
+	for (int i = 0; good && i < d->n_places && i < DAEMONS_MAX_PLACES; i++) {
+		json_value_append(list, place_json(&d->places[i], ok), ok);
+	}
+	json_value_put(o, "list", list, ok);
+	json_value_put(o, "list_more", good ? json_value_count((size_t)(d->n_places_total - d->n_places)) :
+		       json_null(), ok);
 	return o;
 }
 
