@@ -25,6 +25,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "collector.h"
 #include "container_parse.h"
@@ -333,6 +334,58 @@ static const threshold_key daemons_keys[] = {
 	THRESHOLD_KEY(daemon_restart_warn_s, THRESHOLD_DOUBLE, NULL),
 };
 
+/* The drill-down: every time daemon's process, where it runs (its cgroup,
+ * shortened) and whether it may set the clock; a containerized one in the
+ * colour of time.daemon_in_container while the node has it. */
+static void daemons_detail(const observation *obs, const detail_sink *out)
+{
+	static const char *const container_codes[] = {"time.daemon_in_container", NULL};
+	static const detail_column cols[] = {
+		{"DAEMON", false}, {"PID", true}, {"WHERE", false}, {"CGROUP", false}, {"SETS TIME", false},
+	};
+	const daemons_obs *d = &obs->daemons;
+	char buf[160];
+	if (d->state != OBS_OK) {
+		snprintf(buf, sizeof buf, "%s: %.*s", obs_state_name(d->state), (int)strnlen(d->error, sizeof d->error),
+			 d->error);
+		out->text(out->ctx, buf, DETAIL_WARN);
+		return;
+	}
+	if (d->n_places == 0) {
+		out->text(out->ctx, d->running ? "ps gave no PIDs: where the daemons run is not known"
+				 : "no time daemon runs", DETAIL_DIM);
+		return;
+	}
+	out->table_begin(out->ctx, (int)(sizeof cols / sizeof cols[0]), cols);
+	for (int i = 0; i < d->n_places && i < DAEMONS_MAX_PLACES; i++) {
+		const daemon_place *p = &d->places[i];
+		detail_tone tone = p->container != CONTAINER_NONE ? out->finding_tone(out->ctx, container_codes)
+								 : DETAIL_PLAIN;
+		out->table_row(out->ctx);
+		out->table_cell(out->ctx, daemon_name(p->bit), tone);
+		snprintf(buf, sizeof buf, "%d", p->pid);
+		out->table_cell(out->ctx, buf, DETAIL_PLAIN);
+		if (p->container == CONTAINER_NONE) {
+			snprintf(buf, sizeof buf, "host");
+		} else if (p->runtime != CONTAINER_NONE && p->runtime != p->container) {
+			snprintf(buf, sizeof buf, "%s (%s)", container_kind_name(p->container),
+				 container_kind_name(p->runtime));
+		} else {
+			snprintf(buf, sizeof buf, "%s", container_kind_name(p->container));
+		}
+		out->table_cell(out->ctx, buf, tone);
+		container_shorten(p->cgroup_read ? p->cgroup : "unknown", buf, sizeof buf);
+		out->table_cell(out->ctx, buf, p->cgroup_read ? DETAIL_PLAIN : DETAIL_DIM);
+		out->table_cell(out->ctx, can_set_time_name(p->can_set),
+				p->can_set == CAN_SET_TIME_UNKNOWN ? DETAIL_DIM : tone);
+	}
+	out->table_end(out->ctx);
+	if (d->n_places_total > d->n_places) {
+		snprintf(buf, sizeof buf, "%d more processes not listed", d->n_places_total - d->n_places);
+		out->text(out->ctx, buf, DETAIL_DIM);
+	}
+}
+
 const collector daemons_collector = {
 	.name = "daemons",
 	.title = "time daemons running, their PIDs and ages (ps)",
@@ -347,6 +400,8 @@ const collector daemons_collector = {
 	.prometheus = daemons_prometheus,
 	.n_prometheus = sizeof daemons_prometheus / sizeof daemons_prometheus[0],
 	.rules = daemons_rules,
+	.detail_title = "Where the time daemons run",
+	.detail = daemons_detail,
 	.threshold_keys = daemons_keys,
 	.n_threshold_keys = sizeof daemons_keys / sizeof daemons_keys[0],
 };

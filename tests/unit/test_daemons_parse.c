@@ -18,6 +18,8 @@
 #include <cmocka.h>
 
 #include "daemons_parse.h"
+#include "detail_doc.h"
+#include "doc.h"
 #include "fixture.h"
 #include "health.h"
 #include "node_update.h"
@@ -528,6 +530,32 @@ static void test_conflicting_counts_setters(void **state)
 	free(n);
 }
 
+/* The drill-down lists every daemon's process: PID, where, the cgroup
+ * shortened, whether it may set the clock. */
+static void test_drill_down_places(void **state)
+{
+	(void)state;
+	node *n = judged_fixture("daemons-places-v2-kubepods-containerd.txt");
+	doc d;
+	doc_init(&d);
+	detail_doc_build(&d, n, 1796208000.0, 140, false);
+	bool title = false, host = false, pod = false;
+	for (size_t i = 0; i < d.n; i++) {
+		title |= strstr(d.lines[i].text, "Where the time daemons run") != NULL;
+		host |= strstr(d.lines[i].text, "chronyd") && strstr(d.lines[i].text, "690") &&
+			strstr(d.lines[i].text, "host") && strstr(d.lines[i].text, "/system.slice/chrony.service") &&
+			strstr(d.lines[i].text, "yes");
+		pod |= strstr(d.lines[i].text, "51234") && strstr(d.lines[i].text, "kubepods (containerd)") &&
+		       strstr(d.lines[i].text, "/kubepods.slice/.../cri-containerd-3f2e1d0c9b8a.scope") &&
+		       strstr(d.lines[i].text, "yes");
+	}
+	assert_true(title);
+	assert_true(host);
+	assert_true(pod);
+	doc_free(&d);
+	free(n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -549,6 +577,7 @@ int main(void)
 		cmocka_unit_test(test_container_only_master),
 		cmocka_unit_test(test_container_cannot_set),
 		cmocka_unit_test(test_conflicting_counts_setters),
+		cmocka_unit_test(test_drill_down_places),
 	};
 	return cmocka_run_group_tests_name("daemons_parse", tests, NULL, NULL);
 }
