@@ -556,6 +556,30 @@ static void test_drill_down_places(void **state)
 	free(n);
 }
 
+/* The lab's real answer on this hybrid host (container_lab.sh): chronyd
+ * in a kubepods scope and in a docker scope made in the unified,
+ * name=systemd and pids trees, beside one in the lab's own cgroups. */
+static void test_places_lab_capture(void **state)
+{
+	(void)state;
+	daemons_obs d = parse_fixture("daemons-places-lab-hybrid.txt");
+	assert_int_equal(d.running, DAEMON_CHRONYD);
+	assert_int_equal(d.n_places, 3);
+	const daemon_place *h = place(&d, 2), *pod = place(&d, 3), *dock = place(&d, 4);
+	assert_int_equal(h->container, CONTAINER_NONE);
+	assert_string_equal(h->cgroup, "/process_api/1150c6ee58018ff9b06da243e730a504");
+	assert_int_equal(h->can_set, CAN_SET_TIME_YES);
+	assert_int_equal(pod->container, CONTAINER_KUBEPODS);
+	assert_int_equal(pod->runtime, CONTAINER_CONTAINERD);
+	assert_int_equal(pod->can_set, CAN_SET_TIME_YES);
+	assert_int_equal(dock->container, CONTAINER_DOCKER);
+	assert_int_equal(dock->can_set, CAN_SET_TIME_NO); /* CapEff ...fcffffff: bit 25 dropped */
+	node *n = judged_fixture("daemons-places-lab-hybrid.txt");
+	assert_non_null(finding_of(n, "time.daemon_in_container", SEVERITY_CRIT));
+	assert_non_null(finding_of(n, "time.daemon_in_container", SEVERITY_WARN));
+	free(n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -578,6 +602,7 @@ int main(void)
 		cmocka_unit_test(test_container_cannot_set),
 		cmocka_unit_test(test_conflicting_counts_setters),
 		cmocka_unit_test(test_drill_down_places),
+		cmocka_unit_test(test_places_lab_capture),
 	};
 	return cmocka_run_group_tests_name("daemons_parse", tests, NULL, NULL);
 }
