@@ -267,10 +267,9 @@ static void container_rule(const observation *o, finding_list *out)
 		finding_message(&f, "%s can set the clock beside %s: both steer the system clock%s",
 				place_text(crit, a, sizeof a), place_text(partner, b, sizeof b),
 				n_crit > (partner->container != CONTAINER_NONE ? 2 : 1) ? " (and more)" : "");
-		finding_hint(&f, "Keep one master of CLOCK_REALTIME: take CAP_SYS_TIME from the container "
-			     "(no `--cap-add SYS_TIME`, no `capabilities: add: [SYS_TIME]`, no privileged "
-			     "mode; or run its chronyd with `-x`) or stop the host's daemon; check with "
-			     "`grep CapEff /proc/PID/status` (bit 25) and `cat /proc/PID/cgroup`.");
+		finding_hint(&f, "Keep one master of the clock: drop SYS_TIME from the container (no "
+			     "`--cap-add SYS_TIME`, no `capabilities.add`, not privileged; or chronyd `-x`) "
+			     "or stop the host's; check `grep CapEff /proc/PID/status` (bit 25).");
 		health_add_finding(out, &f);
 	}
 	if (warn) {
@@ -279,8 +278,7 @@ static void container_rule(const observation *o, finding_list *out)
 				"namespace)%s", place_text(warn, a, sizeof a),
 				n_warn > 1 ? "; more containers alike" : "");
 		finding_hint(&f, "It corrects nothing, and its offsets describe a clock it does not steer: "
-			     "remove the daemon from the image (`docker exec`/`kubectl exec` ... `ps`), and "
-			     "leave time to the host's daemon.");
+			     "remove the daemon from the image and leave time to the host's daemon.");
 		health_add_finding(out, &f);
 	}
 }
@@ -386,6 +384,58 @@ static void daemons_detail(const observation *obs, const detail_sink *out)
 	}
 }
 
+/* ps's name for the daemon (comm, cut at 15 characters). */
+static const char *comm_of(unsigned bit)
+{
+	return bit == DAEMON_TIMESYNCD ? "systemd-timesyn" : daemon_name(bit);
+}
+
+/* The demo: what this collector's function prints on a node whose daemons
+ * are truth's (procps's columns, then the /proc block as the shell prints
+ * it; a process that may set the clock with chronyd's CapEff after it
+ * dropped root, one that may not with docker's default set).  Processes
+ * without a place are listed by name; phc2sys's command line is not shown. */
+static int daemons_render(const observation *truth, const char *iface, text_sink *out, text_sink *err)
+{
+	(void)iface;
+	(void)err;
+	const daemons_obs *d = &truth->daemons;
+	int n = d->n_places < DAEMONS_MAX_PLACES ? d->n_places : DAEMONS_MAX_PLACES;
+	for (int i = 0; i < n; i++) {
+		const daemon_place *p = &d->places[i];
+		text_sink_printf(out, "%7d %7lld %s\n", p->pid, (long long)p->age_s, comm_of(p->bit));
+	}
+	/* and ps itself, never absent from its own list: just started, a PID
+	 * above the daemons' */
+	int ps_pid = 30000;
+	for (int i = 0; i < n; i++) {
+		ps_pid = d->places[i].pid >= ps_pid ? d->places[i].pid + 1000 : ps_pid;
+	}
+	text_sink_printf(out, "%7d %7d ps\n", ps_pid, 0);
+	for (int k = 0; k < DAEMON_KINDS; k++) {
+		int placed = 0;
+		for (int i = 0; i < n; i++) {
+			placed += d->places[i].bit == daemon_bits[k];
+		}
+		for (int c = placed; c < d->procs[k].count; c++) {
+			text_sink_printf(out, "%s\n", comm_of(daemon_bits[k]));
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		const daemon_place *p = &d->places[i];
+		text_sink_printf(out, "::proc %d\n", p->pid);
+		if (p->cgroup_read) {
+			text_sink_printf(out, "::cg 0::%s\n", p->cgroup);
+		}
+		if (p->can_set != CAN_SET_TIME_UNKNOWN) {
+			text_sink_printf(out, "::cap \t%s\n", p->can_set == CAN_SET_TIME_YES ? "0000000002000400"
+											   : "00000000a80425fb");
+			text_sink_printf(out, "::uid %10u %10u %10u\n", 0u, 0u, 4294967295u);
+		}
+	}
+	return 0;
+}
+
 const collector daemons_collector = {
 	.name = "daemons",
 	.title = "time daemons running, their PIDs and ages (ps)",
@@ -402,6 +452,7 @@ const collector daemons_collector = {
 	.rules = daemons_rules,
 	.detail_title = "Where the time daemons run",
 	.detail = daemons_detail,
+	.demo_render = daemons_render,
 	.threshold_keys = daemons_keys,
 	.n_threshold_keys = sizeof daemons_keys / sizeof daemons_keys[0],
 };

@@ -241,6 +241,7 @@ void daemons_parse(const tool_output *out, daemons_obs *dst)
 				memset(pc, 0, sizeof *pc);
 				pc->pid = pid;
 				pc->bit = bit;
+				pc->age_s = age;
 			}
 		}
 		/* the youngest process speaks for the daemon: a new one is a start */

@@ -449,6 +449,7 @@ typedef enum {
 typedef struct {
 	int pid;
 	unsigned bit;              /* DAEMON_* of its comm */
+	int64_t age_s;             /* ps etimes */
 	bool cgroup_read;          /* some /proc/PID/cgroup line came back */
 	/* The path that says where it runs: the container's where one matched,
 	 * else the unified (0::) path, else name=systemd's, else any not "/"
