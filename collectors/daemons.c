@@ -75,7 +75,10 @@ static const char daemons_functions[] =
 	 * daemon and starts with its PID, "::proc PID", its cgroup lines but
 	 * a v1 hierarchy's root ("N:ctrl:/" tells nothing; the unified "0::/"
 	 * is kept), its CapEff and its uid_map (daemons_parse.h).  IFS is a
-	 * newline and globbing off while the lines are walked. */
+	 * newline and globbing off while the lines are walked.  sh's read
+	 * takes a byte per system call: status is left at CapEff (measured on
+	 * the lab VM with dash: ~0.8 ms of node CPU per daemon, ~150 bytes of
+	 * answer each on a hybrid host, less on pure v2). */
 	"synctop_places() {\n"
 	"	synctop_f=$IFS\n"
 	"	IFS=\"\n\"\n"
@@ -93,7 +96,7 @@ static const char daemons_functions[] =
 	"			case $synctop_l in [1-9]*:/) ;; *) printf \"::cg %s\\n\" \"$synctop_l\" ;; esac\n"
 	"		done 2>/dev/null </proc/$synctop_p/cgroup\n"
 	"		while IFS= read -r synctop_l; do\n"
-	"			case $synctop_l in CapEff:*) printf \"::cap %s\\n\" \"${synctop_l#CapEff:}\" ;; esac\n"
+	"			case $synctop_l in CapEff:*) printf \"::cap %s\\n\" \"${synctop_l#CapEff:}\"; break ;; esac\n"
 	"		done 2>/dev/null </proc/$synctop_p/status\n"
 	"		while IFS= read -r synctop_l; do printf \"::uid %s\\n\" \"$synctop_l\"; done 2>/dev/null </proc/$synctop_p/uid_map\n"
 	"	done\n"
