@@ -121,9 +121,11 @@ UsePAM no
 PermitRootLogin prohibit-password
 PasswordAuthentication no
 KbdInteractiveAuthentication no
-SetEnv PATH=$tmp/bin:/usr/local/bin:/usr/bin:/bin
+SetEnv PATH=$tmp/bin:/usr/local/bin:/usr/bin:/bin HOME=$tmp
 EOF
 mkdir -p /run/sshd
+# HOME: the login shell reads no rc file of this machine's root (a shell
+# start-up that waits on a lock would time the poll out)
 
 # The node's first process (PID 1 of its PID namespace) is its sshd.
 ip netns exec "$ns" unshare --pid --fork --kill-child --mount-proc \
