@@ -50,9 +50,7 @@ cleanup() {
 	# unshare --fork ignores SIGTERM: end the node's PID 1 (sshd), which
 	# ends every process of its PID namespace
 	if [ -n "$init" ] && [ -r "/proc/$init/task/$init/children" ]; then
-		for p in $(cat "/proc/$init/task/$init/children"); do
-			kill "$p" 2>/dev/null
-		done
+		read -r p _ <"/proc/$init/task/$init/children" && kill "$p" 2>/dev/null
 	fi
 	sleep 0.3
 	# processes left in the lab's cgroups, then the cgroups, deepest first
@@ -132,7 +130,7 @@ ip netns exec "$ns" unshare --pid --fork --kill-child --mount-proc \
 	/usr/sbin/sshd -D -f "$tmp/sshd_config" -E "$tmp/sshd.log" >"$tmp/init.log" 2>&1 &
 init=$!
 node1=
-for i in $(seq 50); do
+for _ in $(seq 50); do
 	node1=$(cat "/proc/$init/task/$init/children" 2>/dev/null)
 	node1=${node1%% *}
 	[ -n "$node1" ] && break
@@ -162,7 +160,7 @@ start docker "$docker_cg" --bounding-set -sys_time
 start pod "$pod_cg" --inh-caps=-all
 
 up=0
-for i in $(seq 50); do
+for _ in $(seq 50); do
 	if [ -S "$tmp/chronyd-host.sock" ] && [ -S "$tmp/chronyd-docker.sock" ] &&
 		[ -S "$tmp/chronyd-pod.sock" ] && [ -s "$tmp/sshd.pid" ]; then
 		up=1
@@ -187,7 +185,7 @@ poll() {
 node=".nodes[0]"
 list="$node.daemons.list"
 place() { # daemon's PID in the node, jq filter
-	jq -r "$list[] | select(.pid == $1) | $2" "$tmp/out.json"
+	jq -r "${list}[] | select(.pid == $1) | $2" "$tmp/out.json"
 }
 finding() { # severity code -> its message
 	jq -r "$node.findings[] | select(.severity == \"$1\" and .code == \"$2\") | .message" "$tmp/out.json"
@@ -196,11 +194,11 @@ finding() { # severity code -> its message
 poll
 ok $? "--once --json ran ($(head -c 200 "$tmp/err"))"
 # PIDs in the node's PID namespace: the chronyd were started by its PID 1
-pids=$(jq -r "[$list[] | select(.daemon == \"chronyd\") | .pid] | sort | map(tostring) | join(\" \")" "$tmp/out.json")
-n=$(jq -r "[$list[] | select(.daemon == \"chronyd\")] | length" "$tmp/out.json")
+pids=$(jq -r "[${list}[] | select(.daemon == \"chronyd\") | .pid] | sort | map(tostring) | join(\" \")" "$tmp/out.json")
+n=$(jq -r "[${list}[] | select(.daemon == \"chronyd\")] | length" "$tmp/out.json")
 [ "$n" = 3 ]
 ok $? "the node lists three chronyd: $(jq -c "$list" "$tmp/out.json" | head -c 900)"
-host_pid= docker_pid= pod_pid=
+host_pid="" docker_pid="" pod_pid=""
 for p in $pids; do
 	case $(place "$p" .container) in
 	null) host_pid=$p ;;
@@ -249,13 +247,13 @@ hostd=$(cat "/proc/$e/task/$e/children" 2>/dev/null)
 hostd=${hostd%% *}
 [ -n "$hostd" ] && [ "$(cat "/proc/$hostd/comm")" = chronyd ] && kill "$hostd"
 ok $? "the host's chronyd stopped (PID $hostd here)"
-for i in $(seq 25); do
+for _ in $(seq 25); do
 	[ -e "$tmp/chronyd-host.pid" ] || break
 	sleep 0.2
 done
 poll
 ok $? "--once --json ran again"
-[ "$(jq -r "[$list[] | select(.daemon == \"chronyd\")] | length" "$tmp/out.json")" = 2 ] &&
+[ "$(jq -r "[${list}[] | select(.daemon == \"chronyd\")] | length" "$tmp/out.json")" = 2 ] &&
 	[ -z "$(finding crit time.daemon_in_container)" ]
 ok $? "no crit once the pod's chronyd is the only steering daemon: $(jq -c "[$node.findings[] | [.severity, .code]]" "$tmp/out.json")"
 [ -n "$(finding warn time.daemon_in_container)" ]
