@@ -384,7 +384,16 @@ static void test_places_edges(void **state)
 
 /* The findings of a node whose daemons section printed text (nothing
  * else collected). */
+static node *judged_ptp(const char *text, const char *timestamping);
+
 static node *judged(const char *text)
+{
+	return judged_ptp(text, NULL);
+}
+
+/* timestamping: ptp4l's port as pmc reports it ("SOFTWARE", "HARDWARE"),
+ * NULL when pmc was not read. */
+static node *judged_ptp(const char *text, const char *timestamping)
 {
 	thresholds th;
 	thresholds_init_defaults(&th);
@@ -398,6 +407,12 @@ static node *judged(const char *text)
 	obs->node_time = obs->taken_at;
 	tool_output out = {.out = text, .out_len = strlen(text), .err = "", .err_len = 0, .rc = 0};
 	daemons_parse(&out, &obs->daemons);
+	if (timestamping) {
+		obs->ptp.state = OBS_OK;
+		obs->ptp.n_ports = 1;
+		obs->ptp.ports[0].state = PTP_PORT_SLAVE;
+		snprintf(obs->ptp.ports[0].timestamping, sizeof obs->ptp.ports[0].timestamping, "%s", timestamping);
+	}
 	node_update_observation(n, obs, &th);
 	free(obs);
 	return n;
@@ -580,6 +595,32 @@ static void test_places_lab_capture(void **state)
 	free(n);
 }
 
+/* ptp4l in a container with CAP_SYS_TIME beside the host's chronyd: it
+ * steers its PHC under hardware timestamping (no second master of the
+ * system clock), CLOCK_REALTIME itself under software timestamping (-S). */
+static void test_container_ptp4l_clock(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"600 9 chronyd\n4021 8 ptp4l\n"
+		"::proc 600\n::cg 0::/system.slice/chronyd.service\n::cap 2000400\n::uid 0 0 4294967295\n"
+		"::proc 4021\n::cg 0::/kubepods.slice/kubepods-pod1.slice/crio-ab.scope\n::cap 2000000\n"
+		"::uid 0 0 4294967295\n";
+	node *n = judged_ptp(text, "HARDWARE");
+	assert_int_equal(count_of(n, "time.daemon_in_container"), 0);
+	free(n);
+	n = judged_ptp(text, "SOFTWARE");
+	const finding *f = finding_of(n, "time.daemon_in_container", SEVERITY_CRIT);
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "ptp4l (PID 4021, kubepods /kubepods.slice/.../crio-ab.scope) can set the "
+				"clock beside chronyd (PID 600"));
+	free(n);
+	/* pmc not read: its PHC is assumed */
+	n = judged(text);
+	assert_int_equal(count_of(n, "time.daemon_in_container"), 0);
+	free(n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -603,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_conflicting_counts_setters),
 		cmocka_unit_test(test_drill_down_places),
 		cmocka_unit_test(test_places_lab_capture),
+		cmocka_unit_test(test_container_ptp4l_clock),
 	};
 	return cmocka_run_group_tests_name("daemons_parse", tests, NULL, NULL);
 }
