@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "container_parse.h"
 #include "text_span.h"
 
 static const struct {
@@ -68,6 +69,112 @@ static bool split_columns(text_span line, int *pid, int64_t *age, text_span *com
 	return true;
 }
 
+/* What /proc said about one daemon's process: the "::" lines after its
+ * "::proc PID" line, each kind gathered as spans of the output (they are
+ * consecutive in it). */
+typedef struct {
+	daemon_place *place;
+	text_span cgroup, uid_map;
+	bool cap_read, has_sys_time;
+} place_lines;
+
+static void extend(text_span *all, text_span line)
+{
+	if (all->p == NULL) {
+		*all = line;
+	} else {
+		all->n = (size_t)(line.p + line.n - all->p);
+	}
+}
+
+/* The cgroup (or uid_map) lines of one process were gathered as one span
+ * from the first to the last: copies them into buf without the tags
+ * between them (a line that does not fit is left out). */
+static void untag(text_span all, const char *tag, char *buf, size_t cap, text_span *outp)
+{
+	size_t at = 0, tl = strlen(tag);
+	text_span rest = all, line;
+	bool terminated;
+	while (text_span_next_line(&rest, &line, &terminated)) {
+		if (text_span_starts(line, tag)) {
+			line.p += tl;
+			line.n -= tl;
+		}
+		if (at + line.n + 1 >= cap) {
+			break;
+		}
+		memcpy(buf + at, line.p, line.n);
+		at += line.n;
+		buf[at++] = '\n';
+	}
+	*outp = (text_span){buf, at};
+}
+
+/* CAP_SYS_TIME counts only in the initial user namespace: a rootless
+ * container's root holds every capability over its own namespace, none
+ * over the clock (user_namespaces(7)). */
+static void settle_place(const place_lines *pl)
+{
+	daemon_place *p = pl->place;
+	if (!p) {
+		return;
+	}
+	char cg[4096], um[512];
+	text_span cgroup = {"", 0}, uid_map = {"", 0};
+	if (pl->cgroup.p) {
+		untag(pl->cgroup, "::cg ", cg, sizeof cg, &cgroup);
+	}
+	if (pl->uid_map.p) {
+		untag(pl->uid_map, "::uid ", um, sizeof um, &uid_map);
+	}
+	container_classify(cgroup, p);
+	bool uid_read = pl->uid_map.p != NULL;
+	if ((pl->cap_read && !pl->has_sys_time) || (uid_read && !container_uid_map_initial(uid_map))) {
+		p->can_set = CAN_SET_TIME_NO;
+	} else if (pl->cap_read && uid_read) {
+		p->can_set = CAN_SET_TIME_YES;
+	} else {
+		p->can_set = CAN_SET_TIME_UNKNOWN;
+	}
+}
+
+/* A line of the /proc block ("::proc PID", "::cg LINE", "::cap HEX",
+ * "::uid LINE"): into pl, which it may start afresh. */
+static void proc_line(daemons_obs *dst, text_span line, place_lines *pl)
+{
+	text_span rest = line, tag;
+	if (!text_span_word(&rest, &tag)) {
+		return;
+	}
+	text_span value = rest.n > 0 && (rest.p[0] == ' ') ? (text_span){rest.p + 1, rest.n - 1} : rest;
+	if (text_span_eq(tag, "::proc")) {
+		settle_place(pl);
+		*pl = (place_lines){0};
+		double v;
+		text_span w = text_span_trim(value);
+		if (!number(w, 4194304.0, &v)) {
+			return;
+		}
+		for (int i = 0; i < dst->n_places; i++) {
+			if (dst->places[i].pid == (int)v) {
+				pl->place = &dst->places[i];
+				break;
+			}
+		}
+		return;
+	}
+	if (!pl->place) {
+		return;
+	}
+	if (text_span_eq(tag, "::cg")) {
+		extend(&pl->cgroup, value);
+	} else if (text_span_eq(tag, "::uid")) {
+		extend(&pl->uid_map, value);
+	} else if (text_span_eq(tag, "::cap")) {
+		pl->cap_read = container_cap_sys_time(value, &pl->has_sys_time);
+	}
+}
+
 void daemons_parse(const tool_output *out, daemons_obs *dst)
 {
 	daemons_obs_init(dst);
@@ -88,7 +195,14 @@ void daemons_parse(const tool_output *out, daemons_obs *dst)
 	}
 	text_span rest = {out->out, out->out_len}, raw;
 	bool terminated;
+	place_lines pl = {0};
 	while (text_span_next_line(&rest, &raw, &terminated)) {
+		/* the /proc block follows the process list: ps prints no line
+		 * that starts with "::" (PID first, right-aligned) */
+		if (text_span_starts(raw, "::")) {
+			proc_line(dst, raw, &pl);
+			continue;
+		}
 		/* blanks and a CR (a pty, a copy) around the line are not the name */
 		text_span line = text_span_trim_space(raw), comm = line;
 		int pid = 0;
@@ -120,12 +234,23 @@ void daemons_parse(const tool_output *out, daemons_obs *dst)
 		dst->running |= bit;
 		daemon_proc *p = &dst->procs[daemon_index(bit)];
 		p->count++;
+		if (pid > 0) {
+			dst->n_places_total++;
+			if (dst->n_places < DAEMONS_MAX_PLACES) {
+				daemon_place *pc = &dst->places[dst->n_places++];
+				memset(pc, 0, sizeof *pc);
+				pc->pid = pid;
+				pc->bit = bit;
+				pc->age_s = age;
+			}
+		}
 		/* the youngest process speaks for the daemon: a new one is a start */
 		if (pid > 0 && (p->pid == 0 || age < p->age_s)) {
 			p->pid = pid;
 			p->age_s = age;
 		}
 	}
+	settle_place(&pl);
 	dst->state = OBS_OK;
 }
 

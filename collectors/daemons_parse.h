@@ -14,7 +14,12 @@
  * form "PID ETIMES COMM", each daemon's process count and its youngest
  * process's PID and age.  A line that does not start with two numbers is a
  * command name alone (the fallback listing); a line "phc2sys ARGS" is
- * phc2sys's command line (kept, not counted).  Always fills dst. */
+ * phc2sys's command line (kept, not counted).  Each daemon's process with
+ * a PID is a place; the lines after the list that start with "::" say
+ * where it runs: "::proc PID", then its /proc/PID/cgroup lines as "::cg
+ * LINE", the value of its CapEff as "::cap HEX" and its uid_map lines as
+ * "::uid LINE" (container_parse.h reads them; a process without them
+ * keeps can_set CAN_SET_TIME_UNKNOWN).  Always fills dst. */
 void daemons_parse(const tool_output *out, daemons_obs *dst);
 
 /* The restart rule, from the previous poll's answer: a daemon that ran then

@@ -25,6 +25,7 @@ static const code_entry table[] = {
 	{"timesyncd.offset", SETTLE_S},
 	{"timesyncd.leap", 0},
 	{"time.conflicting_daemons", 0},
+	{"time.daemon_in_container", 0},
 	{"collector.daemon_unreachable", 0},
 	{"collector.tool_missing", 0},
 	{"collector.tool_failed", 0},

@@ -9,6 +9,7 @@
 
 #include "health.h"
 #include "finding_wait.h"
+#include "daemon_steering.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -211,18 +212,20 @@ static bool unreadable(obs_state state, tri running, bool is_expected)
 
 /* Daemons that steer CLOCK_REALTIME on their own.  More than one at a time
  * fight: each undoes the other's corrections, and the offset each reports
- * says nothing about the clock. */
+ * says nothing about the clock.  Only those that may set it count, and
+ * only the host's: a containerized one is time.daemon_in_container's
+ * (daemon_steering.h), which names both sides. */
 static int steering_names(const observation *o, const role *r, const char **names)
 {
 	int k = 0;
 	unsigned running = o->daemons.state == OBS_OK ? o->daemons.running : 0;
-	if (r->chronyd == TRI_YES) {
+	if (r->chronyd == TRI_YES && daemon_host_may_steer(o, DAEMON_CHRONYD)) {
 		names[k++] = "chronyd";
 	}
-	if (running & DAEMON_NTPD) {
+	if ((running & DAEMON_NTPD) && daemon_host_may_steer(o, DAEMON_NTPD)) {
 		names[k++] = "ntpd";
 	}
-	if (running & DAEMON_TIMESYNCD) {
+	if ((running & DAEMON_TIMESYNCD) && daemon_host_may_steer(o, DAEMON_TIMESYNCD)) {
 		names[k++] = "systemd-timesyncd";
 	}
 	return k;
@@ -282,7 +285,8 @@ static bool rule_conflicting_daemons(const observation *o, const role *r, findin
 		health_add_finding(out, &f);
 		return true;
 	}
-	bool phc2sys = o->daemons.state == OBS_OK && (o->daemons.running & DAEMON_PHC2SYS);
+	bool phc2sys = o->daemons.state == OBS_OK && (o->daemons.running & DAEMON_PHC2SYS) &&
+		       daemon_host_may_steer(o, DAEMON_PHC2SYS);
 	if (!phc2sys || k != 1 || !ptp_following(&o->ptp)) {
 		return false;
 	}

@@ -205,6 +205,30 @@ const char *daemon_name(unsigned bit)
 	return "?";
 }
 
+const char *container_kind_name(container_kind k)
+{
+	switch (k) {
+	case CONTAINER_NONE: return "host";
+	case CONTAINER_KUBEPODS: return "kubepods";
+	case CONTAINER_DOCKER: return "docker";
+	case CONTAINER_CONTAINERD: return "containerd";
+	case CONTAINER_CRIO: return "cri-o";
+	case CONTAINER_LIBPOD: return "libpod";
+	case CONTAINER_LXC: return "lxc";
+	}
+	return "?";
+}
+
+const char *can_set_time_name(can_set_time c)
+{
+	switch (c) {
+	case CAN_SET_TIME_YES: return "yes";
+	case CAN_SET_TIME_NO: return "no";
+	case CAN_SET_TIME_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
 void daemons_obs_init(daemons_obs *d)
 {
 	memset(d, 0, sizeof *d);

@@ -424,6 +424,42 @@ typedef struct {
 	bool config_file;  /* -f: settings may come from a file we do not read */
 } phc2sys_args;
 
+/* Where a time daemon's process runs and whether it may set the clock, from
+ * /proc/PID/cgroup, the CapEff line of /proc/PID/status and /proc/PID/uid_map,
+ * read by the daemons collector in the same call as ps
+ * (collectors/container_parse.h; the cgroup patterns: docs/checks.md). */
+typedef enum {
+	CONTAINER_NONE = 0, /* the host's own cgroups: system.slice, user.slice, / */
+	CONTAINER_KUBEPODS, /* a Kubernetes pod (kubelet's kubepods tree), any runtime */
+	CONTAINER_DOCKER,
+	CONTAINER_CONTAINERD,
+	CONTAINER_CRIO,
+	CONTAINER_LIBPOD,   /* podman */
+	CONTAINER_LXC,
+} container_kind;
+
+typedef enum {
+	CAN_SET_TIME_UNKNOWN = 0, /* /proc/PID/status or uid_map unreadable (gone, hidepid) */
+	CAN_SET_TIME_NO,
+	CAN_SET_TIME_YES,         /* CAP_SYS_TIME effective, in the initial user namespace */
+} can_set_time;
+
+#define DAEMONS_MAX_PLACES 8
+
+typedef struct {
+	int pid;
+	unsigned bit;              /* DAEMON_* of its comm */
+	int64_t age_s;             /* ps etimes */
+	bool cgroup_read;          /* some /proc/PID/cgroup line came back */
+	/* The path that says where it runs: the container's where one matched,
+	 * else the unified (0::) path, else name=systemd's, else any not "/"
+	 * (printable, cut to fit). */
+	char cgroup[256];
+	container_kind container;  /* CONTAINER_KUBEPODS for any pod */
+	container_kind runtime;    /* the runtime its scope names (a pod's too), or NONE */
+	can_set_time can_set;
+} daemon_place;
+
 typedef struct {
 	obs_state state;
 	char error[OBS_ERROR_LEN];
@@ -434,6 +470,11 @@ typedef struct {
 	int n_phc2sys;
 	phc2sys_args phc2sys[DAEMONS_MAX_PHC2SYS];
 	char phc2sys_cmdline[DAEMONS_MAX_PHC2SYS][96]; /* printable, cut to fit */
+	/* Every time daemon's process with a PID (ps order), up to
+	 * DAEMONS_MAX_PLACES, and where each runs (more are counted, not kept). */
+	int n_places;
+	int n_places_total;
+	daemon_place places[DAEMONS_MAX_PLACES];
 } daemons_obs;
 
 /* The index of a DAEMON_* bit in daemons_obs.procs (its position), and its
@@ -442,6 +483,11 @@ int daemon_index(unsigned bit);
 const char *daemon_name(unsigned bit);
 
 void daemons_obs_init(daemons_obs *d);
+
+/* "kubepods", "docker", "containerd", "cri-o", "libpod", "lxc"; "host" for
+ * CONTAINER_NONE.  And "yes", "no", "unknown". */
+const char *container_kind_name(container_kind k);
+const char *can_set_time_name(can_set_time c);
 
 /* ------------------------------------------------------ systemd-timesyncd */
 

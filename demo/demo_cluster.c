@@ -207,6 +207,7 @@ static const char *const scenario_names[DEMO_SCENARIO_COUNT] = {
 	[DEMO_WRONG_CLOCK] = "wrong-clock",
 	[DEMO_PHC2SYS_DIED] = "phc2sys-died",
 	[DEMO_SYNC_STOPPED] = "sync-stopped",
+	[DEMO_CONTAINER_CHRONYD] = "container-chronyd",
 };
 
 /* The gpu nodes that are not simply healthy. */
@@ -227,6 +228,7 @@ static const struct {
 	{44, DEMO_PTP_FAULTY},
 	{17, DEMO_PHC2SYS_DIED},
 	{35, DEMO_SYNC_STOPPED},
+	{5, DEMO_CONTAINER_CHRONYD},
 };
 
 const char *demo_scenario_name(demo_scenario s)
@@ -250,11 +252,6 @@ static bool runs_chronyd(demo_scenario s)
 static bool runs_ptp4l(demo_scenario s)
 {
 	return s != DEMO_NTP_SERVER && s != DEMO_LOGIN && s != DEMO_CHRONYD_DOWN;
-}
-
-static bool is_gpu(const demo_node *nd)
-{
-	return strncmp(nd->name, "gpu", 3) == 0;
 }
 
 /* The system clock has no discipline: it runs at its own frequency. */
@@ -906,34 +903,64 @@ static void ptp_truth(const demo_cluster *c, const demo_node *nd, double now, pt
 
 /* ------------------------------------------------------------------ ps */
 
-static const char *const base_processes[] = {
-	"systemd", "kthreadd", "rcu_gp", "rcu_par_gp", "slub_flushwq", "netns", "kworker/0:0H", "mm_percpu_wq",
-	"rcu_tasks_kthre", "ksoftirqd/0", "rcu_preempt", "migration/0", "cpuhp/0", "kdevtmpfs", "khungtaskd",
-	"oom_reaper", "kcompactd0", "khugepaged", "kswapd0", "systemd-journal", "systemd-udevd", "systemd-logind",
-	"dbus-daemon", "rsyslogd", "cron", "agetty",
-};
-
-static int render_daemons(const demo_node *nd, text_sink *out)
+/* One time daemon's process: PID and start (seconds after the node booted),
+ * where it runs and whether it may set the clock. */
+static void add_place(double uptime, daemons_obs *d, unsigned bit, int pid, double started,
+		      const char *cgroup)
 {
-	for (size_t k = 0; k < sizeof base_processes / sizeof base_processes[0]; k++) {
-		text_sink_printf(out, "%s\n", base_processes[k]);
+	if (d->n_places >= DAEMONS_MAX_PLACES) {
+		return;
 	}
+	daemon_place *p = &d->places[d->n_places++];
+	d->n_places_total++;
+	memset(p, 0, sizeof *p);
+	p->pid = pid;
+	p->bit = bit;
+	p->age_s = (int64_t)floor(uptime - started);
+	p->cgroup_read = true;
+	snprintf(p->cgroup, sizeof p->cgroup, "%s", cgroup);
+	p->can_set = CAN_SET_TIME_YES;
+	d->running |= bit;
+	daemon_proc *proc = &d->procs[daemon_index(bit)];
+	proc->count++;
+	if (proc->pid == 0 || p->age_s < proc->age_s) {
+		proc->pid = p->pid;
+		proc->age_s = p->age_s;
+	}
+}
+
+/* What ps and /proc show of the time daemons (collectors/daemons.c renders
+ * it): started at boot by systemd, in their units' cgroups (pure cgroup v2);
+ * the container-chronyd node also runs a training job's container (a pod
+ * under containerd, started 3 h 20 min before the epoch) whose image ships
+ * chronyd and was given CAP_SYS_TIME. */
+static void daemons_truth(const demo_cluster *c, const demo_node *nd, double now, daemons_obs *d)
+{
+	daemons_obs_init(d);
+	d->state = OBS_OK;
+	double uptime = now - c->epoch + draw(nd->seed, 40, 2 * 86400.0, 40 * 86400.0);
+	int base = 400 + (int)draw(nd->seed, 41, 0, 300);
 	if (runs_chronyd(nd->scenario)) {
-		text_sink_puts(out, "chronyd\n");
+		add_place(uptime, d, DAEMON_CHRONYD, base + 12, 9.0, "/system.slice/chrony.service");
 	}
 	if (runs_ptp4l(nd->scenario)) {
-		text_sink_puts(out, "ptp4l\n");
+		add_place(uptime, d, DAEMON_PTP4L, base + 341, 11.0, "/system.slice/ptp4l.service");
 	}
 	if (is_grandmaster(nd->scenario)) {
-		text_sink_puts(out, "phc2sys\n"); /* feeds the PHC from the NTP-disciplined system clock */
+		/* feeds the PHC from the NTP-disciplined system clock */
+		add_place(uptime, d, DAEMON_PHC2SYS, base + 352, 12.0, "/system.slice/phc2sys.service");
 	}
-	if (is_gpu(nd)) {
-		/* comm is cut at 15 characters: nvidia-persistenced */
-		text_sink_puts(out, "nvidia-persiste\nmunged\nslurmd\n");
+	if (nd->scenario == DEMO_CONTAINER_CHRONYD) {
+		char cg[sizeof d->places[0].cgroup];
+		snprintf(cg, sizeof cg,
+			 "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod%08x_4c1e_4d2a_9b7e_5f3a0c81d6e2.slice/"
+			 "cri-containerd-%016llx%016llx%016llx%016llx.scope",
+			 (unsigned)(hash3(nd->seed, S_PARAM, 990) & 0xffffffffu),
+			 (unsigned long long)hash3(nd->seed, S_PARAM, 991), (unsigned long long)hash3(nd->seed, S_PARAM, 992),
+			 (unsigned long long)hash3(nd->seed, S_PARAM, 993), (unsigned long long)hash3(nd->seed, S_PARAM, 994));
+		double job_started = uptime - (now - c->epoch) - 12000.0;
+		add_place(uptime, d, DAEMON_CHRONYD, 48211, job_started, cg);
 	}
-	/* the SSH session, the probe shell and ps itself */
-	text_sink_puts(out, "sshd\nsshd\nsh\nps\n");
-	return 0;
 }
 
 /* ------------------------------------------------------------- ethtool */
@@ -1006,23 +1033,14 @@ void demo_cluster_truth(const demo_cluster *c, size_t i, double now, observation
 	selection_truth(c, nd, now, &truth->selection);
 	ptp_truth(c, nd, now, &truth->ptp);
 	phc_truth(now, truth);
+	daemons_truth(c, nd, now, &truth->daemons);
 }
 
 /* Tools whose output the demo still prints itself, by section name: the
  * simulator has not moved them into their collectors' demo_render yet
- * (their parts are being reshaped: process ages, one NIC per PTP port). */
+ * (its part is being reshaped: one NIC per PTP port). */
 typedef int (*own_renderer)(const demo_cluster *c, const demo_node *nd, double now, const char *iface,
 			    text_sink *out, text_sink *err);
-
-static int own_daemons(const demo_cluster *c, const demo_node *nd, double now, const char *iface,
-		       text_sink *out, text_sink *err)
-{
-	(void)c;
-	(void)now;
-	(void)iface;
-	(void)err;
-	return render_daemons(nd, out);
-}
 
 static int own_ethtool(const demo_cluster *c, const demo_node *nd, double now, const char *iface,
 		       text_sink *out, text_sink *err)
@@ -1036,7 +1054,6 @@ static const struct {
 	const char *section;
 	own_renderer render;
 } own_renderers[] = {
-	{"daemons", own_daemons},
 	{"ethtool", own_ethtool},
 };
 

@@ -8,8 +8,8 @@
  *
  * The simulator gives each node's true state (demo_cluster_truth: the parts
  * of an observation), and each collector's demo renderer prints it as its
- * tool would (core/collector.h demo_render: chronyc, pmc, ...); the tools
- * not moved to their collectors yet (ps, ethtool) are printed here.  The
+ * tool would (core/collector.h demo_render: chronyc, pmc, ps, ...); the
+ * tool not moved to its collector yet (ethtool) is printed here.  The
  * answer is framed the way the probe shell does (probe.h) and goes through
  * the same parsers and health rules as a real node's.
  *
@@ -48,6 +48,7 @@ typedef enum {
 	DEMO_WRONG_CLOCK,    /* chronyd claims sync within microseconds, but the clock is 2.2 s ahead */
 	DEMO_PHC2SYS_DIED,   /* PTP-only node whose phc2sys died: ptp4l locked, the system clock 4 ms off its PHC */
 	DEMO_SYNC_STOPPED,   /* SLAVE still hears Announce but no Sync has arrived for a while */
+	DEMO_CONTAINER_CHRONYD, /* healthy, but a training container runs its own chronyd with CAP_SYS_TIME */
 	DEMO_SCENARIO_COUNT
 } demo_scenario;
 

@@ -315,6 +315,22 @@ void fuzz_check_daemons(const daemons_obs *d)
 		FUZZ_CHECK(fuzz_printable(d->phc2sys[i].sink, sizeof d->phc2sys[i].sink));
 		FUZZ_CHECK(d->phc2sys[i].realtime >= 0);
 	}
+	/* places: one per listed daemon process with a PID, its kind running */
+	FUZZ_CHECK(d->n_places >= 0 && d->n_places <= DAEMONS_MAX_PLACES);
+	FUZZ_CHECK(d->n_places_total >= d->n_places);
+	FUZZ_CHECK(d->n_places_total == d->n_places || d->n_places == DAEMONS_MAX_PLACES);
+	for (int i = 0; i < d->n_places && i < DAEMONS_MAX_PLACES; i++) {
+		const daemon_place *p = &d->places[i];
+		FUZZ_CHECK(p->pid >= 1 && p->pid <= 4194304);
+		FUZZ_CHECK((p->bit & all) != 0 && (p->bit & (p->bit - 1)) == 0 && (d->running & p->bit));
+		FUZZ_CHECK(fuzz_printable(p->cgroup, sizeof p->cgroup));
+		FUZZ_CHECK(p->cgroup_read || p->cgroup[0] == '\0');
+		FUZZ_CHECK(!p->cgroup_read || p->cgroup[0] == '/');
+		FUZZ_CHECK(p->container >= CONTAINER_NONE && p->container <= CONTAINER_LXC);
+		FUZZ_CHECK(p->runtime >= CONTAINER_NONE && p->runtime <= CONTAINER_LXC);
+		FUZZ_CHECK(p->runtime == CONTAINER_NONE || p->container != CONTAINER_NONE);
+		FUZZ_CHECK(p->can_set >= CAN_SET_TIME_UNKNOWN && p->can_set <= CAN_SET_TIME_YES);
+	}
 }
 
 void fuzz_check_phc(const phc_obs *p)

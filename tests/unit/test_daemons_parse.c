@@ -1,7 +1,9 @@
 /* test_daemons_parse.c - which daemons a ps listing shows, their PIDs and
  * ages (captures: tests/fixtures/ps-*.txt, ps-daemons.source.md), and
  * restarts from one poll to the next, through the model (node_update) and
- * the rule ptp.daemon_restarted. */
+ * the rule ptp.daemon_restarted; where each daemon runs and whether it may
+ * set the clock, from the /proc block after the list
+ * (tests/fixtures/daemons-places-*.txt, daemons-places.source.md). */
 #include <config.h>
 
 #include <setjmp.h>
@@ -16,6 +18,8 @@
 #include <cmocka.h>
 
 #include "daemons_parse.h"
+#include "detail_doc.h"
+#include "doc.h"
 #include "fixture.h"
 #include "health.h"
 #include "node_update.h"
@@ -254,6 +258,369 @@ static void test_restart_in_the_node(void **state)
 	free(n);
 }
 
+static const daemon_place *place(const daemons_obs *d, int pid)
+{
+	for (int i = 0; i < d->n_places; i++) {
+		if (d->places[i].pid == pid) {
+			return &d->places[i];
+		}
+	}
+	fail_msg("no place for PID %d", pid);
+	return NULL;
+}
+
+/* Pure cgroup v2, a PTP pod under cri-o beside the host's timesyncd. */
+static void test_places_v2_crio(void **state)
+{
+	(void)state;
+	daemons_obs d = parse_fixture("daemons-places-v2-kubepods-crio.txt");
+	assert_int_equal(d.state, OBS_OK);
+	assert_int_equal(d.running, DAEMON_TIMESYNCD | DAEMON_PTP4L | DAEMON_PHC2SYS);
+	assert_int_equal(d.n_places, 3);
+	assert_int_equal(d.n_places_total, 3);
+	assert_int_equal(d.n_phc2sys, 1); /* the args line is still phc2sys's */
+	const daemon_place *t = place(&d, 812);
+	assert_int_equal(t->bit, DAEMON_TIMESYNCD);
+	assert_int_equal(t->container, CONTAINER_NONE);
+	assert_string_equal(t->cgroup, "/system.slice/systemd-timesyncd.service");
+	assert_int_equal(t->can_set, CAN_SET_TIME_YES); /* CapEff 0x2000000: CAP_SYS_TIME alone */
+	const daemon_place *p = place(&d, 4021);
+	assert_int_equal(p->bit, DAEMON_PTP4L);
+	assert_int_equal(p->container, CONTAINER_KUBEPODS);
+	assert_int_equal(p->runtime, CONTAINER_CRIO);
+	assert_true(p->cgroup_read);
+	assert_non_null(strstr(p->cgroup, "/crio-7d3b9a0c4e5f"));
+	assert_int_equal(p->can_set, CAN_SET_TIME_YES);
+	assert_int_equal(place(&d, 4077)->runtime, CONTAINER_CRIO);
+}
+
+/* Pure cgroup v2, a chronyd in a containerd pod given CAP_SYS_TIME. */
+static void test_places_v2_containerd(void **state)
+{
+	(void)state;
+	daemons_obs d = parse_fixture("daemons-places-v2-kubepods-containerd.txt");
+	assert_int_equal(d.n_places, 2);
+	assert_int_equal(place(&d, 690)->container, CONTAINER_NONE);
+	assert_string_equal(place(&d, 690)->cgroup, "/system.slice/chrony.service");
+	const daemon_place *c = place(&d, 51234);
+	assert_int_equal(c->bit, DAEMON_CHRONYD);
+	assert_int_equal(c->container, CONTAINER_KUBEPODS);
+	assert_int_equal(c->runtime, CONTAINER_CONTAINERD);
+	assert_int_equal(c->can_set, CAN_SET_TIME_YES); /* 0xaa0425fb: docker's default set + SYS_TIME */
+	/* the youngest chronyd still speaks for the daemon */
+	assert_int_equal(proc(&d, DAEMON_CHRONYD)->pid, 51234);
+	assert_int_equal(proc(&d, DAEMON_CHRONYD)->count, 2);
+}
+
+/* cgroup v1 (and the hybrid's empty unified line): ntpd in docker with
+ * docker's default capabilities, which lack CAP_SYS_TIME. */
+static void test_places_v1_docker(void **state)
+{
+	(void)state;
+	daemons_obs d = parse_fixture("daemons-places-v1-docker.txt");
+	const daemon_place *h = place(&d, 602);
+	assert_int_equal(h->container, CONTAINER_NONE);
+	assert_string_equal(h->cgroup, "/system.slice/chrony.service");
+	const daemon_place *n = place(&d, 9911);
+	assert_int_equal(n->bit, DAEMON_NTPD);
+	assert_int_equal(n->container, CONTAINER_DOCKER);
+	assert_int_equal(n->runtime, CONTAINER_DOCKER);
+	assert_string_equal(n->cgroup, "/docker/c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00");
+	assert_int_equal(n->can_set, CAN_SET_TIME_NO);
+}
+
+/* A rootless podman container: CAP_SYS_TIME in its CapEff sets nothing,
+ * its uid_map is not the initial namespace's. */
+static void test_places_rootless(void **state)
+{
+	(void)state;
+	daemons_obs d = parse_fixture("daemons-places-v2-libpod-rootless.txt");
+	const daemon_place *c = place(&d, 70321);
+	assert_int_equal(c->container, CONTAINER_LIBPOD);
+	assert_int_equal(c->can_set, CAN_SET_TIME_NO);
+	assert_int_equal(place(&d, 1544)->can_set, CAN_SET_TIME_YES);
+}
+
+/* lxc (an unprivileged LXD container), and a process whose /proc files
+ * could not be read (it ended between ps and the read): unknown. */
+static void test_places_lxc_and_unreadable(void **state)
+{
+	(void)state;
+	daemons_obs d = parse_fixture("daemons-places-v2-lxc-unreadable.txt");
+	assert_int_equal(place(&d, 701)->container, CONTAINER_NONE);
+	assert_string_equal(place(&d, 701)->cgroup, "/init.scope");
+	assert_int_equal(place(&d, 2210)->container, CONTAINER_LXC);
+	assert_int_equal(place(&d, 2210)->can_set, CAN_SET_TIME_NO);
+	const daemon_place *g = place(&d, 2290);
+	assert_false(g->cgroup_read);
+	assert_string_equal(g->cgroup, "");
+	assert_int_equal(g->can_set, CAN_SET_TIME_UNKNOWN);
+}
+
+/* Without the /proc block (an older probe), places are known by PID only;
+ * a "::proc" for a PID ps did not list, and stray "::" lines, change
+ * nothing; more processes than kept are counted. */
+static void test_places_edges(void **state)
+{
+	(void)state;
+	daemons_obs d = parse("  5 9 chronyd\n::cg 0::/docker/x\n::proc 77\n::cap 2000000\n", 0);
+	assert_int_equal(d.n_places, 1);
+	assert_int_equal(d.places[0].can_set, CAN_SET_TIME_UNKNOWN);
+	assert_false(d.places[0].cgroup_read);
+	d = parse("chronyd\nptp4l\n", 0); /* the fallback listing: no PID, no place */
+	assert_int_equal(d.n_places, 0);
+	char many[1024] = "";
+	for (int i = 1; i <= DAEMONS_MAX_PLACES + 3; i++) {
+		char line[32];
+		snprintf(line, sizeof line, "%d 1 ptp4l\n", i);
+		strcat(many, line);
+	}
+	d = parse(many, 0);
+	assert_int_equal(d.n_places, DAEMONS_MAX_PLACES);
+	assert_int_equal(d.n_places_total, DAEMONS_MAX_PLACES + 3);
+}
+
+/* ------------------------------------------ time.daemon_in_container */
+
+/* The findings of a node whose daemons section printed text (nothing
+ * else collected). */
+static node *judged_ptp(const char *text, const char *timestamping);
+
+static node *judged(const char *text)
+{
+	return judged_ptp(text, NULL);
+}
+
+/* timestamping: ptp4l's port as pmc reports it ("SOFTWARE", "HARDWARE"),
+ * NULL when pmc was not read. */
+static node *judged_ptp(const char *text, const char *timestamping)
+{
+	thresholds th;
+	thresholds_init_defaults(&th);
+	node *n = malloc(sizeof *n);
+	assert_non_null(n);
+	node_init(n, "gpu1");
+	observation *obs = malloc(sizeof *obs);
+	assert_non_null(obs);
+	observation_init(obs);
+	obs->taken_at = 1796208000.0;
+	obs->node_time = obs->taken_at;
+	tool_output out = {.out = text, .out_len = strlen(text), .err = "", .err_len = 0, .rc = 0};
+	daemons_parse(&out, &obs->daemons);
+	if (timestamping) {
+		obs->ptp.state = OBS_OK;
+		obs->ptp.n_ports = 1;
+		obs->ptp.ports[0].state = PTP_PORT_SLAVE;
+		snprintf(obs->ptp.ports[0].timestamping, sizeof obs->ptp.ports[0].timestamping, "%s", timestamping);
+	}
+	node_update_observation(n, obs, &th);
+	free(obs);
+	return n;
+}
+
+static node *judged_fixture(const char *name)
+{
+	size_t len;
+	char *text = fixture_read(name, &len);
+	node *n = judged(text);
+	free(text);
+	return n;
+}
+
+static const finding *finding_of(const node *n, const char *code, severity sev)
+{
+	for (int i = 0; i < n->findings.count; i++) {
+		if (strcmp(n->findings.items[i].code, code) == 0 && n->findings.items[i].sev == sev) {
+			return &n->findings.items[i];
+		}
+	}
+	return NULL;
+}
+
+static int count_of(const node *n, const char *code)
+{
+	int k = 0;
+	for (int i = 0; i < n->findings.count; i++) {
+		k += strcmp(n->findings.items[i].code, code) == 0;
+	}
+	return k;
+}
+
+/* chronyd in a pod with CAP_SYS_TIME beside the host's: crit, both named
+ * with their cgroups, and said once (not time.conflicting_daemons too). */
+static void test_container_beside_host(void **state)
+{
+	(void)state;
+	node *n = judged_fixture("daemons-places-v2-kubepods-containerd.txt");
+	const finding *f = finding_of(n, "time.daemon_in_container", SEVERITY_CRIT);
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "chronyd (PID 51234, kubepods "
+				"/kubepods.slice/.../cri-containerd-3f2e1d0c9b8a.scope) can set the clock beside "
+				"chronyd (PID 690, /system.slice/chrony.service)"));
+	assert_non_null(strstr(f->hint, "grep CapEff /proc/PID/status` (bit 25)."));
+	assert_int_equal(count_of(n, "time.daemon_in_container"), 1);
+	assert_int_equal(count_of(n, "time.conflicting_daemons"), 0);
+	assert_int_equal(n->status, NODE_STATUS_CRIT);
+	free(n);
+
+	/* phc2sys in a PTP pod steering the system clock, timesyncd on the host */
+	n = judged_fixture("daemons-places-v2-kubepods-crio.txt");
+	f = finding_of(n, "time.daemon_in_container", SEVERITY_CRIT);
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "phc2sys (PID 4077, kubepods"));
+	assert_non_null(strstr(f->message, "beside systemd-timesyncd (PID 812, /system.slice/systemd-timesyncd.service)"));
+	free(n);
+}
+
+/* The pod's phc2sys feeds chronyd through SHM, or only its ptp4l runs
+ * there (steering the PHC): no second master of the system clock. */
+static void test_container_other_clock(void **state)
+{
+	(void)state;
+	node *n = judged("812 9 systemd-timesyn\n4021 8 ptp4l\n4077 8 phc2sys\n"
+			 "phc2sys /usr/sbin/phc2sys -s ens1f0 -E ntpshm -M 0\n"
+			 "::proc 812\n::cg 0::/system.slice/systemd-timesyncd.service\n::cap 2000000\n::uid 0 0 4294967295\n"
+			 "::proc 4021\n::cg 0::/kubepods.slice/kubepods-pod1.slice/crio-ab.scope\n::cap 2000000\n::uid 0 0 4294967295\n"
+			 "::proc 4077\n::cg 0::/kubepods.slice/kubepods-pod1.slice/crio-ab.scope\n::cap 2000000\n::uid 0 0 4294967295\n");
+	assert_int_equal(count_of(n, "time.daemon_in_container"), 0);
+	free(n);
+}
+
+/* The pod's daemons are the node's only steering ones (a chrony DaemonSet,
+ * OpenShift's PTP operator): no finding. */
+static void test_container_only_master(void **state)
+{
+	(void)state;
+	node *n = judged("4021 8 ptp4l\n4077 8 phc2sys\n9000 8 chronyd\n"
+			 "::proc 4021\n::cg 0::/kubepods.slice/kubepods-pod1.slice/crio-ab.scope\n::cap 2000000\n::uid 0 0 4294967295\n"
+			 "::proc 4077\n::cg 0::/kubepods.slice/kubepods-pod1.slice/crio-ab.scope\n::cap 2000000\n::uid 0 0 4294967295\n"
+			 "::proc 9000\n::cg 0::/system.slice/chronyd.service\n::cap 0\n::uid 0 0 4294967295\n");
+	/* the host's chronyd cannot set the clock (-x without CAP_SYS_TIME):
+	 * only the pod's phc2sys steers */
+	assert_int_equal(count_of(n, "time.daemon_in_container"), 0);
+	assert_int_equal(count_of(n, "time.conflicting_daemons"), 0);
+	free(n);
+}
+
+/* Containerized daemons that cannot set the clock: docker's default
+ * capabilities, a rootless container, an unprivileged lxc.  Before synctop
+ * read /proc, the docker ntpd beside the host's chronyd was
+ * time.conflicting_daemons crit. */
+static void test_container_cannot_set(void **state)
+{
+	(void)state;
+	node *n = judged_fixture("daemons-places-v1-docker.txt");
+	const finding *f = finding_of(n, "time.daemon_in_container", SEVERITY_WARN);
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "ntpd (PID 9911, docker /docker/c0ffee00c0ff) cannot set the clock"));
+	assert_int_equal(count_of(n, "time.conflicting_daemons"), 0);
+	assert_int_equal(n->status, NODE_STATUS_WARN);
+	free(n);
+	n = judged_fixture("daemons-places-v2-libpod-rootless.txt");
+	assert_non_null(finding_of(n, "time.daemon_in_container", SEVERITY_WARN));
+	assert_null(finding_of(n, "time.daemon_in_container", SEVERITY_CRIT));
+	free(n);
+	n = judged_fixture("daemons-places-v2-lxc-unreadable.txt");
+	f = finding_of(n, "time.daemon_in_container", SEVERITY_WARN);
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "ntpd (PID 2210, lxc /lxc.payload.ntp1/.../ntpsec.service)"));
+	free(n);
+}
+
+/* time.conflicting_daemons counts only daemons that may set the clock; an
+ * unknown one (no /proc answer, a ps without PIDs) still counts. */
+static void test_conflicting_counts_setters(void **state)
+{
+	(void)state;
+	node *n = judged("10 9 chronyd\n20 9 ntpd\n::proc 10\n::cg 0::/system.slice/chronyd.service\n::cap 0\n"
+			 "::uid 0 0 4294967295\n::proc 20\n::cg 0::/system.slice/ntpsec.service\n::cap 2000000\n"
+			 "::uid 0 0 4294967295\n");
+	assert_int_equal(count_of(n, "time.conflicting_daemons"), 0);
+	free(n);
+	n = judged("10 9 chronyd\n20 9 ntpd\n");
+	assert_int_equal(count_of(n, "time.conflicting_daemons"), 1);
+	free(n);
+	n = judged("chronyd\nntpd\n");
+	assert_int_equal(count_of(n, "time.conflicting_daemons"), 1);
+	free(n);
+}
+
+/* The drill-down lists every daemon's process: PID, where, the cgroup
+ * shortened, whether it may set the clock. */
+static void test_drill_down_places(void **state)
+{
+	(void)state;
+	node *n = judged_fixture("daemons-places-v2-kubepods-containerd.txt");
+	doc d;
+	doc_init(&d);
+	detail_doc_build(&d, n, 1796208000.0, 140, false);
+	bool title = false, host = false, pod = false;
+	for (size_t i = 0; i < d.n; i++) {
+		title |= strstr(d.lines[i].text, "Where the time daemons run") != NULL;
+		host |= strstr(d.lines[i].text, "chronyd") && strstr(d.lines[i].text, "690") &&
+			strstr(d.lines[i].text, "host") && strstr(d.lines[i].text, "/system.slice/chrony.service") &&
+			strstr(d.lines[i].text, "yes");
+		pod |= strstr(d.lines[i].text, "51234") && strstr(d.lines[i].text, "kubepods (containerd)") &&
+		       strstr(d.lines[i].text, "/kubepods.slice/.../cri-containerd-3f2e1d0c9b8a.scope") &&
+		       strstr(d.lines[i].text, "yes");
+	}
+	assert_true(title);
+	assert_true(host);
+	assert_true(pod);
+	doc_free(&d);
+	free(n);
+}
+
+/* The lab's real answer on this hybrid host (container_lab.sh): chronyd
+ * in a kubepods scope and in a docker scope made in the unified,
+ * name=systemd and pids trees, beside one in the lab's own cgroups. */
+static void test_places_lab_capture(void **state)
+{
+	(void)state;
+	daemons_obs d = parse_fixture("daemons-places-lab-hybrid.txt");
+	assert_int_equal(d.running, DAEMON_CHRONYD);
+	assert_int_equal(d.n_places, 3);
+	const daemon_place *h = place(&d, 2), *pod = place(&d, 3), *dock = place(&d, 4);
+	assert_int_equal(h->container, CONTAINER_NONE);
+	assert_string_equal(h->cgroup, "/process_api/1150c6ee58018ff9b06da243e730a504");
+	assert_int_equal(h->can_set, CAN_SET_TIME_YES);
+	assert_int_equal(pod->container, CONTAINER_KUBEPODS);
+	assert_int_equal(pod->runtime, CONTAINER_CONTAINERD);
+	assert_int_equal(pod->can_set, CAN_SET_TIME_YES);
+	assert_int_equal(dock->container, CONTAINER_DOCKER);
+	assert_int_equal(dock->can_set, CAN_SET_TIME_NO); /* CapEff ...fcffffff: bit 25 dropped */
+	node *n = judged_fixture("daemons-places-lab-hybrid.txt");
+	assert_non_null(finding_of(n, "time.daemon_in_container", SEVERITY_CRIT));
+	assert_non_null(finding_of(n, "time.daemon_in_container", SEVERITY_WARN));
+	free(n);
+}
+
+/* ptp4l in a container with CAP_SYS_TIME beside the host's chronyd: it
+ * steers its PHC under hardware timestamping (no second master of the
+ * system clock), CLOCK_REALTIME itself under software timestamping (-S). */
+static void test_container_ptp4l_clock(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"600 9 chronyd\n4021 8 ptp4l\n"
+		"::proc 600\n::cg 0::/system.slice/chronyd.service\n::cap 2000400\n::uid 0 0 4294967295\n"
+		"::proc 4021\n::cg 0::/kubepods.slice/kubepods-pod1.slice/crio-ab.scope\n::cap 2000000\n"
+		"::uid 0 0 4294967295\n";
+	node *n = judged_ptp(text, "HARDWARE");
+	assert_int_equal(count_of(n, "time.daemon_in_container"), 0);
+	free(n);
+	n = judged_ptp(text, "SOFTWARE");
+	const finding *f = finding_of(n, "time.daemon_in_container", SEVERITY_CRIT);
+	assert_non_null(f);
+	assert_non_null(strstr(f->message, "ptp4l (PID 4021, kubepods /kubepods.slice/.../crio-ab.scope) can set the "
+				"clock beside chronyd (PID 600"));
+	free(n);
+	/* pmc not read: its PHC is assumed */
+	n = judged(text);
+	assert_int_equal(count_of(n, "time.daemon_in_container"), 0);
+	free(n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +631,20 @@ int main(void)
 		cmocka_unit_test(test_pid_and_age),
 		cmocka_unit_test(test_restart_by_younger_age),
 		cmocka_unit_test(test_restart_in_the_node),
+		cmocka_unit_test(test_places_v2_crio),
+		cmocka_unit_test(test_places_v2_containerd),
+		cmocka_unit_test(test_places_v1_docker),
+		cmocka_unit_test(test_places_rootless),
+		cmocka_unit_test(test_places_lxc_and_unreadable),
+		cmocka_unit_test(test_places_edges),
+		cmocka_unit_test(test_container_beside_host),
+		cmocka_unit_test(test_container_other_clock),
+		cmocka_unit_test(test_container_only_master),
+		cmocka_unit_test(test_container_cannot_set),
+		cmocka_unit_test(test_conflicting_counts_setters),
+		cmocka_unit_test(test_drill_down_places),
+		cmocka_unit_test(test_places_lab_capture),
+		cmocka_unit_test(test_container_ptp4l_clock),
 	};
 	return cmocka_run_group_tests_name("daemons_parse", tests, NULL, NULL);
 }

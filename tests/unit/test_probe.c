@@ -616,10 +616,31 @@ static void check_standard_sections(const probe_response *r, bool sudo)
 	s = probe_section_find(r, "daemons");
 	assert_int_equal(s->rc, 0);
 	/* the process list, then phc2sys's command line because it runs */
-	assert_body(s->out, s->out_len,
-		    "  812   86400 chronyd\n 9123      42 ptp4l\n@@synctop " OTHER " end\n 9130 41 phc2sys\n"
-		    "   77       5 systemd-timesyn\n  501    3600 ntpd\n"
-		    "phc2sys         /usr/sbin/phc2sys -a -r\n");
+	static const char listed[] =
+		"  812   86400 chronyd\n 9123      42 ptp4l\n@@synctop " OTHER " end\n 9130 41 phc2sys\n"
+		"   77       5 systemd-timesyn\n  501    3600 ntpd\n"
+		"phc2sys         /usr/sbin/phc2sys -a -r\n";
+	assert_true(s->out_len >= sizeof listed - 1);
+	assert_memory_equal(s->out, listed, sizeof listed - 1);
+	/* then the /proc block: each daemon's PID in list order (the shim's
+	 * PIDs are not this machine's daemons: what /proc says of them, if
+	 * anything, varies), nothing but "::" lines */
+	const char *want[] = {"::proc 812\n", "::proc 9123\n", "::proc 9130\n", "::proc 77\n", "::proc 501\n"};
+	size_t at = sizeof listed - 1, w = 0;
+	while (at < s->out_len) {
+		const char *nl = memchr(s->out + at, '\n', s->out_len - at);
+		assert_non_null(nl);
+		size_t n = (size_t)(nl + 1 - (s->out + at));
+		assert_memory_equal(s->out + at, "::", 2);
+		if (n > 7 && memcmp(s->out + at, "::proc ", 7) == 0) {
+			assert_true(w < 5);
+			assert_int_equal(n, strlen(want[w]));
+			assert_memory_equal(s->out + at, want[w], n);
+			w++;
+		}
+		at += n;
+	}
+	assert_int_equal(w, 5);
 	assert_body(s->err, s->err_len, "ps: partial");
 
 	/* openntpd: ntpctl run because $synctop_ps lists ntpd and ntpctl is

@@ -470,8 +470,9 @@ static const char *const nic_keys[] = {
 };
 static const char *const finding_keys[] = {"severity", "code", "message", "hint", "pending", "since", NULL};
 static const char *const daemons_keys[] = {
-	"error", "running", "chronyd", "ntpd", "systemd-timesyncd", "ptp4l", "phc2sys", NULL,
+	"error", "running", "chronyd", "ntpd", "systemd-timesyncd", "ptp4l", "phc2sys", "list", "list_more", NULL,
 };
+static const char *const place_keys[] = {"pid", "daemon", "cgroup", "container", "runtime", "can_set_time", NULL};
 static const char *const daemon_keys[] = {"processes", "pid", "age_s", "restarted_at", NULL};
 
 static void test_json_healthy_node(void **state)
@@ -496,6 +497,18 @@ static void test_json_healthy_node(void **state)
 	ptp4l->age_s = 42;
 	ptp4l->restarted_at = 1796207937.0;
 	nd->obs.daemons.procs[daemon_index(DAEMON_CHRONYD)].count = 1; /* ps without pid/etimes */
+	daemon_place *pl = &nd->obs.daemons.places[0];
+	pl->pid = 9123;
+	pl->bit = DAEMON_PTP4L;
+	pl->cgroup_read = true;
+	snprintf(pl->cgroup, sizeof pl->cgroup, "/kubepods.slice/kubepods-pod1.slice/crio-ab12.scope");
+	pl->container = CONTAINER_KUBEPODS;
+	pl->runtime = CONTAINER_CRIO;
+	pl->can_set = CAN_SET_TIME_YES;
+	nd->obs.daemons.places[1].pid = 9200; /* its /proc files were gone */
+	nd->obs.daemons.places[1].bit = DAEMON_PTP4L;
+	nd->obs.daemons.n_places = 2;
+	nd->obs.daemons.n_places_total = 3;
 	nic_obs *nic = &nd->obs.nic;
 	nic->state = OBS_OK;
 	snprintf(nic->interface, sizeof nic->interface, "eth0");
@@ -617,6 +630,22 @@ static void test_json_healthy_node(void **state)
 	want_null(get(jd, "chronyd"), "pid");
 	want_null(get(jd, "chronyd"), "age_s");
 	want_null(get(jd, "chronyd"), "restarted_at");
+	/* every process with a PID, where it runs, whether it may set the clock */
+	assert_int_equal(json_array_size(get(jd, "list")), 2);
+	json_t *jl = json_array_get(get(jd, "list"), 0);
+	want_keys(jl, place_keys);
+	want_int(jl, "pid", 9123);
+	want_str(jl, "daemon", "ptp4l");
+	want_str(jl, "cgroup", "/kubepods.slice/kubepods-pod1.slice/crio-ab12.scope");
+	want_str(jl, "container", "kubepods");
+	want_str(jl, "runtime", "cri-o");
+	assert_true(json_is_true(get(jl, "can_set_time")));
+	jl = json_array_get(get(jd, "list"), 1);
+	want_null(jl, "cgroup");
+	want_null(jl, "container");
+	want_null(jl, "runtime");
+	want_null(jl, "can_set_time");
+	want_int(jd, "list_more", 1);
 	want_null(jd, "phc2sys");
 	want_null(jd, "ntpd");
 	/* one interface checked: nics holds it alone, in nic's shape */
