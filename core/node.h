@@ -63,6 +63,10 @@ typedef struct {
 	char last_raw[NODE_RAW_LEN];   /* untrusted: sanitise before showing */
 	unsigned long polls_completed; /* answers decoded */
 	unsigned long polls_failed;    /* deadlines, floods, lost connections */
+	/* Change detection (event_log.h): the state this node's events were
+	 * last detected against; NULL when nothing records events (--once,
+	 * --check, the client's own node).  Owned by whoever set it. */
+	struct event_watch *watch;
 } node;
 
 void node_init(node *n, const char *host);

@@ -79,6 +79,13 @@ typedef struct {
 	 * `gm_traceable`): a free-running, degraded or unknown-quality
 	 * clockClass and timeTraceable 0 are then crit, not warn (pmc_rules.c). */
 	bool gm_traceable;
+
+	/* Events (event_detect.h): an offset or the clock check moving by more
+	 * than this between two polls is a clock step. */
+	double event_step_s;
+	/* A change seen on more than this many nodes in one refresh is one
+	 * grouped event (event_log.h).  The fleet's: read from "defaults". */
+	int event_group_nodes;
 } thresholds;
 
 void thresholds_init_defaults(thresholds *th);
