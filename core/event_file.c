@@ -54,6 +54,7 @@ struct event_file {
 	char err[FILE_ERR_LEN];
 
 	/* loop only */
+	size_t queue_max;
 	unsigned long dropped;
 	bool told_failing;
 
@@ -146,7 +147,17 @@ static int write_batch(event_file *f, line *batch, char *err, size_t err_len)
 static void *writer_thread(void *arg)
 {
 	event_file *f = arg;
+	/* open (create) at once: the file exists, or the trouble is told,
+	 * before the first event */
+	char first_err[FILE_ERR_LEN] = "";
+	int first_rc = write_batch(f, NULL, first_err, sizeof first_err);
 	pthread_mutex_lock(&f->lock);
+	if (first_rc != 0) {
+		f->failing = true;
+		snprintf(f->err, sizeof f->err, "%s", first_err);
+		f->report = true;
+		ev_async_send(f->loop, &f->told);
+	}
 	for (;;) {
 		while (!f->head && !f->stop) {
 			pthread_cond_wait(&f->wake, &f->lock);
@@ -211,9 +222,11 @@ static void on_told(struct ev_loop *loop, ev_async *w, int revents)
 	}
 }
 
-event_file *event_file_new(struct ev_loop *loop, const char *path, event_file_done_fn done, void *ctx)
+event_file *event_file_new(struct ev_loop *loop, const char *path, size_t queue_max, event_file_done_fn done,
+			   void *ctx)
 {
 	event_file *f = xcalloc(1, sizeof *f);
+	f->queue_max = queue_max ? queue_max : EVENT_FILE_QUEUE_MAX;
 	f->loop = loop;
 	f->path = xstrdup(path);
 	f->done = done;
@@ -228,13 +241,14 @@ event_file *event_file_new(struct ev_loop *loop, const char *path, event_file_do
 	pthread_condattr_destroy(&attr);
 	ev_async_init(&f->told, on_told);
 	f->told.data = f;
+	ev_async_start(loop, &f->told); /* before the thread may send */
 	int rc = pthread_create(&f->thread, NULL, writer_thread, f);
 	if (rc != 0) {
+		ev_async_stop(loop, &f->told);
 		file_destroy(f);
 		errno = rc;
 		return NULL;
 	}
-	ev_async_start(loop, &f->told);
 	return f;
 }
 
@@ -247,7 +261,7 @@ bool event_file_submit(event_file *f, const event *e, const char *host)
 		return false;
 	}
 	pthread_mutex_lock(&f->lock);
-	bool full = f->queued >= EVENT_FILE_QUEUE_MAX;
+	bool full = f->queued >= f->queue_max;
 	if (!full) {
 		line *l = xmalloc(sizeof *l + len + 1);
 		l->next = NULL;

@@ -60,7 +60,7 @@ void event_log_watch(event_watch *w, const node *n, double t)
 	event_state now;
 	event found[32];
 	event_detect_capture(n, &now);
-	if (w->has_prev) {
+	if (w->settled) {
 		size_t count = event_detect_compare(&w->prev, &now, &w->limits, t, w->index, found,
 						    sizeof found / sizeof found[0]);
 		if (count > sizeof found / sizeof found[0]) {
@@ -71,9 +71,20 @@ void event_log_watch(event_watch *w, const node *n, double t)
 			event_log_stage(w->log, &found[i]);
 		}
 	}
-	/* until a node has answered there is nothing to compare with */
-	w->has_prev = now.answered_ever;
 	w->prev = now;
+}
+
+void event_log_watch_refresh(event_watch *w, const node *n, double t)
+{
+	if (!w->settled) {
+		bool checked = !w->await_clock_check || n->obs.clock.state != OBS_NOT_COLLECTED;
+		if (n->has_observation && checked) {
+			w->settled = true;
+			event_detect_capture(n, &w->prev);
+		}
+		return;
+	}
+	event_log_watch(w, n, t);
 }
 
 static void append(event_log *l, event *e)

@@ -34,18 +34,30 @@ typedef struct event_log event_log;
 event_log *event_log_new(size_t capacity);
 void event_log_free(event_log *l);
 
-/* One node's change detection: the state it was last compared in. */
+/* One node's change detection: the state it was last compared in.
+ *
+ * Start-up is not a change: until the node is settled nothing is staged.
+ * It settles at the first refresh (event_log_watch_refresh) after its first
+ * answer and, with await_clock_check, its first clock check, so what is
+ * already wrong when synctop starts (its own findings, the clock check's,
+ * the cluster rules') is the baseline, not a burst of events. */
 typedef struct event_watch {
 	event_log *log;
 	uint32_t index;      /* the node's index in the model */
-	bool has_prev;
+	bool await_clock_check; /* clock checks run: settle after the first */
+	bool settled;
 	event_limits limits; /* from the node's thresholds */
 	event_state prev;
 } event_watch;
 
-/* Compares n's judged state now with the last one and stages the changes,
- * at time t; the present state becomes the last one. */
+/* After a poll, a failure or a clock check (node_update.c): compares n's
+ * judged state now with the last one and stages the changes, at time t;
+ * the present state becomes the last one. */
 void event_log_watch(event_watch *w, const node *n, double t);
+
+/* The same after the cluster rules ran (once per refresh); settles the
+ * node when it is ready. */
+void event_log_watch_refresh(event_watch *w, const node *n, double t);
 
 /* Stages one event (as event_log_watch does). */
 void event_log_stage(event_log *l, const event *e);

@@ -169,10 +169,11 @@ static int start_events(app *a)
 		a->watches[i].log = a->events;
 		a->watches[i].index = (uint32_t)i;
 		a->watches[i].limits.step_s = th->event_step_s;
+		a->watches[i].await_clock_check = a->opt.clock_check_s > 0 && !a->source;
 		a->nodes[i].watch = &a->watches[i];
 	}
 	if (a->opt.events_file) {
-		a->events_file = event_file_new(a->loop, a->opt.events_file, on_events_written, a);
+		a->events_file = event_file_new(a->loop, a->opt.events_file, 0, on_events_written, a);
 		if (!a->events_file) {
 			fprintf(stderr, "synctop: --events: cannot start the writer thread: %s\n", strerror(errno));
 			return -1;
@@ -192,7 +193,7 @@ static void commit_events(app *a)
 	double now = walltime_now();
 	for (size_t i = 0; i < a->n_nodes; i++) {
 		if (a->nodes[i].watch) {
-			event_log_watch(a->nodes[i].watch, &a->nodes[i], now);
+			event_log_watch_refresh(a->nodes[i].watch, &a->nodes[i], now);
 		}
 	}
 	size_t added = event_log_commit(a->events, a->group_over);

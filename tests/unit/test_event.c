@@ -13,9 +13,17 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <ev.h>
+#include <jansson.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "event.h"
 #include "event_detect.h"
+#include "event_file.h"
 #include "event_log.h"
 #include "node.h"
 #include "node_update.h"
@@ -433,9 +441,16 @@ static void test_node_update_detects(void **state)
 
 	answered_obs(&o, 1000, GM_A, PTP_PORT_SLAVE);
 	node_update_observation(n, &o, &th);
+	assert_int_equal(event_log_commit(l, 5), 0);
+	assert_false(w.settled);
+	/* a change before the first refresh is part of start-up */
+	answered_obs(&o, 1000.5, GM_B, PTP_PORT_SLAVE);
+	node_update_observation(n, &o, &th);
+	event_log_watch_refresh(&w, n, 1000.6);
+	assert_true(w.settled);
 	assert_int_equal(event_log_commit(l, 5), 0); /* the baseline */
 
-	answered_obs(&o, 1001, GM_B, PTP_PORT_SLAVE);
+	answered_obs(&o, 1001, GM_A, PTP_PORT_SLAVE);
 	node_update_observation(n, &o, &th);
 	node_update_unreachable(n, "connection refused", &th);
 	assert_true(event_log_commit(l, 5) >= 3);
@@ -443,7 +458,9 @@ static void test_node_update_detects(void **state)
 	for (size_t i = 0; i < event_log_count(l); i++) {
 		const event *e = event_log_at(l, i);
 		assert_int_equal(e->node, 3);
-		gm |= e->kind == EVENT_PTP_GRANDMASTER && strcmp(e->to, GM_B) == 0 && e->t == 1001;
+		/* the baseline is the settled state (GM_B), not the first answer */
+		gm |= e->kind == EVENT_PTP_GRANDMASTER && strcmp(e->from, GM_B) == 0 && strcmp(e->to, GM_A) == 0 &&
+		      e->t == 1001;
 		lost |= e->kind == EVENT_CONNECTION_LOST;
 		status |= e->kind == EVENT_STATUS && strcmp(e->to, "unknown") == 0;
 	}
@@ -452,6 +469,149 @@ static void test_node_update_detects(void **state)
 	assert_true(status);
 	event_log_free(l);
 	free(n);
+}
+
+/* ------------------------------------------------------ --events FILE */
+
+static void test_file_format(void **state)
+{
+	(void)state;
+	event e;
+	/* remote text with an escape sequence, a quote and a newline */
+	event_set(&e, EVENT_CHRONY_REFERENCE, 2, 1796312707.5, "", "10.0.0.1", "evil\x1b[31m\"x\"\nref",
+		  "chrony reference moved");
+	e.id = 42;
+	size_t len;
+	char *line = event_file_format(&e, "gpu\x1b]0;title\x07" "001", &len);
+	assert_non_null(line);
+	assert_int_equal(strlen(line), len);
+	assert_int_equal(line[len - 1], '\n');
+	assert_null(memchr(line, '\x1b', len));
+	assert_null(memchr(line, '\n', len - 1)); /* one line */
+	json_error_t err;
+	json_t *o = json_loads(line, 0, &err);
+	assert_non_null(o);
+	assert_int_equal(json_integer_value(json_object_get(o, "id")), 42);
+	assert_string_equal(json_string_value(json_object_get(o, "kind")), "chrony_reference");
+	assert_string_equal(json_string_value(json_object_get(o, "scope")), "node");
+	assert_string_equal(json_string_value(json_object_get(o, "node")), "gpu001");
+	assert_string_equal(json_string_value(json_object_get(o, "from")), "10.0.0.1");
+	assert_string_equal(json_string_value(json_object_get(o, "to")), "evil\"x\" ref");
+	assert_true(json_is_null(json_object_get(o, "subject")));
+	assert_true(json_is_null(json_object_get(o, "group")));
+	assert_string_equal(json_string_value(json_object_get(o, "time")), "2026-12-03T15:45:07.500Z");
+	assert_null(json_object_get(o, "nodes"));
+	json_decref(o);
+	free(line);
+
+	event g;
+	event_set(&g, EVENT_GROUP, EVENT_NODE_GROUP, 1, "", "a", "b", "41 nodes: grandmaster a -> b");
+	g.group_kind = EVENT_PTP_GRANDMASTER;
+	g.group_size = 41;
+	line = event_file_format(&g, NULL, &len);
+	o = json_loads(line, 0, &err);
+	assert_non_null(o);
+	assert_string_equal(json_string_value(json_object_get(o, "scope")), "group");
+	assert_true(json_is_null(json_object_get(o, "node")));
+	assert_int_equal(json_integer_value(json_object_get(o, "nodes")), 41);
+	assert_string_equal(json_string_value(json_object_get(o, "group_kind")), "ptp_grandmaster");
+	json_decref(o);
+	free(line);
+}
+
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	static char buf[1 << 16];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void test_file_appends(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/test_event_XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "old\n", 4), 4); /* appended to, not replaced */
+	close(fd);
+	struct ev_loop *loop = ev_loop_new(0);
+	event_file *f = event_file_new(loop, path, 0, NULL, NULL);
+	assert_non_null(f);
+	for (int i = 0; i < 3; i++) {
+		event e;
+		event_set(&e, EVENT_STATUS, (uint32_t)i, 100 + i, "", "ok", "warn", "status ok -> warn");
+		e.id = (uint64_t)i + 1;
+		assert_true(event_file_submit(f, &e, "n"));
+	}
+	event_file_free(f, 5.0); /* drains the queue */
+	const char *text = read_all(path);
+	assert_int_equal(strncmp(text, "old\n{\"id\":1,", 12), 0);
+	int lines = 0;
+	for (const char *p = text; *p; p++) {
+		lines += *p == '\n';
+	}
+	assert_int_equal(lines, 4);
+	ev_loop_destroy(loop);
+	unlink(path);
+}
+
+static void on_trouble(void *ctx, const char *err)
+{
+	(void)err;
+	(*(int *)ctx)++;
+}
+
+/* A file system that never answers (a FIFO nobody reads: open blocks):
+ * submitting never waits; past the queue's bound lines are dropped and
+ * counted; freeing gives up on the stuck thread after its grace. */
+static void test_file_hung_never_blocks(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_event_fifo_XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[sizeof dir + 8];
+	snprintf(path, sizeof path, "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	signal(SIGPIPE, SIG_IGN);
+	struct ev_loop *loop = ev_loop_new(0);
+	int troubles = 0;
+	event_file *f = event_file_new(loop, path, 1000, on_trouble, &troubles);
+	assert_non_null(f);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	size_t n = 1000 + 10;
+	size_t queued = 0;
+	for (size_t i = 0; i < n; i++) {
+		event e;
+		event_set(&e, EVENT_STATUS, 1, 100, "", "ok", "warn", "m");
+		e.id = i + 1;
+		queued += event_file_submit(f, &e, "n");
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	print_message("# %zu submits took %.3f s, %zu queued, %lu dropped\n", n, took, queued, event_file_dropped(f));
+	assert_int_equal(queued, 1000);
+	assert_int_equal(event_file_dropped(f), 10);
+	assert_int_equal(event_file_queued(f), 1000);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	event_file_free(f, 0.2);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	assert_true(took < 2.0);
+	/* let the abandoned thread go: a reader that leaves at once makes its
+	 * open succeed and its writes fail (EPIPE); it then frees itself */
+	int rd = open(path, O_RDONLY | O_NONBLOCK);
+	assert_true(rd >= 0);
+	usleep(100000);
+	close(rd);
+	usleep(300000);
+	ev_loop_destroy(loop);
+	unlink(path);
+	rmdir(dir);
 }
 
 int main(void)
@@ -474,6 +634,9 @@ int main(void)
 		cmocka_unit_test(test_ring),
 		cmocka_unit_test(test_hundred_thousand),
 		cmocka_unit_test(test_node_update_detects),
+		cmocka_unit_test(test_file_format),
+		cmocka_unit_test(test_file_appends),
+		cmocka_unit_test(test_file_hung_never_blocks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
