@@ -111,6 +111,14 @@ void event_detect_capture(const node *n, event_state *s)
 	}
 }
 
+void event_detect_keep_findings(const event_state *before, event_state *now)
+{
+	if (!now->reachable) {
+		now->n_findings = before->n_findings;
+		memcpy(now->findings, before->findings, sizeof now->findings);
+	}
+}
+
 /* ------------------------------------------------------------ comparing */
 
 typedef struct {
@@ -265,7 +273,10 @@ size_t event_detect_compare(const event_state *before, const event_state *after,
 		emit(&em, EVENT_STATUS, "", node_status_name(a->status), node_status_name(b->status), "status %s -> %s%s%s",
 		     node_status_name(a->status), node_status_name(b->status), why[0] ? ": " : "", why);
 	}
-	compare_findings(&em, a, b);
+	if (b->reachable) {
+		/* an unreachable node is not judged: its findings did not clear */
+		compare_findings(&em, a, b);
+	}
 	if (a->chrony_ok && b->chrony_ok) {
 		compare_value(&em, EVENT_CHRONY_REFERENCE, "", a->chrony_reference, b->chrony_reference,
 			      "chrony reference");

@@ -11,6 +11,9 @@
  * Rules (README "Events" documents them):
  *   - The first snapshot of a node that has answered is the baseline: no
  *     events until a second one (nothing "changed" at start-up).
+ *   - Findings are compared only while the node answers: losing the
+ *     connection is connection_lost (and the status), not every finding
+ *     cleared; coming back compares with the findings last judged.
  *   - A value is compared only when both snapshots have it (the part
  *     answered: chrony, ntpd, pmc OK): a daemon that stops answering is told
  *     by its finding and the status, and its values are compared again with
@@ -89,6 +92,11 @@ typedef struct {
 
 /* Reads n's judged state into *s. */
 void event_detect_capture(const node *n, event_state *s);
+
+/* An unreachable node's findings are not judged (health.c gives it none):
+ * keeps the last judged ones in now, so that losing the connection clears
+ * nothing and coming back compares with what was last seen. */
+void event_detect_keep_findings(const event_state *before, event_state *now);
 
 /* The events from before to after, at time t about node index node_index:
  * at most max written to out, returns how many there were (more than max:

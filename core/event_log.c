@@ -60,6 +60,7 @@ void event_log_watch(event_watch *w, const node *n, double t)
 	event_state now;
 	event found[32];
 	event_detect_capture(n, &now);
+	event_detect_keep_findings(&w->prev, &now);
 	if (w->settled) {
 		size_t count = event_detect_compare(&w->prev, &now, &w->limits, t, w->index, found,
 						    sizeof found / sizeof found[0]);

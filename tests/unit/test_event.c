@@ -281,9 +281,28 @@ static void test_connection(void **state)
 {
 	(void)state;
 	event_state a = base(), b = later(&a);
+	a.n_findings = 1;
+	a.findings[0] = (event_finding){.code = "chrony.offset", .sev = SEVERITY_WARN};
+	/* unreachable: no findings judged, none cleared */
 	b.reachable = false;
+	b.n_findings = 0;
+	event_detect_keep_findings(&a, &b);
+	assert_int_equal(b.n_findings, 1);
 	one(&a, &b, EVENT_CONNECTION_LOST, "up", "down");
-	one(&b, &a, EVENT_CONNECTION_RESTORED, "down", "up");
+	/* back with the same finding: nothing but the connection */
+	event_state c = later(&a);
+	one(&b, &c, EVENT_CONNECTION_RESTORED, "down", "up");
+	/* back without it: cleared then */
+	event_state d = later(&a);
+	d.n_findings = 0;
+	event ev[8];
+	assert_int_equal(compare(&b, &d, ev, 8), 2);
+	assert_int_equal(ev[1].kind, EVENT_FINDING_CLEARED);
+	/* the pure comparison alone does not look at findings while unreachable */
+	event_state e = later(&a);
+	e.reachable = false;
+	e.n_findings = 0;
+	one(&a, &e, EVENT_CONNECTION_LOST, "up", "down");
 }
 
 /* No debounce: a flip and its flip back one poll later are two events. */
