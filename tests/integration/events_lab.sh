@@ -31,6 +31,7 @@ init_pid=
 unshare_pid=
 cleanup() {
 	[ -n "$synctop_pid" ] && kill "$synctop_pid" 2>/dev/null
+	[ -S "$tmp/tmux.sock" ] && tmux -S "$tmp/tmux.sock" kill-server 2>/dev/null
 	# chronyd and sshd live in the node's PID namespace: ending its init
 	# (our sleep) ends them all
 	[ -n "$init_pid" ] && kill -9 "$init_pid" 2>/dev/null
@@ -62,7 +63,7 @@ ip -n "$ns" addr add "$subnet.10/30" dev ssh0
 ip -n "$ns" link set ssh0 up
 
 # the node's PID namespace: its init is a sleep; everything else enters it
-ip netns exec "$ns" unshare --pid --fork --mount-proc sleep 100000 &
+ip netns exec "$ns" unshare --pid --fork --mount-proc sleep 100000 2>/dev/null &
 unshare_pid=$!
 for i in $(seq 50); do
 	init_pid=$(pgrep -P "$unshare_pid" -x sleep)
@@ -221,4 +222,51 @@ ok $? "all $n_lines lines are JSON events about $subnet.10 with the documented k
 jq -e -s '[.[].id] == ([.[].id] | sort) and ([.[].id] | unique | length) == length' "$events" >/dev/null
 ok $? "ids are unique and increasing"
 diag "$(jq -r '"\(.time) \(.kind) \(.subject // "") \(.from // "") -> \(.to // ""): \(.message)"' "$events")"
+
+# --- the events screen on the same node: a private tmux server -----------------
+if ! command -v tmux >/dev/null 2>&1; then
+	diag "no tmux: the events screen part is skipped"
+	done_testing
+	exit $?
+fi
+tm() { tmux -S "$tmp/tmux.sock" "$@"; }
+screen() { tm capture-pane -p -t t 2>/dev/null; }
+wait_screen() { # pattern seconds
+	local i
+	for i in $(seq $(($2 * 10))); do
+		screen | grep -Eq -- "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+keys() { tm send-keys -t t "$@"; sleep 0.4; }
+tm -f /dev/null new-session -d -s t -x 150 -y 30 \
+	"LANG=C.UTF-8 TERM=xterm-256color $bin -d 1 --clock-check 0 -F $tmp/ssh_config --known-hosts $tmp/known_hosts -i $tmp/id --config $tmp/synctop.json root@$subnet.10; sleep 30"
+wait_screen "^$subnet\.10 +WARN" 15
+ok $? "the dashboard shows the node"
+sleep 3 # settled
+old=$(chronyd_pid)
+stop_chronyd && start_chronyd && chronyd_answers
+wait_screen "^ synctop .* [1-9][0-9]* events?/5 min" 15
+ok $? "the header counts the restart among the last 5 minutes' events: $(screen | head -n 1)"
+keys e
+wait_screen "events, newest first" 5
+ok $? "e opens the events screen"
+wait_screen "^ [0-9:]{8}  $subnet\.10 +daemon_restarted +chronyd restarted: PID" 5
+ok $? "the restart is listed with its time, node and kind: $(screen | sed -n 4p)"
+keys / '!' d a e m o n Enter
+wait_screen "no event matches the filter" 3
+ok $? "the filter, negated, hides the restart"
+keys / C-u c h r o n y d Enter
+wait_screen "^ [0-9:]{8}  $subnet\.10 +daemon_restarted" 3
+ok $? "the filter on its message keeps it"
+keys Enter
+wait_screen "^ node $subnet\.10" 5
+ok $? "Enter opens the node's drill-down"
+screen | grep -Eq "Events \(newest first" && screen | grep -Eq "daemon_restarted +chronyd restarted"
+ok $? "the drill-down lists the node's own events: $(screen | grep -A2 'Events (newest' | tr -s ' ' | head -c 300)"
+keys Escape
+wait_screen "events, newest first" 5
+ok $? "Esc goes back to the events screen it came from"
+keys q
 done_testing
