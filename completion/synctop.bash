@@ -118,7 +118,7 @@ _synctop()
 	local opts="--once --json --check --fail-on= --verbose --timeout= --interval= --hostlist=
 		--hostfile= --local --demo --config= --ssh-config= --user= --port= --identity= --known-hosts=
 		--strict-host-key-checking= --connect-timeout= --max-handshakes= --iface= --sudo --pmc-sudo
-		--clock-check= --prometheus= --theme= --no-color --no-mouse --log= --help --version -v -d -w -f -F -l -p -i -h
+		--clock-check= --prometheus= --events= --theme= --no-color --no-mouse --log= --help --version -v -d -w -f -F -l -p -i -h
 		--from-prometheus= --prometheus-selector= --prometheus-node-label= --prometheus-ca=
 		--prometheus-bearer-token-file= --prometheus-basic-auth-file= --prometheus-stale="
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
@@ -158,7 +158,7 @@ _synctop()
 			return 0
 		fi
 		mapfile -t list < <(_synctop_themes) ;;
-	-f | --hostfile | --config | -F | --ssh-config | -i | --identity | --known-hosts | --log | --prometheus | \
+	-f | --hostfile | --config | -F | --ssh-config | -i | --identity | --known-hosts | --log | --prometheus | --events | \
 		--prometheus-ca | --prometheus-bearer-token-file | --prometheus-basic-auth-file)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -P "$prefix" -f -- "$cur")
