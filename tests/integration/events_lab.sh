@@ -2,10 +2,14 @@
 # events_lab.sh - issue 19's events from real state changes: a node with a
 # real sshd and a real `chronyd -x`, polled live (`synctop -d 1 --events
 # FILE`, plain text: no terminal), while the test restarts chronyd, stops
-# it, starts it again and cuts the node's link.  The JSON lines must say so:
-# nothing at start-up (the baseline), daemon_restarted for chronyd, then a
-# finding raised and the status changed, the finding cleared, the connection
-# lost and restored; every line valid JSON with the documented keys.
+# it, starts it again, steps the node's clock (the one shim: `date`, below)
+# and cuts the node's link.  The JSON lines must say so: nothing at start-up
+# (the baseline), daemon_restarted for chronyd, then a finding raised and the
+# status changed, the finding cleared, a clock_step each way, the connection
+# lost (no finding cleared by it) and restored; every line valid JSON with
+# the documented keys.  Then the dashboard in a private tmux server: the
+# header's count, the events screen, its filter, Enter to the node's
+# drill-down and its events, Esc back.
 #
 # The node is a network namespace of its own plus a PID and mount namespace
 # (unshare --pid --mount-proc), so `ps` on the node sees its own chronyd, not
@@ -106,7 +110,20 @@ chronyd_answers() {
 
 mkdir -p "$tmp/bin"
 printf '#!/bin/sh\nexec /usr/bin/chronyc -h %s "$@"\n' "$tmp/chronyd.sock" >"$tmp/bin/chronyc"
-chmod 0755 "$tmp/bin/chronyc"
+# The one shim (tests/lab/shims/README.md: only what a real daemon cannot
+# reach here): the node's clock stepping.  Its chronyd may not steer a clock
+# and this test must not step the host's, so while $tmp/stepped exists the
+# node's `date +%s.%N` (the clock check's exchange) reads 0.5 s ahead.
+cat >"$tmp/bin/date" <<EOF
+#!/bin/sh
+t=\$(/bin/date "\$@") || exit
+if [ -e "$tmp/stepped" ] && [ "\$1" = "+%s.%N" ]; then
+	awk -v t="\$t" 'BEGIN { printf "%.9f\\n", t + 0.5 }'
+else
+	printf '%s\\n' "\$t"
+fi
+EOF
+chmod 0755 "$tmp/bin/chronyc" "$tmp/bin/date"
 ssh-keygen -q -t ed25519 -N '' -f "$tmp/hostkey" || exit 1
 ssh-keygen -q -t ed25519 -N '' -f "$tmp/id" || exit 1
 cp "$tmp/id.pub" "$tmp/authorized_keys"
@@ -138,9 +155,9 @@ on_node ps -e -o comm= >"$tmp/ps" 2>&1
 ok $? "ps on the node sees its own chronyd only: $(tr '\n' ' ' <"$tmp/ps")"
 
 events=$tmp/events.jsonl
-# live, no terminal: the plain-text table on stdout; the clock check off
-# (it compares this machine with itself here)
-"$bin" -d 1 --timeout 2 --clock-check 0 --events "$events" -F "$tmp/ssh_config" \
+# live, no terminal: the plain-text table on stdout; a clock check every
+# second (this machine against itself, through the node's `date`)
+"$bin" -d 1 --timeout 2 --clock-check 1 --events "$events" -F "$tmp/ssh_config" \
 	--known-hosts "$tmp/known_hosts" -i "$tmp/id" --config "$tmp/synctop.json" \
 	"root@$subnet.10" >"$tmp/live.out" 2>"$tmp/live.err" &
 synctop_pid=$!
@@ -192,7 +209,17 @@ ok $? "time.no_service cleared once chronyd is back"
 wait_for '.kind == "status" and .from == "crit"' 10
 ok $? "the status left crit: $(since | jq -c -s '[.[] | select(.kind == "status") | "\(.from)->\(.to)"]')"
 
-# 4. cut the node's link: connection lost, then restored
+# 4. the node's clock steps 0.5 s ahead and back (the date shim)
+set_mark
+touch "$tmp/stepped"
+wait_for '.kind == "clock_step" and .subject == "clock check" and ((.to | tonumber) - (.from | tonumber)) > 0.4' 15
+ok $? "a clock_step when the clock check jumped +0.5 s: $(since | jq -c -s '[.[] | select(.kind == "clock_step") | .message]')"
+set_mark
+rm -f "$tmp/stepped"
+wait_for '.kind == "clock_step" and .subject == "clock check" and ((.to | tonumber) - (.from | tonumber)) < -0.4' 15
+ok $? "and one when it came back"
+
+# 5. cut the node's link: connection lost, then restored
 set_mark
 ip -n "$ns" link set ssh0 down
 wait_for '.kind == "connection_lost"' 20
