@@ -26,6 +26,8 @@
 #include "event_file.h"
 #include "event_log.h"
 #include "node.h"
+#include "conffile.h"
+#include "node_settings.h"
 #include "node_update.h"
 #include "thresholds.h"
 
@@ -633,6 +635,34 @@ static void test_file_hung_never_blocks(void **state)
 	rmdir(dir);
 }
 
+/* The two settings are configuration keys: the step per node or group, the
+ * grouping limit in "defaults". */
+static void test_config_keys(void **state)
+{
+	(void)state;
+	const char *text = "{\"defaults\": {\"thresholds\": {\"event_step_s\": 0.5, \"event_group_nodes\": 40}},"
+			   " \"groups\": [{\"name\": \"gpu\", \"hosts\": \"gpu[1-9]\","
+			   " \"thresholds\": {\"event_step_s\": 0.02}}]}";
+	conffile *cf = NULL;
+	char err[256];
+	assert_int_equal(conffile_parse(text, strlen(text), "t.json", &cf, err, sizeof err), 0);
+	node_settings ns;
+	conffile_resolve(cf, "login1", &ns);
+	assert_true(ns.th.event_step_s == 0.5);
+	assert_int_equal(ns.th.event_group_nodes, 40);
+	conffile_resolve(cf, "gpu3", &ns);
+	assert_true(ns.th.event_step_s == 0.02);
+	conffile_free(cf);
+
+	thresholds th;
+	thresholds_init_defaults(&th);
+	assert_true(th.event_step_s == 0.1);
+	assert_int_equal(th.event_group_nodes, 5);
+
+	const char *bad = "{\"defaults\": {\"thresholds\": {\"event_group_nodes\": -1}}}";
+	assert_int_not_equal(conffile_parse(bad, strlen(bad), "t.json", &cf, err, sizeof err), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -656,6 +686,7 @@ int main(void)
 		cmocka_unit_test(test_file_format),
 		cmocka_unit_test(test_file_appends),
 		cmocka_unit_test(test_file_hung_never_blocks),
+		cmocka_unit_test(test_config_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
