@@ -11,6 +11,11 @@
 
 struct event_log {
 	event *ring;
+	/* per slot: events outside groups logged up to and including this one
+	 * (a group counts once), so a count over a time window is two binary
+	 * searches, not a scan */
+	uint64_t *top_upto;
+	uint64_t top_total;
 	size_t capacity;
 	size_t head;      /* next slot to write */
 	size_t count;
@@ -29,6 +34,7 @@ event_log *event_log_new(size_t capacity)
 	/* calloc: a large block is mapped on demand, so the pages of events
 	 * not logged yet cost nothing */
 	l->ring = xcalloc(l->capacity, sizeof *l->ring);
+	l->top_upto = xcalloc(l->capacity, sizeof *l->top_upto);
 	return l;
 }
 
@@ -38,6 +44,7 @@ void event_log_free(event_log *l)
 		return;
 	}
 	free(l->ring);
+	free(l->top_upto);
 	free(l->staged);
 	free(l);
 }
@@ -97,6 +104,10 @@ static void append(event_log *l, event *e)
 		l->count++;
 	}
 	l->ring[l->head] = *e;
+	if (e->group == 0) {
+		l->top_total++;
+	}
+	l->top_upto[l->head] = l->top_total;
 	l->head = (l->head + 1) % l->capacity;
 }
 
@@ -213,19 +224,33 @@ uint64_t event_log_last_id(const event_log *l)
 	return l->last_id;
 }
 
+static uint64_t top_upto_at(const event_log *l, size_t i)
+{
+	size_t oldest = (l->head + l->capacity - l->count) % l->capacity;
+	return l->top_upto[(oldest + i) % l->capacity];
+}
+
 size_t event_log_count_since(const event_log *l, double since)
 {
-	size_t count = 0;
-	for (size_t i = l->count; i-- > 0;) {
-		const event *e = event_log_at(l, i);
-		if (e->t < since) {
-			break;
-		}
-		if (e->group == 0) {
-			count++;
+	if (l->count == 0) {
+		return 0;
+	}
+	/* the first event at or after since: times grow from refresh to
+	 * refresh (within one they are its nodes' poll times) */
+	size_t lo = 0, hi = l->count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (event_log_at(l, mid)->t < since) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
 		}
 	}
-	return count;
+	if (lo == l->count) {
+		return 0;
+	}
+	uint64_t before = lo > 0 ? top_upto_at(l, lo - 1) : top_upto_at(l, 0) - (event_log_at(l, 0)->group == 0);
+	return (size_t)(l->top_total - before);
 }
 
 unsigned long event_log_dropped(const event_log *l)

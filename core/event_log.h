@@ -77,8 +77,10 @@ const event *event_log_find(const event_log *l, uint64_t id);
 /* The id of the newest event, 0 when none yet. */
 uint64_t event_log_last_id(const event_log *l);
 
-/* Events not inside a group (a group counts once) with t >= since: the
- * header's "events in the last 5 minutes".  Scans back from the newest. */
+/* Events not inside a group (a group counts once) from the first one with
+ * t >= since to the newest: the header's "events in the last 5 minutes".
+ * O(log n): times grow from refresh to refresh; within one refresh they are
+ * its nodes' poll times, so the edge of the window is exact to a refresh. */
 size_t event_log_count_since(const event_log *l, double since);
 
 /* Dropped: staged past EVENT_LOG_STAGE_MAX; overwritten: left the ring. */

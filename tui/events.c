@@ -65,26 +65,72 @@ static bool matches(const event *e, const node *nodes, size_t n_nodes, const nod
 	return filter_match_fields(filter, fields, sizeof fields / sizeof fields[0]);
 }
 
-static void rebuild(events_state *s, const event_log *log, const node *nodes, size_t n_nodes,
-		    const node_filter *filter)
+uint64_t events_row_id(const events_state *s, long r)
 {
-	s->n_rows = 0;
-	for (size_t i = event_log_count(log); i-- > 0;) {
+	if (r < 0 || (size_t)r >= s->n_rows) {
+		return 0;
+	}
+	return s->rows[s->n_rows - 1 - (size_t)r];
+}
+
+/* Appends the rows of log's events from index `from` on (oldest first); an
+ * expanded group's members go before it, so that on screen (newest first)
+ * they are listed under it. */
+static void add_rows(events_state *s, const event_log *log, size_t from, const node *nodes, size_t n_nodes,
+		     const node_filter *filter)
+{
+	for (size_t i = from; i < event_log_count(log); i++) {
 		const event *e = event_log_at(log, i);
 		if (e->group != 0) {
 			continue; /* listed under its group when that is expanded */
 		}
-		if (matches(e, nodes, n_nodes, filter)) {
-			push_row(s, e->id);
-		}
+		bool shown = false; /* an expanded group: members the filter keeps */
 		if (e->kind == EVENT_GROUP && e->id == s->expanded) {
-			for (uint32_t k = 1; k <= e->group_size; k++) {
+			for (uint32_t k = e->group_size; k >= 1; k--) {
 				const event *m = event_log_find(log, e->id + k);
-				if (m && m->group == e->id) {
+				if (m && m->group == e->id && matches(m, nodes, n_nodes, filter)) {
 					push_row(s, m->id);
+					shown = true;
 				}
 			}
 		}
+		if (shown || matches(e, nodes, n_nodes, filter)) {
+			push_row(s, e->id);
+		}
+	}
+}
+
+static void rebuild(events_state *s, const event_log *log, const node *nodes, size_t n_nodes,
+		    const node_filter *filter)
+{
+	bool same = s->built && strcmp(s->built_filter, filter->text) == 0 && s->built_expanded == s->expanded;
+	size_t added_from = 0;
+	if (same) {
+		/* only new events: drop the rows that left the ring, append */
+		uint64_t oldest = event_log_count(log) ? event_log_at(log, 0)->id : UINT64_MAX;
+		size_t drop = 0;
+		while (drop < s->n_rows && s->rows[drop] < oldest) {
+			drop++;
+		}
+		memmove(s->rows, s->rows + drop, (s->n_rows - drop) * sizeof *s->rows);
+		s->n_rows -= drop;
+		uint64_t first_new = s->built_last_id + 1;
+		added_from = event_log_count(log);
+		if (event_log_count(log) && first_new >= oldest) {
+			added_from = (size_t)(first_new - oldest);
+		} else if (event_log_count(log)) {
+			added_from = 0;
+		}
+	} else {
+		s->n_rows = 0;
+	}
+	size_t before = s->n_rows;
+	add_rows(s, log, added_from, nodes, n_nodes, filter);
+	/* the selection stays on its event as new ones arrive above it, unless
+	 * it is on the newest row, which it follows */
+	if (same && s->selected > 0) {
+		s->selected += (long)(s->n_rows - before);
+		s->top += (long)(s->n_rows - before);
 	}
 	s->built = true;
 	s->built_last_id = event_log_last_id(log);
@@ -106,11 +152,13 @@ void events_prepare(events_state *s, const event_log *log, const node *nodes, si
 	}
 	if (!s->built || s->built_last_id != event_log_last_id(log) || s->built_count != event_log_count(log) ||
 	    strcmp(s->built_filter, filter->text) != 0 || s->built_expanded != s->expanded) {
+		bool refiltered = s->built && (strcmp(s->built_filter, filter->text) != 0 ||
+					       s->built_expanded != s->expanded);
 		rebuild(s, log, nodes, n_nodes, filter);
-		/* keep the selected event selected as new ones arrive above it */
-		if (s->selected_id) {
+		if (refiltered && s->selected_id) {
+			/* find the selected event among the new rows */
 			for (size_t r = 0; r < s->n_rows; r++) {
-				if (s->rows[r] == s->selected_id) {
+				if (events_row_id(s, (long)r) == s->selected_id) {
 					s->selected = (long)r;
 					break;
 				}
@@ -123,7 +171,7 @@ void events_prepare(events_state *s, const event_log *log, const node *nodes, si
 	if (s->selected < 0) {
 		s->selected = 0;
 	}
-	s->selected_id = s->n_rows ? s->rows[s->selected] : 0;
+	s->selected_id = events_row_id(s, s->selected);
 	if (s->top > s->selected) {
 		s->top = s->selected;
 	}
@@ -213,7 +261,7 @@ void events_draw(const tui *t, int y0, int y1, int cols)
 		if (r >= (long)s->n_rows) {
 			break;
 		}
-		const event *e = event_log_find(t->event_log, s->rows[r]);
+		const event *e = event_log_find(t->event_log, events_row_id(s, r));
 		bool selected = r == s->selected;
 		int row_attr = draw_attr(selected ? ROLE_SELECTED : ROLE_DEFAULT, false);
 		draw_fill(y, 0, cols, row_attr);
@@ -297,7 +345,7 @@ handler_result events_key(events_state *s, const event_log *log, size_t n_nodes,
 	case TK(KEY_ENTER):
 	case TK(KEY_RIGHT):
 	case 'l': {
-		const event *e = s->n_rows && log ? event_log_find(log, s->rows[s->selected]) : NULL;
+		const event *e = log ? event_log_find(log, events_row_id(s, s->selected)) : NULL;
 		if (!e) {
 			return handler_flags(HR_HANDLED);
 		}

@@ -5,8 +5,9 @@
  * node's event opens that node's drill-down.  The grid's filter (`/`, same
  * syntax, one filter for both screens) keeps the events whose host, kind,
  * subject, from, to or message match.  The rows are rebuilt only when the
- * log, the filter or the expansion changed, so a frame over 100,000 events
- * costs a scan only when something new arrived. */
+ * filter or the expansion changed; new events are appended to them (and
+ * those that left the ring dropped), so a frame over 100,000 events costs
+ * only the new ones. */
 #ifndef SYNCTOP_EVENTS_H
 #define SYNCTOP_EVENTS_H
 
@@ -21,7 +22,8 @@
 #include "tui.h"
 
 typedef struct {
-	/* rows: event ids, top (newest) first */
+	/* rows: event ids, oldest first (row r on screen, newest first, is
+	 * rows[n_rows - 1 - r]): new events are appended */
 	uint64_t *rows;
 	size_t n_rows, cap_rows;
 	/* what the rows were built from */
@@ -44,6 +46,9 @@ void events_free(events_state *s);
 
 /* Rebuilds the rows if needed and keeps the selection and scroll inside
  * them, for a list on lines y0+1 .. y1-1. */
+/* The event id on screen row r (0: the newest), 0 past the end. */
+uint64_t events_row_id(const events_state *s, long r);
+
 void events_prepare(events_state *s, const event_log *log, const node *nodes, size_t n_nodes,
 		    const node_filter *filter, int y0, int y1);
 

@@ -25,6 +25,8 @@
 #include "event_detect.h"
 #include "event_file.h"
 #include "event_log.h"
+#include "events.h"
+#include "filter.h"
 #include "node.h"
 #include "conffile.h"
 #include "node_settings.h"
@@ -635,6 +637,84 @@ static void test_file_hung_never_blocks(void **state)
 	rmdir(dir);
 }
 
+/* ------------------------------------------------- the events screen */
+
+static void test_screen_rows(void **state)
+{
+	(void)state;
+	node *nodes = calloc(3, sizeof *nodes);
+	assert_non_null(nodes);
+	node_init(&nodes[0], "gpu001");
+	node_init(&nodes[1], "gpu002");
+	node_init(&nodes[2], "login1");
+	event_log *l = event_log_new(8);
+	node_filter f;
+	filter_init(&f);
+	events_state s;
+	events_init(&s);
+
+	stage(l, EVENT_STATUS, 0, "ok", "warn");
+	stage(l, EVENT_STATUS, 2, "ok", "crit");
+	event_log_commit(l, 5);
+	events_prepare(&s, l, nodes, 3, &f, 2, 12);
+	assert_int_equal(s.n_rows, 2);
+	assert_int_equal(events_row_id(&s, 0), 2); /* newest first */
+	assert_int_equal(events_row_id(&s, 1), 1);
+	assert_int_equal(events_row_id(&s, 2), 0);
+
+	/* the user moved to the older one: new events keep it selected */
+	assert_int_equal(events_key(&s, l, 3, 'j').flags & HR_HANDLED, HR_HANDLED);
+	events_prepare(&s, l, nodes, 3, &f, 2, 12);
+	assert_int_equal(s.selected_id, 1);
+	for (uint32_t i = 0; i < 6; i++) {
+		stage(l, EVENT_PTP_GRANDMASTER, i % 2, GM_A, GM_B); /* 3 on each of two nodes: 6 > 5 */
+	}
+	stage(l, EVENT_STATUS, 1, "warn", "ok");
+	assert_int_equal(event_log_commit(l, 5), 8); /* a group of 6 and one more: 10 in a ring of 8 */
+	events_prepare(&s, l, nodes, 3, &f, 2, 12);
+	/* ids 1 and 2 left the ring; the group (3) and id 10 are the rows */
+	assert_int_equal(s.n_rows, 2);
+	assert_int_equal(events_row_id(&s, 0), 10);
+	assert_int_equal(events_row_id(&s, 1), 3);
+
+	/* Enter on the group expands it under itself */
+	s.selected = 1;
+	assert_true(events_key(&s, l, 3, '\n').flags & HR_REDRAW);
+	events_prepare(&s, l, nodes, 3, &f, 2, 12);
+	assert_int_equal(s.n_rows, 8);
+	assert_int_equal(events_row_id(&s, 1), 3);
+	assert_int_equal(events_row_id(&s, 2), 4);
+	assert_int_equal(events_row_id(&s, 7), 9);
+	/* Enter on a member opens its node */
+	s.selected = 2;
+	events_prepare(&s, l, nodes, 3, &f, 2, 12);
+	handler_result r = events_key(&s, l, 3, '\n');
+	assert_true(r.flags & HR_OPEN_DETAIL);
+	assert_int_equal(s.open_node, 0);
+
+	/* the grid's filter: host, kind, values, message */
+	char err[64];
+	filter_set(&f, "gpu002", err, sizeof err);
+	events_prepare(&s, l, nodes, 3, &f, 2, 12);
+	/* id 10, and the expanded group with its members on gpu002 (i = 1, 3, 5) */
+	assert_int_equal(s.n_rows, 1 + 1 + 3);
+	assert_int_equal(events_row_id(&s, 0), 10);
+	assert_int_equal(events_row_id(&s, 1), 3);
+	assert_int_equal(events_row_id(&s, 2), 5);
+	assert_int_equal(events_row_id(&s, 4), 9);
+	filter_set(&f, "!ptp_grandmaster", err, sizeof err);
+	s.expanded = 0;
+	events_prepare(&s, l, nodes, 3, &f, 2, 12);
+	assert_int_equal(s.n_rows, 1);
+	assert_int_equal(events_row_id(&s, 0), 10);
+	assert_true(events_key(&s, l, 3, 'e').flags & HR_BACK);
+
+	events_free(&s);
+	filter_free(&f);
+	event_log_free(l);
+	free(nodes);
+}
+
 /* The two settings are configuration keys: the step per node or group, the
  * grouping limit in "defaults". */
 static void test_config_keys(void **state)
@@ -687,6 +767,7 @@ int main(void)
 		cmocka_unit_test(test_file_appends),
 		cmocka_unit_test(test_file_hung_never_blocks),
 		cmocka_unit_test(test_config_keys),
+		cmocka_unit_test(test_screen_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
