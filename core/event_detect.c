@@ -164,10 +164,12 @@ static void compare_findings(emitter *em, const event_state *a, const event_stat
 		if (!was) {
 			emit(em, now->cluster ? EVENT_CLUSTER_FINDING_RAISED : EVENT_FINDING_RAISED, now->code, "",
 			     severity_name(now->sev), "%s %s: %s", severity_name(now->sev), now->code, now->message);
-		} else if (was->sev != now->sev && !now->cluster) {
-			emit(em, EVENT_FINDING_CHANGED, now->code, severity_name(was->sev), severity_name(now->sev),
-			     "%s %s -> %s: %s", now->code, severity_name(was->sev), severity_name(now->sev),
-			     now->message);
+		} else if (was->sev != now->sev) {
+			/* a cluster finding has no "changed" kind: raised again, from
+			 * its old severity */
+			emit(em, now->cluster ? EVENT_CLUSTER_FINDING_RAISED : EVENT_FINDING_CHANGED, now->code,
+			     severity_name(was->sev), severity_name(now->sev), "%s %s -> %s: %s", now->code,
+			     severity_name(was->sev), severity_name(now->sev), now->message);
 		}
 	}
 	for (int i = 0; i < a->n_findings; i++) {

@@ -173,7 +173,15 @@ static void test_findings(void **state)
 	f.n_findings = 1;
 	f.findings[0] = (event_finding){.code = "cluster.grandmaster", .sev = SEVERITY_WARN, .cluster = true};
 	one(&a, &f, EVENT_CLUSTER_FINDING_RAISED, "", "warn");
+	event_state g = later(&f);
+	g.findings[0].sev = SEVERITY_CRIT;
+	one(&f, &g, EVENT_CLUSTER_FINDING_RAISED, "warn", "crit");
 	one(&f, &a, EVENT_CLUSTER_FINDING_CLEARED, "warn", "");
+	/* the same code as the node's own and as a cluster finding: two things */
+	event_state h = later(&f);
+	h.n_findings = 2;
+	h.findings[1] = (event_finding){.code = "cluster.grandmaster", .sev = SEVERITY_WARN, .cluster = false};
+	one(&f, &h, EVENT_FINDING_RAISED, "", "warn");
 }
 
 static void test_chrony(void **state)
