@@ -115,7 +115,7 @@ _synctop_hosts()
 _synctop()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev="" opt="" prefix="" i
-	local opts="--once --json --check --fail-on= --verbose --timeout= --interval= --hostlist=
+	local opts="--once --json --check --fail-on= --for= --verbose --timeout= --interval= --hostlist= --hostlist-only
 		--hostfile= --local --demo --config= --ssh-config= --user= --port= --identity= --known-hosts=
 		--strict-host-key-checking= --connect-timeout= --max-handshakes= --iface= --sudo --pmc-sudo
 		--clock-check= --prometheus= --events= --theme= --no-color --no-mouse --log= --help --version -v -d -w -f -F -l -p -i -h
@@ -171,7 +171,7 @@ _synctop()
 	-w | --hostlist) # "a,b,c": the last one, after the others
 		_synctop_hosts "${cur##*,}" "$prefix${cur%"${cur##*,}"}"
 		return 0 ;;
-	-d | --interval | --timeout | -p | --port | --connect-timeout | --max-handshakes)
+	-d | --interval | --timeout | --for | -p | --port | --connect-timeout | --max-handshakes)
 		COMPREPLY=()
 		return 0 ;;
 	*)

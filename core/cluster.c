@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include "cluster.h"
+#include "health.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -79,6 +80,7 @@ node_status cluster_node_status(const node *nd)
 	case NODE_STATUS_CRIT:
 		return nd->status;
 	case NODE_STATUS_UNKNOWN:
+	case NODE_STATUS_PENDING: /* never a judged status */
 		break;
 	}
 	return NODE_STATUS_UNKNOWN;
@@ -193,6 +195,21 @@ static void count_grandmasters(const node *nodes, size_t n, cluster_summary *out
 	free(ids);
 }
 
+static void note_upstream_split(const node *nd, cluster_summary *out)
+{
+	int count = nd->findings.count < MAX_FINDINGS ? nd->findings.count : MAX_FINDINGS;
+	for (int k = 0; k < count; k++) {
+		const finding *f = &nd->findings.items[k];
+		if (f->code && strcmp(f->code, "cluster.upstream_split") == 0) {
+			if (out->upstream_split_nodes++ == 0) {
+				memcpy(out->upstream_split, f->message, sizeof out->upstream_split);
+				out->upstream_split[sizeof out->upstream_split - 1] = '\0';
+			}
+			return;
+		}
+	}
+}
+
 void cluster_summarise(const node *nodes, size_t n, cluster_summary *out)
 {
 	range chrony = {0}, ptp = {0};
@@ -213,9 +230,11 @@ void cluster_summarise(const node *nodes, size_t n, cluster_summary *out)
 			out->crit++;
 			break;
 		case NODE_STATUS_UNKNOWN:
+		case NODE_STATUS_PENDING:
 			out->unknown++;
 			break;
 		}
+		out->shown[health_live_status(nd)]++;
 
 		double offset_s;
 		int64_t offset_ns;
@@ -225,6 +244,7 @@ void cluster_summarise(const node *nodes, size_t n, cluster_summary *out)
 		if (cluster_ptp_offset(nd, &offset_ns)) {
 			range_add(&ptp, (double)offset_ns);
 		}
+		note_upstream_split(nd, out);
 	}
 	range_result(&chrony, &out->chrony_nodes, &out->max_abs_offset_s, &out->offset_spread_s);
 	range_result(&ptp, &out->ptp_nodes, &out->ptp_max_abs_offset_ns, &out->ptp_offset_spread_ns);

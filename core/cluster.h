@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "finding.h"
 #include "node.h"
 
 #define CLUSTER_MAX_GMS 8
@@ -27,6 +28,9 @@ typedef struct {
 typedef struct {
 	size_t nodes;
 	size_t ok, warn, crit, unknown; /* by node status */
+	/* by the status the live view shows (health_live_status): counts
+	 * pending apart; equal to the above when nothing waits */
+	size_t shown[NODE_STATUS_PENDING + 1];
 
 	/* chrony "System time" offset (node - reference) over the nodes
 	 * cluster_chrony_offset() accepts. */
@@ -45,6 +49,12 @@ typedef struct {
 	size_t n_gms;
 	cluster_gm gms[CLUSTER_MAX_GMS];
 	size_t gms_more; /* further distinct identities not listed */
+
+	/* Nodes carrying cluster.upstream_split (consistency.h: --config groups
+	 * that follow different upstreams and drift apart), and the message of
+	 * the first one, for the header; "" when none. */
+	size_t upstream_split_nodes;
+	char upstream_split[FINDING_MESSAGE_LEN];
 } cluster_summary;
 
 /* Pure: reads nodes[0..n), fills *out completely. */

@@ -10,6 +10,7 @@
 #include <config.h>
 
 #include "conffile.h"
+#include "finding_wait.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -88,6 +89,9 @@ enum {
 	SET_THRESHOLD,
 	N_SETTINGS = SET_THRESHOLD + CONF_MAX_THRESHOLD_KEYS
 };
+
+/* A `for` longer than a day is a typo, not a policy. */
+#define CONF_MAX_WAIT_S 86400
 
 /* What one level of the file sets: values plus which of them are set, and
  * where each was written (for errors found after merging). */
@@ -501,6 +505,31 @@ static int parse_gm_traceable(vctx *c, json_t *val, const spos *ps, layer *l)
 	return 0;
 }
 
+/* "for": {"chrony.offset": 60, ...}: how long each finding code must last
+ * before the live view raises a node for it (finding_wait.h).  A name that
+ * is no finding code is an unknown key. */
+static int for_member(vctx *c, const char *key, json_t *val, size_t cp, void *ctx)
+{
+	layer *l = ctx;
+	const spos *ps = &c->pos[cp];
+	const char *code = finding_code_lookup(key);
+	if (!code) {
+		return 1;
+	}
+	if (!json_is_number(val)) {
+		return fail_at(c, ps->line, ps->col, "\"for\": \"%s\" must be a number of seconds", code);
+	}
+	double d = json_number_value(val);
+	if (!isfinite(d) || d < 0 || d > CONF_MAX_WAIT_S) {
+		return fail_at(c, ps->line, ps->col, "\"for\": \"%s\" must be between 0 and %d seconds", code,
+			       CONF_MAX_WAIT_S);
+	}
+	if (finding_wait_set(&l->v.th, code, d) != 0) {
+		return fail_at(c, ps->line, ps->col, "\"for\": at most %d codes per level", THRESHOLDS_MAX_WAITS);
+	}
+	return 0;
+}
+
 /* The keys a defaults object and a group share.  Returns 1 if key is not
  * one of them. */
 static int parse_common(vctx *c, const char *key, json_t *val, size_t cp, layer *l)
@@ -517,6 +546,8 @@ static int parse_common(vctx *c, const char *key, json_t *val, size_t cp, layer 
 		return parse_grandmaster(c, val, &c->pos[cp], l);
 	} else if (strcmp(key, "gm_traceable") == 0) {
 		return parse_gm_traceable(c, val, &c->pos[cp], l);
+	} else if (strcmp(key, "for") == 0) {
+		return walk_object(c, val, cp, "\"for\"", for_member, l);
 	}
 	return 1;
 }
@@ -649,6 +680,10 @@ static void apply(const layer *l, node_settings *out)
 	}
 	if (l->set[SET_GM_TRACEABLE]) {
 		out->th.gm_traceable = l->v.th.gm_traceable;
+	}
+	for (int i = 0; i < l->v.th.n_waits; i++) {
+		/* room for every code (finding_wait.c): never fails */
+		(void)finding_wait_set(&out->th, l->v.th.waits[i].code, l->v.th.waits[i].seconds);
 	}
 }
 
@@ -895,6 +930,8 @@ int conffile_resolve(const conffile *cf, const char *host, node_settings *out)
 			hostlist_expand(g->hosts[h], match_cb, &m, why, sizeof why);
 			if (m.found) {
 				apply(&g->l, out);
+				out->group = (int)i + 1;
+				snprintf(out->group_name, sizeof out->group_name, "%s", g->name);
 				return (int)i;
 			}
 		}

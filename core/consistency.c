@@ -24,8 +24,11 @@
 #include "xalloc.h"
 
 /* One finding per check at most: grandmaster, domain, UTC offset, reference,
- * leap, the two spreads and the clock median. */
-#define MAX_CLUSTER_FINDINGS 8
+ * leap, the two spreads, the clock median and the upstream split. */
+#define MAX_CLUSTER_FINDINGS 9
+/* --config groups the upstream split compares; a file with more (not met
+ * in practice) has the rest left out of that check. */
+#define SPLIT_MAX_GROUPS 64
 #define NAME_LEN 64 /* remote names quoted in messages */
 
 /* ------------------------------------------------------------ findings */
@@ -829,6 +832,215 @@ static void check_clock_median(const node *nd, const node_settings *ns, const st
 	}
 }
 
+/* ------------------------------------------------------ upstream split */
+
+/* One --config group (or the nodes no group names): the reference most of
+ * its chrony nodes follow and the median of its clock checks. */
+typedef struct {
+	int group;             /* node_settings.group; 0 = no group */
+	const char *name;      /* node_settings.group_name of one of its nodes */
+	key upstream;          /* "" when none follows one, or two tie */
+	size_t clock_nodes;
+	double clock_median_s; /* NAN when clock_nodes == 0 */
+} group_figure;
+
+typedef struct {
+	size_t n;
+	group_figure g[SPLIT_MAX_GROUPS];
+} group_figures;
+
+typedef struct {
+	int group;
+	key k;
+} group_key;
+
+typedef struct {
+	int group;
+	double v;
+} group_value;
+
+static int group_key_order(const void *a, const void *b)
+{
+	const group_key *x = a, *y = b;
+	if (x->group != y->group) {
+		return x->group < y->group ? -1 : 1;
+	}
+	return key_order(&x->k, &y->k);
+}
+
+static int group_value_order(const void *a, const void *b)
+{
+	const group_value *x = a, *y = b;
+	if (x->group != y->group) {
+		return x->group < y->group ? -1 : 1;
+	}
+	return (x->v > y->v) - (x->v < y->v);
+}
+
+static group_figure *group_find(group_figures *gf, int group)
+{
+	for (size_t i = 0; i < gf->n; i++) {
+		if (gf->g[i].group == group) {
+			return &gf->g[i];
+		}
+	}
+	return NULL;
+}
+
+/* Each group's upstream (a plurality of its references; a tie names none)
+ * and clock-check median, over the nodes that answered: the same references
+ * cluster.reference votes on, and the same precise-enough clock checks the
+ * fleet's median (cluster.clock_median) takes. */
+static void group_figures_collect(const node *nodes, size_t n, const node_settings *settings,
+				  group_figures *gf)
+{
+	gf->n = 0;
+	if (!settings) {
+		return; /* no --config: one group, nothing to compare */
+	}
+	size_t slots = n ? n : 1;
+	group_key *refs = xmalloc(slots * sizeof *refs);
+	group_value *clocks = xmalloc(slots * sizeof *clocks);
+	size_t n_refs = 0, n_clocks = 0;
+	for (size_t i = 0; i < n; i++) {
+		const node *nd = &nodes[i];
+		const node_settings *ns = &settings[i];
+		if (!node_answered(nd)) {
+			continue;
+		}
+		if (!group_find(gf, ns->group)) {
+			if (gf->n == SPLIT_MAX_GROUPS) {
+				continue;
+			}
+			group_figure *g = &gf->g[gf->n++];
+			g->group = ns->group;
+			g->name = ns->group_name;
+			g->upstream.s[0] = '\0';
+			g->clock_nodes = 0;
+			g->clock_median_s = NAN;
+		}
+		if (reference_key(nd, &refs[n_refs].k) == REF_EXTERNAL) {
+			refs[n_refs++].group = ns->group;
+		}
+		if (clock_value(nd) && nd->obs.clock.uncertainty_s <= ns->th.clock_median_warn_s) {
+			clocks[n_clocks].group = ns->group;
+			clocks[n_clocks++].v = nd->obs.clock.offset_s;
+		}
+	}
+	qsort(refs, n_refs, sizeof *refs, group_key_order);
+	for (size_t i = 0; i < n_refs;) {
+		size_t end = i;
+		while (end < n_refs && refs[end].group == refs[i].group) {
+			end++;
+		}
+		group_figure *g = group_find(gf, refs[i].group);
+		size_t best = 0;
+		bool tied = false;
+		for (size_t j = i; j < end;) {
+			size_t k = j;
+			while (k < end && key_cmp(&refs[k].k, &refs[j].k) == 0) {
+				k++;
+			}
+			if (k - j > best) {
+				best = k - j;
+				tied = false;
+				if (g) {
+					g->upstream = refs[j].k;
+				}
+			} else if (k - j == best) {
+				tied = true;
+			}
+			j = k;
+		}
+		if (g && tied) {
+			g->upstream.s[0] = '\0';
+		}
+		i = end;
+	}
+	qsort(clocks, n_clocks, sizeof *clocks, group_value_order);
+	for (size_t i = 0; i < n_clocks;) {
+		size_t end = i;
+		while (end < n_clocks && clocks[end].group == clocks[i].group) {
+			end++;
+		}
+		group_figure *g = group_find(gf, clocks[i].group);
+		if (g) {
+			size_t m = end - i;
+			const group_value *v = clocks + i;
+			g->clock_nodes = m;
+			g->clock_median_s = m % 2 ? v[m / 2].v : v[m / 2 - 1].v / 2.0 + v[m / 2].v / 2.0;
+		}
+		i = end;
+	}
+	free(clocks);
+	free(refs);
+}
+
+static const char *group_label(const group_figure *g, char *buf, size_t len)
+{
+	if (g->group == 0) {
+		return "(no group)";
+	}
+	sanitize_text(g->name, strnlen(g->name, NODE_SETTINGS_GROUP_LEN), buf, len, SANITIZE_SINGLE_LINE);
+	return buf;
+}
+
+/* The other group, following another upstream, whose clocks are farthest
+ * from this node's group's; NULL when none. */
+static const group_figure *farthest_other(const group_figures *gf, const group_figure *own)
+{
+	const group_figure *far = NULL;
+	for (size_t i = 0; i < gf->n; i++) {
+		const group_figure *h = &gf->g[i];
+		if (h == own || h->upstream.s[0] == '\0' || h->clock_nodes == 0 ||
+		    key_eq(h->upstream.s, own->upstream.s)) {
+			continue;
+		}
+		if (!far || fabs(h->clock_median_s - own->clock_median_s) >
+				    fabs(far->clock_median_s - own->clock_median_s)) {
+			far = h;
+		}
+	}
+	return far;
+}
+
+/* Hybrid clusters: groups that follow different upstreams (on-premises
+ * servers, a cloud's) whose clocks, measured by one client, sit further
+ * apart than the clock check's offset limit.  Every node of each such group
+ * is told, as with the other splits: synctop cannot tell which is right. */
+static void check_upstream_split(const node *nd, const node_settings *ns, group_figures *gf,
+				 cluster_findings *out)
+{
+	if (gf->n < 2) {
+		return;
+	}
+	const group_figure *own = group_find(gf, ns->group);
+	if (!own || own->upstream.s[0] == '\0' || own->clock_nodes == 0) {
+		return;
+	}
+	const group_figure *far = farthest_other(gf, own);
+	if (!far) {
+		return;
+	}
+	double apart = own->clock_median_s - far->clock_median_s;
+	if (!(fabs(apart) > ns->th.clock_offset_warn_s)) {
+		return;
+	}
+	char g1[NAME_LEN], g2[NAME_LEN], u1[NAME_LEN], u2[NAME_LEN];
+	char d[UNITS_BUF_LEN], limit[UNITS_BUF_LEN];
+	finding *f = finding_new(out, SEVERITY_WARN, "cluster.upstream_split");
+	finding_message(f, "Group %s follows %s, group %s follows %s: clocks %s apart (medians of %zu "
+			"and %zu clock checks, warn above %s)",
+			group_label(own, g1, sizeof g1), clean(u1, sizeof u1, own->upstream.s),
+			group_label(far, g2, sizeof g2), clean(u2, sizeof u2, far->upstream.s),
+			units_magnitude_seconds(fabs(apart), d, sizeof d), own->clock_nodes,
+			far->clock_nodes, units_magnitude_seconds(ns->th.clock_offset_warn_s, limit, sizeof limit));
+	finding_hint(f, "Different upstreams drift apart (20-50 ms on-premises vs cloud): have both "
+		     "groups follow one source (`server HOST iburst` in chrony.conf), or serve one "
+		     "group from the other; ntp_upstream per group in the synctop configuration says "
+		     "which is intended.");
+}
+
 /* ------------------------------------------------------------------ API */
 
 static void summary_fill(const figures *fig, consistency_summary *out)
@@ -862,11 +1074,13 @@ void consistency_evaluate(node *nodes, size_t n, const node_settings *settings,
 			  consistency_summary *out)
 {
 	figures fig;
+	group_figures groups;
 	node_settings defaults;
 	node_settings_init(&defaults);
 	figures_collect(nodes, n, settings, &defaults, &fig);
+	group_figures_collect(nodes, n, settings, &groups);
 
-	size_t flagged = 0, chrony_outliers = 0, ptp_outliers = 0;
+	size_t flagged = 0, chrony_outliers = 0, ptp_outliers = 0, split_nodes = 0;
 	for (size_t i = 0; i < n; i++) {
 		node *nd = &nodes[i];
 		const node_settings *ns = settings ? &settings[i] : &defaults;
@@ -885,8 +1099,11 @@ void consistency_evaluate(node *nodes, size_t n, const node_settings *settings,
 			check_ptp_spread(nd, ns, &fig.ptp, &l);
 			ptp_outliers += (size_t)(l.count - before);
 			check_clock_median(nd, ns, &fig.clock, &l);
+			before = l.count;
+			check_upstream_split(nd, ns, &groups, &l);
+			split_nodes += (size_t)(l.count - before);
 		}
-		health_set_cluster_findings(nd, l.items, l.count);
+		health_set_cluster_findings(nd, l.items, l.count, &ns->th);
 		flagged += l.count > 0;
 	}
 
@@ -896,5 +1113,6 @@ void consistency_evaluate(node *nodes, size_t n, const node_settings *settings,
 		out->chrony_outliers = chrony_outliers;
 		out->ptp_outliers = ptp_outliers;
 		out->flagged_nodes = flagged;
+		out->upstream_split_nodes = split_nodes;
 	}
 }

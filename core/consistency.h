@@ -1,6 +1,7 @@
 /* consistency.h - the cluster-wide checks: how each node compares with the
  * others (grandmaster, PTP domain, NTP reference, offset spreads, leap
- * announcements, TAI-UTC offset, the independent clock check's median).
+ * announcements, TAI-UTC offset, the independent clock check's median, and
+ * --config groups that follow different upstreams and drift apart).
  *
  * Each node's own rules (health.c) judge it against its own daemon's opinion;
  * these judge it against the fleet, because distributed jobs fail when nodes
@@ -55,6 +56,7 @@ typedef struct {
 	double clock_median_s;                    /* NAN when clock_nodes == 0 */
 
 	size_t flagged_nodes;                     /* nodes with at least one cluster finding */
+	size_t upstream_split_nodes;              /* nodes given cluster.upstream_split */
 } consistency_summary;
 
 /* Evaluates nodes[0..n) against each other and replaces every node's cluster

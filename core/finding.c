@@ -23,6 +23,8 @@ void finding_start(finding *f, severity sev, const char *code)
 	f->code = code;
 	f->message[0] = '\0';
 	f->hint[0] = '\0';
+	f->since = 0;
+	f->pending = false;
 }
 
 void finding_message(finding *f, const char *fmt, ...)

@@ -2,6 +2,8 @@
 #ifndef SYNCTOP_FINDING_H
 #define SYNCTOP_FINDING_H
 
+#include <stdbool.h>
+
 typedef enum {
 	SEVERITY_OK = 0,
 	SEVERITY_WARN,
@@ -20,6 +22,11 @@ typedef struct {
 	const char *code;               /* stable identifier, e.g. "chrony.offset" (static string) */
 	char message[FINDING_MESSAGE_LEN]; /* what is wrong, with the numbers */
 	char hint[FINDING_HINT_LEN];       /* what to run or change to fix it */
+	/* Set by health.c after the rules ran (finding_wait.h): the observation
+	 * time of the first poll of the unbroken run that saw this code, and
+	 * whether the live view still waits before raising the node for it. */
+	double since;
+	bool pending;
 } finding;
 
 typedef struct {
@@ -33,7 +40,8 @@ typedef struct {
 #define FINDING_PRINTF(f, a)
 #endif
 
-/* Sets severity and code (a static string), empties message and hint. */
+/* Sets severity and code (a static string), empties message and hint;
+ * not pending, no since. */
 void finding_start(finding *f, severity sev, const char *code);
 /* printf into the message / the hint, truncated to fit. */
 FINDING_PRINTF(2, 3) void finding_message(finding *f, const char *fmt, ...);

@@ -8,6 +8,7 @@
 #include <config.h>
 
 #include "health.h"
+#include "finding_wait.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -754,27 +755,87 @@ static void append_cluster_findings(node *n, const finding *items, int count)
 	}
 }
 
+/* The time findings are judged at: the poll they come from (so `since`
+ * and pending move with the node's answers, not with the screen's clock). */
+static double judged_at(const node *n)
+{
+	return n->has_observation ? n->obs.taken_at : 0;
+}
+
 void health_apply(node *n, const thresholds *th)
 {
 	/* The cluster pass runs less often than polls complete: keep what it
 	 * last said about this node until it runs again. */
 	finding cluster[MAX_FINDINGS];
 	int n_cluster = 0;
+	if (n->n_own_findings < 0 || n->n_own_findings > n->findings.count) {
+		n->n_own_findings = n->findings.count;
+	}
 	for (int i = n->n_own_findings; i < n->findings.count && i < MAX_FINDINGS; i++) {
 		cluster[n_cluster++] = n->findings.items[i];
 	}
-	health_evaluate(n, th, &n->findings);
+	finding_list fresh;
+	health_evaluate(n, th, &fresh);
+	/* `since` comes from the node's own findings of the last poll */
+	finding_wait_settle(fresh.items, fresh.count, n->findings.items, n->n_own_findings, th, judged_at(n));
+	n->findings = fresh;
 	n->n_own_findings = n->findings.count;
 	append_cluster_findings(n, cluster, n_cluster);
 	n->status = health_status(n, &n->findings);
 }
 
-void health_set_cluster_findings(node *n, const finding *items, int count)
+void health_set_cluster_findings(node *n, const finding *items, int count, const thresholds *th)
 {
 	if (n->n_own_findings < 0 || n->n_own_findings > n->findings.count) {
 		n->n_own_findings = n->findings.count;
 	}
+	finding settled[MAX_FINDINGS];
+	int n_settled = count < MAX_FINDINGS ? count : MAX_FINDINGS;
+	for (int i = 0; i < n_settled; i++) {
+		settled[i] = items[i];
+	}
+	const finding *prev = n->findings.items + n->n_own_findings;
+	finding_wait_settle(settled, n_settled, prev, n->findings.count - n->n_own_findings, th, judged_at(n));
 	n->findings.count = n->n_own_findings;
-	append_cluster_findings(n, items, count);
+	append_cluster_findings(n, settled, n_settled);
+	n->status = health_status(n, &n->findings);
+}
+
+node_status health_live_status(const node *n)
+{
+	if (n->status == NODE_STATUS_UNKNOWN) {
+		return NODE_STATUS_UNKNOWN;
+	}
+	bool waiting = false;
+	for (int i = 0; i < n->findings.count && i < MAX_FINDINGS; i++) {
+		waiting |= n->findings.items[i].pending;
+	}
+	if (!waiting) {
+		/* a value outside the enum counts as unknown, as everywhere */
+		return n->status >= NODE_STATUS_OK && n->status <= NODE_STATUS_UNKNOWN ? n->status
+										    : NODE_STATUS_UNKNOWN;
+	}
+	finding_list settled = {0};
+	for (int i = 0; i < n->findings.count && i < MAX_FINDINGS; i++) {
+		if (!n->findings.items[i].pending) {
+			settled.items[settled.count++] = n->findings.items[i];
+		}
+	}
+	node_status st = health_status(n, &settled);
+	return st == NODE_STATUS_OK ? NODE_STATUS_PENDING : st;
+}
+
+void health_drop_pending(node *n)
+{
+	finding_list kept = {0};
+	int own = 0;
+	for (int i = 0; i < n->findings.count && i < MAX_FINDINGS; i++) {
+		if (!n->findings.items[i].pending) {
+			own += i < n->n_own_findings;
+			kept.items[kept.count++] = n->findings.items[i];
+		}
+	}
+	n->findings = kept;
+	n->n_own_findings = own;
 	n->status = health_status(n, &n->findings);
 }

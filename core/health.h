@@ -29,7 +29,18 @@ void health_apply(node *n, const thresholds *th);
 
 /* Replaces the cluster findings that follow the node's own ones with
  * items[0..count) (sorted most severe first; dropped past MAX_FINDINGS) and
- * recomputes n->status.  Called by the cluster pass (consistency.h). */
-void health_set_cluster_findings(node *n, const finding *items, int count);
+ * recomputes n->status.  Called by the cluster pass (consistency.h).
+ * Both this and health_apply carry each finding's `since` from the last
+ * evaluation and set `pending` under th (finding_wait.h). */
+void health_set_cluster_findings(node *n, const finding *items, int count, const thresholds *th);
+
+/* The node as the live view shows it: n->status judged on the findings
+ * that have lasted their wait; NODE_STATUS_PENDING when only pending ones
+ * would raise it.  Equal to n->status when nothing waits. */
+node_status health_live_status(const node *n);
+
+/* --check --for: forget the findings that have not lasted (pending), and
+ * judge the node on the rest. */
+void health_drop_pending(node *n);
 
 #endif

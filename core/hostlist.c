@@ -1,19 +1,25 @@
 /* hostlist.c - Slurm/pdsh host list expansion (see hostlist.h for the grammar).
  *
- * Two passes over the text: the first validates every element and counts the
+ * Expansion: two passes over the text: the first validates every element and counts the
  * names (saturating, so "[1-999999999999999999]" cannot overflow), the second
  * walks each element's bracket groups like an odometer.  Nothing recurses and
- * nothing is allocated; work is linear in the text plus the names produced. */
+ * nothing is allocated; work is linear in the text plus the names produced.
+ *
+ * Compression (hostlist_compress): split each name into prefix and trailing
+ * number, sort, and write runs; O(n log n) in the names. */
 #include <config.h>
 
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "bytebuf.h"
 #include "hostlist.h"
 #include "sanitize.h"
+#include "xalloc.h"
 
 /* 18 digits always fit in uint64_t, and no host number is that long. */
 #define MAX_DIGITS 18
@@ -432,4 +438,203 @@ int hostlist_expand(const char *expr, hostlist_cb cb, void *ctx, char *err, size
 		snprintf(err, err_len, "column %zu: %s", column, msg);
 	}
 	return -1;
+}
+
+/* ------------------------------------------------------------ compression */
+
+typedef struct {
+	const char *name;
+	size_t len;
+	size_t plen;   /* prefix: name[0, plen) */
+	bool numbered; /* a trailing number of at most MAX_DIGITS digits */
+	uint64_t val;
+	int digits;    /* how it is written, leading zeros included */
+} entry;
+
+static int cmp_entry(const void *x, const void *y)
+{
+	const entry *a = x, *b = y;
+	size_t n = a->plen < b->plen ? a->plen : b->plen;
+	int c = memcmp(a->name, b->name, n);
+	if (c != 0) {
+		return c;
+	}
+	if (a->plen != b->plen) {
+		return a->plen < b->plen ? -1 : 1;
+	}
+	/* a name without a number sorts before its numbered namesakes, as in
+	 * Slurm's hostrange_prefix_cmp() */
+	if (a->numbered != b->numbered) {
+		return a->numbered ? 1 : -1;
+	}
+	if (a->val != b->val) {
+		return a->val < b->val ? -1 : 1;
+	}
+	return (a->digits > b->digits) - (a->digits < b->digits);
+}
+
+static bool same_group(const entry *a, const entry *b)
+{
+	return a->numbered && b->numbered && a->plen == b->plen && memcmp(a->name, b->name, a->plen) == 0;
+}
+
+static int count_one(const char *host, void *ctx)
+{
+	size_t *count = ctx;
+	(*count)++;
+	return 0;
+}
+
+/* A name with brackets goes out as it is only if the expander gives it back
+ * unchanged: exactly one name, the same bytes. */
+static int same_name(const char *host, void *ctx)
+{
+	return strcmp(host, ctx) != 0;
+}
+
+static bool self_expanding(const char *name)
+{
+	size_t count = 0;
+	char err[16];
+	if (hostlist_expand(name, count_one, &count, err, sizeof err) != 0 || count != 1) {
+		return false;
+	}
+	return hostlist_expand(name, same_name, (void *)name, err, sizeof err) == 0;
+}
+
+static int split_name(const char *name, entry *e, char *err, size_t err_len)
+{
+	char shown[80];
+	size_t len = strlen(name);
+	memset(e, 0, sizeof *e);
+	e->name = name;
+	e->len = len;
+	e->plen = len;
+	if (len == 0) {
+		snprintf(err, err_len, "empty host name");
+		return -1;
+	}
+	if (len > HOSTLIST_NAME_MAX) {
+		snprintf(err, err_len, "host name of %zu characters (at most %d)", len, HOSTLIST_NAME_MAX);
+		return -1;
+	}
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)name[i];
+		if (c <= 0x20 || c == 0x7f || c == ',') {
+			sanitize_show(name, len, shown, sizeof shown);
+			snprintf(err, err_len, "host name '%s' cannot be written in a host list", shown);
+			return -1;
+		}
+	}
+	if (strchr(name, '[') || strchr(name, ']')) {
+		if (!self_expanding(name)) {
+			sanitize_show(name, len, shown, sizeof shown);
+			snprintf(err, err_len, "host name '%s' cannot be written in a host list", shown);
+			return -1;
+		}
+		return 0; /* written as it is */
+	}
+	size_t start = len;
+	while (start > 0 && is_digit(name[start - 1])) {
+		start--;
+	}
+	if (start == len || len - start > MAX_DIGITS) {
+		return 0; /* no number, or one too long to be one */
+	}
+	e->numbered = true;
+	e->plen = start;
+	e->digits = (int)(len - start);
+	for (size_t i = start; i < len; i++) {
+		e->val = e->val * 10 + (uint64_t)(name[i] - '0');
+	}
+	return 0;
+}
+
+/* Whether e prints as itself at width w: its digits are the value padded
+ * to w (an unpadded number wider than w prints whole). */
+static bool fits_width(const entry *e, int w)
+{
+	int natural = digits_of(e->val);
+	return e->digits == (w > natural ? w : natural);
+}
+
+static void append_number(bytebuf *b, uint64_t v, int width)
+{
+	char tmp[MAX_DIGITS + 24];
+	size_t n = put_number(tmp, v, width);
+	bytebuf_append(b, tmp, n);
+}
+
+/* Write the bracket items of the group g[0..n): runs of consecutive values
+ * that print at the run's first width. */
+static void append_items(bytebuf *b, const entry *g, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		int w = g[i].digits;
+		size_t j = i;
+		while (j + 1 < n && g[j + 1].val == g[j].val + 1 && fits_width(&g[j + 1], w)) {
+			j++;
+		}
+		if (i > 0) {
+			bytebuf_append(b, ",", 1);
+		}
+		append_number(b, g[i].val, w);
+		if (j > i) {
+			bytebuf_append(b, "-", 1);
+			append_number(b, g[j].val, w);
+		}
+		i = j + 1;
+	}
+}
+
+char *hostlist_compress(const char *const *names, size_t n, char *err, size_t err_len)
+{
+	char scratch[256];
+	bytebuf out = {0};
+	entry *e = xmalloc((n ? n : 1) * sizeof *e);
+	size_t m = 0;
+
+	if (!err || err_len == 0) {
+		err = scratch;
+		err_len = sizeof scratch;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (split_name(names[i], &e[m], err, err_len) != 0) {
+			free(e);
+			return NULL;
+		}
+		m++;
+	}
+	qsort(e, m, sizeof *e, cmp_entry);
+	/* duplicates are neighbours now */
+	size_t u = 0;
+	for (size_t i = 0; i < m; i++) {
+		if (u > 0 && e[u - 1].len == e[i].len && memcmp(e[u - 1].name, e[i].name, e[i].len) == 0) {
+			continue;
+		}
+		e[u++] = e[i];
+	}
+	for (size_t i = 0; i < u;) {
+		size_t j = i + 1;
+		while (j < u && same_group(&e[i], &e[j])) {
+			j++;
+		}
+		if (i > 0) {
+			bytebuf_append(&out, ",", 1);
+		}
+		if (j - i == 1) {
+			bytebuf_append(&out, e[i].name, e[i].len);
+		} else {
+			if (e[i].plen > 0) { /* bytebuf_append wants a buffer even for 0 bytes */
+				bytebuf_append(&out, e[i].name, e[i].plen);
+			}
+			bytebuf_append(&out, "[", 1);
+			append_items(&out, e + i, j - i);
+			bytebuf_append(&out, "]", 1);
+		}
+		i = j;
+	}
+	free(e);
+	bytebuf_append(&out, "", 1); /* the terminating NUL */
+	return out.data;
 }

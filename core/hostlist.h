@@ -42,4 +42,27 @@ int hostlist_expand(const char *expr, hostlist_cb cb, void *ctx, char *err, size
 int hostlist_expand_n(const char *expr, size_t len, hostlist_cb cb, void *ctx, size_t *column,
 		      char *err, size_t err_len);
 
+/* The inverse: one compressed expression naming every one of names[0..n),
+ * as Slurm's `scontrol show hostlist` writes it: "gpu[003,017-018],login1".
+ * Rules (Slurm's src/common/hostlist.c: host_prefix_end() splits a name
+ * into a prefix and its trailing digits; hostrange_within_range() puts
+ * ranges of one prefix into one bracket; _width_equiv() keeps padding):
+ *   - a name's number is its trailing run of digits; the rest is its prefix
+ *     ("gpu01-ib" has none and is written as it is, as Slurm does);
+ *   - names of one prefix go into one bracket, numbers ascending, runs of
+ *     consecutive numbers as "lo-hi"; zero padding is kept: a range starts
+ *     a new item where a number would print differently at the range's
+ *     width ("gpu[8-10]", "gpu[08-10]", "n[1,01]");
+ *   - a prefix with one name is written without brackets;
+ *   - groups are ordered by prefix (bytes), duplicates written once;
+ *   - a run of more than 18 digits is no number (it would not fit the
+ *     expander's range, nor 64 bits): such a name is written as it is;
+ *   - a name holding '[' is written as it is when it expands to itself
+ *     (an IPv6 literal, "[fe80::1]:22").
+ * hostlist_expand() of the result gives the same set of names.  Returns a
+ * malloc'd string the caller frees ("" when n is 0), or NULL with err set
+ * when a name cannot be written in a host list (empty, or holding ',', ']'
+ * outside a literal, whitespace or a control character). */
+char *hostlist_compress(const char *const *names, size_t n, char *err, size_t err_len);
+
 #endif

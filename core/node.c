@@ -14,6 +14,7 @@ const char *node_status_name(node_status status)
 	case NODE_STATUS_WARN: return "warn";
 	case NODE_STATUS_CRIT: return "crit";
 	case NODE_STATUS_UNKNOWN: return "unknown";
+	case NODE_STATUS_PENDING: return "pending";
 	}
 	return "?";
 }
@@ -37,8 +38,10 @@ void node_init(node *n, const char *host)
 	n->status = NODE_STATUS_UNKNOWN;
 	n->events.head = n->events.count = 0;
 	n->polls_completed = n->polls_failed = 0;
+	n->first_observed_at = 0;
 	n->last_raw_len = 0;
 	n->last_raw_truncated = false;
+	n->watch = NULL; /* no change detection until someone sets it */
 }
 
 void node_log_event(node *n, double t, const char *fmt, ...)
@@ -75,7 +78,8 @@ int node_status_rank(node_status status)
 	case NODE_STATUS_CRIT: return 0;
 	case NODE_STATUS_UNKNOWN: return 1;
 	case NODE_STATUS_WARN: return 2;
-	case NODE_STATUS_OK: return 3;
+	case NODE_STATUS_PENDING: return 3;
+	case NODE_STATUS_OK: return 4;
 	}
 	return 1;
 }

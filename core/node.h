@@ -17,6 +17,10 @@ typedef enum {
 	NODE_STATUS_WARN,
 	NODE_STATUS_CRIT,
 	NODE_STATUS_UNKNOWN, /* never polled successfully / unreachable */
+	/* Only as the live view shows a node (health_live_status): findings
+	 * that have not lasted their `for` yet.  Never in node.status, JSON,
+	 * --check or Prometheus. */
+	NODE_STATUS_PENDING,
 } node_status;
 
 /* "ok", "warn", "crit", "unknown" */
@@ -61,6 +65,7 @@ typedef struct {
 	size_t last_raw_len;           /* bytes in last_raw */
 	bool last_raw_truncated;       /* the answer was longer */
 	char last_raw[NODE_RAW_LEN];   /* untrusted: sanitise before showing */
+	double first_observed_at;      /* taken_at of the first completed poll, 0 = none */
 	unsigned long polls_completed; /* answers decoded */
 	unsigned long polls_failed;    /* deadlines, floods, lost connections */
 	/* Change detection (event_log.h): the state this node's events were
@@ -75,8 +80,10 @@ void node_init(node *n, const char *host);
  * now (a node that stopped answering keeps its last observation). */
 bool node_answered(const node *n);
 
-/* Worst first, for every sorted output: crit 0, unknown 1, warn 2, ok 3. */
+/* Worst first, for every sorted output: crit 0, unknown 1, warn 2,
+ * pending 3 (live view only), ok 4. */
 int node_status_rank(node_status status);
+#define NODE_STATUS_RANK_MAX 4 /* ok's */
 
 /* Append to the node's connection log (oldest entries are dropped). */
 #if defined(__GNUC__)

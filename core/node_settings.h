@@ -14,6 +14,7 @@
 #define NODE_SETTINGS_IFACE_LEN 16       /* IFNAMSIZ */
 #define NODE_SETTINGS_UPSTREAM_LEN 254   /* a 253-byte DNS name + NUL */
 #define NODE_SETTINGS_CLOCK_ID_LEN 19    /* "xxxxxx.xxxx.xxxxxx" + NUL */
+#define NODE_SETTINGS_GROUP_LEN 64       /* a --config group's name, as messages show it */
 
 typedef struct {
 	thresholds th;       /* includes expect_chrony / expect_ptp */
@@ -22,10 +23,14 @@ typedef struct {
 	/* Stored for the cluster consistency check; "" = not configured. */
 	char ntp_upstream[NODE_SETTINGS_UPSTREAM_LEN];   /* host name or IP address */
 	char grandmaster[NODE_SETTINGS_CLOCK_ID_LEN];    /* lower-case PTP clock identity */
+	/* The --config group that applied (cluster.upstream_split compares
+	 * groups): 1 + its index, 0 = none; its name, truncated. */
+	int group;
+	char group_name[NODE_SETTINGS_GROUP_LEN];
 } node_settings;
 
 /* The built-in defaults: thresholds_init_defaults(), no sudo, no interface,
- * no upstream or grandmaster. */
+ * no upstream or grandmaster, no group. */
 void node_settings_init(node_settings *ns);
 
 #endif

@@ -51,6 +51,9 @@ void node_update_observation(node *n, observation *fresh, const thresholds *th)
 		}
 	}
 	n->obs = *fresh;
+	if (!n->has_observation) {
+		n->first_observed_at = fresh->taken_at;
+	}
 	n->has_observation = true;
 	n->reachable = true;
 	n->error[0] = '\0';

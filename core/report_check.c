@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostlist.h"
 #include "sanitize.h"
 #include "units.h"
 #include "xalloc.h"
@@ -131,6 +132,90 @@ static void print_summary(FILE *f, const cluster_summary *s)
 	fputc('\n', f);
 }
 
+/* The exit code of a summary, as report_check.h states it. */
+static int exit_code(const cluster_summary *s, severity fail_on)
+{
+	if (s->crit > 0) {
+		return REPORT_CHECK_CRIT;
+	}
+	if (s->unknown > 0 || s->nodes == 0) {
+		return REPORT_CHECK_UNKNOWN;
+	}
+	if (s->warn > 0 && fail_on != SEVERITY_CRIT) {
+		return REPORT_CHECK_WARN;
+	}
+	return REPORT_CHECK_OK;
+}
+
+/* Whether the node is one the exit code fails on: crit or unknown always,
+ * warn unless only crit fails. */
+static bool node_fails(const node *nd, severity fail_on)
+{
+	switch (cluster_node_status(nd)) {
+	case NODE_STATUS_OK: return false;
+	case NODE_STATUS_WARN: return fail_on != SEVERITY_CRIT;
+	case NODE_STATUS_CRIT:
+	case NODE_STATUS_UNKNOWN:
+	case NODE_STATUS_PENDING: /* cluster_node_status never says it */
+		break;
+	}
+	return true;
+}
+
+char *report_check_failing_hostlist(const node *nodes, size_t n, severity fail_on, char *err, size_t err_len)
+{
+	/* names is an array of pointers: sizeof *names is meant */
+	const char **names = xmalloc((n ? n : 1) * sizeof *names); /* NOLINT(bugprone-sizeof-expression) */
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (node_fails(&nodes[i], fail_on)) {
+			names[m++] = nodes[i].host;
+		}
+	}
+	char *expr = hostlist_compress(names, m, err, err_len);
+	free(names);
+	return expr;
+}
+
+/* "hosts not ok: EXPR", only when some host fails; a name no host list can
+ * hold (which the inventory never makes) is said instead of a broken list. */
+static void print_hostlist_line(FILE *f, const node *nodes, size_t n, severity fail_on)
+{
+	char err[256], shown[LINE_BUF];
+	char *expr = report_check_failing_hostlist(nodes, n, fail_on, err, sizeof err);
+	if (!expr) {
+		clean(err, sizeof err, shown, sizeof shown);
+		fprintf(f, "hosts not ok: (no host list: %s)\n", shown);
+		return;
+	}
+	if (expr[0] != '\0') {
+		fprintf(f, "hosts not ok: %s\n", expr);
+	}
+	free(expr);
+}
+
+int report_check_write_hostlist(FILE *f, const node *nodes, size_t n, const cluster_summary *s,
+				severity fail_on)
+{
+	cluster_summary own;
+	char err[256];
+	if (!s) {
+		cluster_summarise(nodes, n, &own);
+		s = &own;
+	}
+	char *expr = report_check_failing_hostlist(nodes, n, fail_on, err, sizeof err);
+	if (!expr) {
+		/* nothing a scontrol line could take: say why, on stderr */
+		fprintf(stderr, "synctop: --hostlist-only: %s\n", err);
+		return REPORT_CHECK_UNKNOWN;
+	}
+	if (expr[0] != '\0') {
+		fprintf(f, "%s\n", expr);
+	}
+	free(expr);
+	return exit_code(s, fail_on);
+}
+
 int report_check_write(FILE *f, const node *nodes, size_t n, const cluster_summary *s, severity fail_on,
 		       bool verbose)
 {
@@ -153,16 +238,7 @@ int report_check_write(FILE *f, const node *nodes, size_t n, const cluster_summa
 		}
 	}
 	free(order);
+	print_hostlist_line(f, nodes, n, fail_on);
 	print_summary(f, s);
-
-	if (s->crit > 0) {
-		return REPORT_CHECK_CRIT;
-	}
-	if (s->unknown > 0 || s->nodes == 0) {
-		return REPORT_CHECK_UNKNOWN;
-	}
-	if (s->warn > 0 && fail_on != SEVERITY_CRIT) {
-		return REPORT_CHECK_WARN;
-	}
-	return REPORT_CHECK_OK;
+	return exit_code(s, fail_on);
 }

@@ -5,10 +5,14 @@
  *     node7 CRIT chrony.offset: System time +1.234 ms from reference
  *       fix: <hint>                                  (only with verbose)
  *     node9 UNKNOWN: connection refused
+ *     hosts not ok: node[7,9]                        (only when some fail)
  *     synctop check: 48 nodes: 45 ok, 2 warn, 1 crit, 0 unknown; max |offset| 1.200 ms, spread 2.300 ms
  * The summary line adds "; ptp max |offset| ..., spread ..." when PTP slaves
  * answered, and the grandmasters they follow.  Remote text is sanitised to
- * one printable line. */
+ * one printable line.  "hosts not ok" names the nodes the exit code fails
+ * on (crit and unknown; warn too unless fail_on is SEVERITY_CRIT) as one
+ * Slurm host list expression (hostlist_compress), for `scontrol update
+ * nodename=... state=drain`. */
 #ifndef SYNCTOP_REPORT_CHECK_H
 #define SYNCTOP_REPORT_CHECK_H
 
@@ -38,5 +42,15 @@ enum {
  * the same nodes (cluster_summarise); NULL computes it here. */
 int report_check_write(FILE *f, const node *nodes, size_t n, const cluster_summary *s, severity fail_on,
 		       bool verbose);
+
+/* --hostlist-only: just the expression of the failing nodes and a newline,
+ * nothing when none fails; the same exit code as report_check_write().  A
+ * node name no host list can hold is reported on stderr and exits 3. */
+int report_check_write_hostlist(FILE *f, const node *nodes, size_t n, const cluster_summary *s,
+				severity fail_on);
+
+/* The failing nodes' names as one compressed host list (malloc'd, "" when
+ * none fails; caller frees), or NULL with err as hostlist_compress says. */
+char *report_check_failing_hostlist(const node *nodes, size_t n, severity fail_on, char *err, size_t err_len);
 
 #endif

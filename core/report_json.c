@@ -45,6 +45,9 @@ static json_t *findings_json(const finding_list *list, bool *ok)
 		json_value_put(o, "code", f->code ? json_value_text(f->code, FINDING_MESSAGE_LEN) : json_null(), ok);
 		json_value_put(o, "message", json_value_text(f->message, sizeof f->message), ok);
 		json_value_put(o, "hint", json_value_text(f->hint, sizeof f->hint), ok);
+		/* the live view's `for` (finding_wait.h); --once never waits */
+		json_value_put(o, "pending", json_boolean(f->pending), ok);
+		json_value_put(o, "since", f->since > 0 ? json_value_time(f->since) : json_null(), ok);
 		json_value_append(arr, o, ok);
 	}
 	return arr;

@@ -179,7 +179,9 @@ static double v_status(const node *nd)
 	case NODE_STATUS_OK: return 0;
 	case NODE_STATUS_WARN: return 1;
 	case NODE_STATUS_CRIT: return 2;
-	case NODE_STATUS_UNKNOWN: break;
+	case NODE_STATUS_UNKNOWN:
+	case NODE_STATUS_PENDING: /* cluster_node_status never says it */
+		break;
 	}
 	return 3;
 }

@@ -11,6 +11,8 @@ void thresholds_init_defaults(thresholds *th)
 	th->expect_chrony = EXPECT_AUTO; /* judge by what is seen running */
 	th->expect_ptp = EXPECT_AUTO;
 	th->gm_traceable = false; /* a free-running grandmaster synced by NTP is common: warn only */
+	th->findings_wait = false; /* judge now; the live view turns it on (finding_wait.h) */
+	th->n_waits = 0;           /* every code waits its default */
 
 	/* chrony README: LAN accuracy "tens of microseconds", Internet "within a few milliseconds". */
 	th->chrony_offset_warn_s = 1e-3;   /* 1 ms: far worse than LAN-grade NTP */

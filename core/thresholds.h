@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define THRESHOLDS_MAX_WAITS 64 /* >= the number of finding codes (finding_wait.c) */
+
 /* Whether a node should run a time service.  AUTO judges by what the poll
  * sees running: a service that is absent is then not a fault by itself. */
 typedef enum {
@@ -86,6 +88,15 @@ typedef struct {
 	/* A change seen on more than this many nodes in one refresh is one
 	 * grouped event (event_log.h).  The fleet's: read from "defaults". */
 	int event_group_nodes;
+	/* How long a finding must last before the live view raises the node for
+	 * it (finding_wait.h): whether to wait at all (live view only), and the
+	 * configuration's `for` per code; other codes wait their default. */
+	bool findings_wait;
+	int n_waits;
+	struct {
+		const char *code; /* finding_codes entry */
+		double seconds;
+	} waits[THRESHOLDS_MAX_WAITS];
 } thresholds;
 
 void thresholds_init_defaults(thresholds *th);

@@ -26,6 +26,7 @@ enum {
 	OPT_JSON,
 	OPT_CHECK,
 	OPT_FAIL_ON,
+	OPT_FOR,
 	OPT_TIMEOUT,
 	OPT_LOCAL,
 	OPT_DEMO,
@@ -51,6 +52,7 @@ enum {
 	OPT_PROM_BASIC,
 	OPT_PROM_STALE,
 	OPT_EVENTS,
+	OPT_HOSTLIST_ONLY,
 };
 
 static const struct option long_options[] = {
@@ -58,7 +60,9 @@ static const struct option long_options[] = {
 	{"json", no_argument, NULL, OPT_JSON},
 	{"check", no_argument, NULL, OPT_CHECK},
 	{"fail-on", required_argument, NULL, OPT_FAIL_ON},
+	{"for", required_argument, NULL, OPT_FOR},
 	{"verbose", no_argument, NULL, 'v'},
+	{"hostlist-only", no_argument, NULL, OPT_HOSTLIST_ONLY},
 	{"timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"interval", required_argument, NULL, 'd'},
 	{"hostlist", required_argument, NULL, 'w'},
@@ -107,7 +111,10 @@ static void usage(FILE *f)
 	      "  --once --json          poll once, print one JSON document\n"
 	      "  --check                poll once, print problems; exit 0 ok, 1 warn, 2 crit, 3 unknown\n"
 	      "      --fail-on LEVEL    warn (default) or crit: the lowest severity that fails --check\n"
+	      "      --for SEC          --check: poll for SEC seconds; fail only on problems that lasted\n"
 	      "  -v, --verbose          --check: print the fix for every problem\n"
+	      "      --hostlist-only    --check: print only the failing nodes as one host list\n"
+	      "                         (gpu[003,017-018]; nothing when all are ok), same exit code\n"
 	      "\n"
 	      "Nodes:\n"
 	      "  -w, --hostlist LIST    hostlist expression, e.g. gpu[001-128],login1 (repeatable)\n"
@@ -251,8 +258,16 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 				return EX_USAGE;
 			}
 			break;
+		case OPT_FOR:
+			if (parse_seconds("--for", optarg, 0.1, 86400, &opt->check_for_s) != 0) {
+				return EX_USAGE;
+			}
+			break;
 		case 'v':
 			opt->verbose = true;
+			break;
+		case OPT_HOSTLIST_ONLY:
+			opt->hostlist_only = true;
 			break;
 		case OPT_TIMEOUT:
 			if (parse_seconds("--timeout", optarg, 0.1, 3600, &opt->timeout_s) != 0) {
@@ -439,6 +454,9 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 			return EX_USAGE;
 		}
 		opt->mode = MODE_CHECK;
+	} else if (opt->check_for_s > 0) {
+		fputs("synctop: --for goes with --check (the live view waits each finding's own `for`)\n", stderr);
+		return EX_USAGE;
 	} else if (once) {
 		opt->mode = opt->json ? MODE_ONCE_JSON : MODE_ONCE_TEXT;
 	} else if (opt->json) {
@@ -448,6 +466,10 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 	if (opt->events_file && opt->mode != MODE_LIVE) {
 		/* one poll has nothing to compare with */
 		fputs("synctop: --events records changes while synctop runs; not with --once or --check\n", stderr);
+		return EX_USAGE;
+	}
+	if (opt->hostlist_only && !check) {
+		fputs("synctop: --hostlist-only needs --check\n", stderr);
 		return EX_USAGE;
 	}
 	if (opt->n_prom_urls) {
@@ -463,6 +485,11 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 		}
 		if (!interval_given) {
 			opt->interval_s = 15.0; /* a scrape interval, not an SSH poll's */
+		}
+		if (opt->check_for_s > 0) {
+			fputs("synctop: --check --for polls the nodes itself; with --from-prometheus use your "
+			      "alerting rules' own `for:`\n", stderr);
+			return EX_USAGE;
 		}
 		return CLI_CONTINUE;
 	}

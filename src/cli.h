@@ -22,6 +22,8 @@ typedef struct {
 	bool json;
 	bool verbose;
 	severity fail_on;
+	double check_for_s;      /* --check --for SEC: 0 = judge one poll */
+	bool hostlist_only;  /* --check: print only the failing nodes' host list */
 
 	/* inventory: positional hosts, -w lists, -f files (kept in order) */
 	char **hosts;

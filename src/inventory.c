@@ -99,6 +99,12 @@ void inventory_node_settings(const cli_options *opt, const conffile *cf, const c
 	}
 }
 
+/* "localhost" without a user or port is polled by fork/exec, not SSH. */
+static bool target_is_local(const target *t)
+{
+	return strcmp(t->host, "localhost") == 0 && !t->port && !t->user[0];
+}
+
 /* Keep a warning once, however many hosts it was met for. */
 static void note_warning(inventory *inv, const char *w)
 {
@@ -123,7 +129,7 @@ static int build_spec(inventory *inv, const cli_options *opt, const conffile *co
 
 	memset(spec, 0, sizeof *spec);
 	display_name(t, spec->name, sizeof spec->name);
-	spec->local = strcmp(t->host, "localhost") == 0 && !t->port && !t->user[0];
+	spec->local = target_is_local(t);
 	inventory_node_settings(opt, conf, t->host, &spec->settings);
 	ssh_options_init(so);
 	/* ssh knows the command line's user and port before it reads the
@@ -307,7 +313,13 @@ int inventory_build(const cli_options *opt, const conffile *conf, inventory *inv
 		goto fail;
 	}
 
-	cfg = ssh_config_load(opt->ssh_config, why, sizeof why);
+	/* Only this machine (--local): no SSH, so no ssh configuration either; a
+	 * node-local gate must not fail on a broken ~/.ssh/config. */
+	bool any_remote = false;
+	for (size_t i = 0; i < targets.count; i++) {
+		any_remote |= !target_is_local(&targets.items[i]);
+	}
+	cfg = ssh_config_load(any_remote ? opt->ssh_config : "none", why, sizeof why);
 	if (!cfg) {
 		snprintf(err, err_len, "ssh config: %s", why);
 		goto fail;

@@ -23,6 +23,7 @@
 #include "demo_cluster.h"
 #include "demo_transport.h"
 #include "exit_codes.h"
+#include "finding_wait.h"
 #include "health.h"
 #include "inventory.h"
 #include "local_transport.h"
@@ -65,6 +66,8 @@ typedef struct {
 	scheduler *client_sched;
 	ev_timer cluster_timer;    /* live: the cross-node checks, then sinks */
 	ev_timer overall_deadline; /* --once / --check */
+	ev_timer lasted_timer;     /* --check --for: has every node been watched long enough? */
+	double check_started;      /* --check --for: when polling began (unix time) */
 	ev_timer print_timer;      /* live plain-text table */
 	ev_signal sigint, sigterm, sighup;
 	bool interrupted;
@@ -304,6 +307,12 @@ static void start_client(app *a, const scheduler_config *nodes_cfg)
 	scheduler_start(a->client_sched);
 }
 
+/* --check --for SEC: poll like the live view, and judge what lasted. */
+static bool checking_for(const app *a)
+{
+	return a->opt.mode == MODE_CHECK && a->opt.check_for_s > 0;
+}
+
 static int start_engine(app *a)
 {
 	char command[8192];
@@ -321,7 +330,7 @@ static int start_engine(app *a)
 	cfg.interval_s = a->opt.interval_s;
 	cfg.clock_check_every_s = a->opt.clock_check_s;
 	cfg.poll_timeout_s = a->opt.timeout_s;
-	cfg.once = a->opt.mode != MODE_LIVE;
+	cfg.once = a->opt.mode != MODE_LIVE && !checking_for(a);
 	cfg.pmc_sudo = a->opt.pmc_sudo;
 	if (a->opt.iface) {
 		snprintf(cfg.iface, sizeof cfg.iface, "%s", a->opt.iface);
@@ -382,12 +391,80 @@ static void start_print_timer(app *a)
 
 static int report_once(app *a, int status);
 
+/* Whether findings wait their `for` (finding_wait.h): the dashboard and
+ * --check --for do; every other output judges now. */
+static void wait_findings(app *a, bool on)
+{
+	for (size_t i = 0; i < a->n_nodes; i++) {
+		a->settings[i].th.findings_wait = on;
+	}
+}
+
+/* --check --for: every code waits SEC, whatever its own `for`. */
+static void wait_findings_for(app *a, double seconds)
+{
+	wait_findings(a, true);
+	for (size_t i = 0; i < a->n_nodes; i++) {
+		for (size_t k = 0; k < finding_code_count(); k++) {
+			(void)finding_wait_set(&a->settings[i].th, finding_code_at(k), seconds);
+		}
+	}
+}
+
+/* --check --for: done once every node that answers has been watched over
+ * SEC seconds of its own polls (a finding seen at all of them has lasted);
+ * one that stopped answering after SEC is judged as it is. */
+static void on_lasted_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	app *a = w->data;
+	double now = walltime_now();
+	if (now - a->check_started < a->opt.check_for_s) {
+		return;
+	}
+	for (size_t i = 0; i < a->n_nodes; i++) {
+		const node *n = &a->nodes[i];
+		if (node_answered(n) && n->obs.taken_at - n->first_observed_at < a->opt.check_for_s) {
+			return;
+		}
+	}
+	ev_break(loop, EVBREAK_ALL);
+}
+
+static void start_lasted_timer(app *a)
+{
+	a->check_started = walltime_now();
+	ev_timer_init(&a->lasted_timer, on_lasted_timer, 0.2, 0.2);
+	a->lasted_timer.data = a;
+	ev_timer_start(a->loop, &a->lasted_timer);
+}
+
+/* --check --for: the findings that did not last are not counted; says how
+ * many on stderr (the report on stdout stays the same shape). */
+static void judge_what_lasted(app *a)
+{
+	size_t dropped = 0;
+	for (size_t i = 0; i < a->n_nodes; i++) {
+		int before = a->nodes[i].findings.count;
+		health_drop_pending(&a->nodes[i]);
+		dropped += (size_t)(before - a->nodes[i].findings.count);
+	}
+	if (dropped) {
+		fprintf(stderr, "synctop: --for %g: %zu finding%s that did not last %g s not counted\n",
+			a->opt.check_for_s, dropped, dropped == 1 ? "" : "s", a->opt.check_for_s);
+	}
+}
+
 static int run(app *a)
 {
 	int status = EXIT_SUCCESS;
 	/* The TUI needs a terminal to draw on and one to read keys from. */
 	bool use_tui = a->opt.mode == MODE_LIVE && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
 
+	if (checking_for(a)) {
+		wait_findings_for(a, a->opt.check_for_s);
+	} else {
+		wait_findings(a, use_tui);
+	}
 	if (use_tui) {
 		/* before the engine: a theme error still reaches stderr */
 		tui_options topt = {a->opt.theme, a->opt.no_color, a->opt.no_mouse};
@@ -396,10 +473,20 @@ static int run(app *a)
 		watch_signals(a); /* the TUI watches its own */
 	}
 	if (a->opt.mode != MODE_LIVE) {
-		ev_timer_init(&a->overall_deadline, on_overall_deadline, a->opt.timeout_s, 0);
+		/* --for: the watch, one more poll to see its end, then the usual deadline */
+		double deadline = checking_for(a) ? a->opt.check_for_s + a->opt.interval_s + a->opt.timeout_s
+						  : a->opt.timeout_s;
+		ev_timer_init(&a->overall_deadline, on_overall_deadline, deadline, 0);
 		a->overall_deadline.data = a;
 		ev_timer_start(a->loop, &a->overall_deadline);
-	} else {
+	}
+	if (checking_for(a)) {
+		/* the cross-node findings need their `since` too */
+		ev_timer_init(&a->cluster_timer, on_cluster_timer, 1.0, 1.0);
+		a->cluster_timer.data = a;
+		ev_timer_start(a->loop, &a->cluster_timer);
+		start_lasted_timer(a);
+	} else if (a->opt.mode == MODE_LIVE) {
 		/* once a second, and a Prometheus file per poll interval at most */
 		double every = a->opt.interval_s < 1 ? a->opt.interval_s : 1;
 		if (a->opt.prometheus_file && a->opt.interval_s > every) {
@@ -438,12 +525,13 @@ static int run(app *a)
 		tui_free(a->tui);
 		a->tui = NULL;
 		status = EXIT_SUCCESS;
+		wait_findings(a, false); /* a plain table judges now */
 		watch_signals(a);
 		start_print_timer(a);
 	}
-	if (a->opt.mode == MODE_LIVE || scheduler_pending(a->sched) > 0) {
+	if (a->opt.mode == MODE_LIVE || checking_for(a) || scheduler_pending(a->sched) > 0) {
 		progress *prog = NULL;
-		if (a->opt.mode != MODE_LIVE) {
+		if (a->opt.mode != MODE_LIVE && !checking_for(a)) {
 			/* on a terminal, a line on stderr while the nodes answer */
 			prog = progress_start(a->loop, STDERR_FILENO, a->nodes, a->n_nodes, node_finished, a->sched);
 		}
@@ -458,6 +546,9 @@ static int run(app *a)
 	}
 	if (a->opt.mode != MODE_LIVE) {
 		evaluate_cluster(a);
+	}
+	if (checking_for(a)) {
+		judge_what_lasted(a);
 	}
 	return report_once(a, status);
 }
@@ -476,6 +567,10 @@ static int report_once(app *a, int status)
 		}
 		break;
 	case MODE_CHECK:
+		if (a->opt.hostlist_only) {
+			status = report_check_write_hostlist(stdout, a->nodes, a->n_nodes, NULL, a->opt.fail_on);
+			break;
+		}
 		status = report_check_write(stdout, a->nodes, a->n_nodes, NULL, a->opt.fail_on, a->opt.verbose);
 		break;
 	case MODE_ONCE_TEXT:
@@ -629,6 +724,7 @@ static int run_prometheus_live(app *a)
 	if (start_events(a) != 0) {
 		return EX_SOFTWARE;
 	}
+	wait_findings(a, use_tui); /* from the next refresh on */
 	evaluate_cluster(a);
 	if (use_tui) {
 		tui_options topt = {a->opt.theme, a->opt.no_color, a->opt.no_mouse};
@@ -649,6 +745,7 @@ static int run_prometheus_live(app *a)
 		tui_free(a->tui);
 		a->tui = NULL;
 		status = EXIT_SUCCESS;
+		wait_findings(a, false);
 		watch_signals(a);
 	}
 	start_print_timer(a);

@@ -40,6 +40,7 @@
 	X(BADGE_WARN, "badge_warn") \
 	X(BADGE_CRIT, "badge_crit") \
 	X(BADGE_UNKNOWN, "badge_unknown") \
+	X(BADGE_PENDING, "badge_pending") \
 	X(SELECTED, "selected") \
 	X(DIM, "dim") \
 	X(BORDER, "border") \

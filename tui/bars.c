@@ -138,19 +138,24 @@ void bars_draw_header(const tui *t, int cols)
 	draw_fill(0, 0, cols, draw_attr(ROLE_HEADER, false));
 	put(t, 0, &x, cols, ROLE_HEADER, " synctop ");
 	putf(t, 0, &x, cols, ROLE_HEADER, " %zu node%s ", sp->nodes, sp->nodes == 1 ? "" : "s");
-	if (sp->crit) {
-		putf(t, 0, &x, cols, ROLE_BADGE_CRIT, " %zu crit ", sp->crit);
+	if (sp->shown[NODE_STATUS_CRIT]) {
+		putf(t, 0, &x, cols, ROLE_BADGE_CRIT, " %zu crit ", sp->shown[NODE_STATUS_CRIT]);
 		put(t, 0, &x, cols, ROLE_HEADER, " ");
 	}
 	if (sp->unknown) {
 		putf(t, 0, &x, cols, ROLE_BADGE_UNKNOWN, " %zu unknown ", sp->unknown);
 		put(t, 0, &x, cols, ROLE_HEADER, " ");
 	}
-	if (sp->warn) {
-		putf(t, 0, &x, cols, ROLE_BADGE_WARN, " %zu warn ", sp->warn);
+	if (sp->shown[NODE_STATUS_WARN]) {
+		putf(t, 0, &x, cols, ROLE_BADGE_WARN, " %zu warn ", sp->shown[NODE_STATUS_WARN]);
 		put(t, 0, &x, cols, ROLE_HEADER, " ");
 	}
-	putf(t, 0, &x, cols, ROLE_BADGE_OK, " %zu ok ", sp->ok);
+	if (sp->shown[NODE_STATUS_PENDING]) {
+		/* findings that have not lasted their `for` yet (finding_wait.h) */
+		putf(t, 0, &x, cols, ROLE_BADGE_PENDING, " %zu pending ", sp->shown[NODE_STATUS_PENDING]);
+		put(t, 0, &x, cols, ROLE_HEADER, " ");
+	}
+	putf(t, 0, &x, cols, ROLE_BADGE_OK, " %zu ok ", sp->shown[NODE_STATUS_OK]);
 	if (t->view.connecting > 0) {
 		/* counted among the unknown: say why they have nothing to show yet */
 		putf(t, 0, &x, cols, ROLE_HEADER, "  %zu connecting", t->view.connecting);
@@ -198,6 +203,14 @@ void bars_draw_header(const tui *t, int cols)
 		     units_unsigned(b));
 	} else {
 		put(t, 1, &x, cols, ROLE_DIM, "no chrony offsets");
+	}
+	if (sp->upstream_split_nodes > 0) {
+		/* hybrid cluster: groups on different upstreams, drifting apart */
+		char why[FINDING_MESSAGE_LEN * 3 + 1];
+		tw_clean(sp->upstream_split, sizeof sp->upstream_split, t->utf8, why, sizeof why);
+		put(t, 1, &x, cols, ROLE_DEFAULT, "  ");
+		put(t, 1, &x, cols, ROLE_BADGE_WARN, " upstream split ");
+		putf(t, 1, &x, cols, ROLE_STATUS_WARN, " %s", why);
 	}
 	if (sp->ptp_nodes > 0) {
 		units_format_ns((int64_t)sp->ptp_max_abs_offset_ns, a, sizeof a);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "health.h"
 #include "collector.h"
 #include "time_service.h"
 #include "sparkline.h"
@@ -349,8 +350,9 @@ void columns_cell(const node *nd, column_id id, int width, double now, bool utf8
 		static const char *const badge[] = {
 			[NODE_STATUS_OK] = "  OK  ", [NODE_STATUS_WARN] = " WARN ",
 			[NODE_STATUS_CRIT] = " CRIT ", [NODE_STATUS_UNKNOWN] = " UNKN ",
+			[NODE_STATUS_PENDING] = " PEND ",
 		};
-		snprintf(out->text, sizeof out->text, "%s", badge[cluster_node_status(nd)]);
+		snprintf(out->text, sizeof out->text, "%s", badge[health_live_status(nd)]);
 		out->tone = TONE_BADGE;
 		return;
 	}
@@ -667,7 +669,7 @@ void columns_sort_key(const node *nd, column_id id, double now, sort_key *out)
 		snprintf(out->str, sizeof out->str, "%.*s", (int)strnlen(nd->host, sizeof nd->host), nd->host);
 		break;
 	case COL_STATUS:
-		out->num = node_status_rank(cluster_node_status(nd));
+		out->num = node_status_rank(health_live_status(nd));
 		break;
 	case COL_SOURCE:
 		out->numeric = false;

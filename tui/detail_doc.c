@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cluster.h"
+#include "health.h"
 #include "collector.h"
 #include "columns.h"
 #include "plot.h"
@@ -166,8 +167,9 @@ static void title_line(ctx *c)
 	static const theme_role badge[] = {
 		[NODE_STATUS_OK] = ROLE_BADGE_OK, [NODE_STATUS_WARN] = ROLE_BADGE_WARN,
 		[NODE_STATUS_CRIT] = ROLE_BADGE_CRIT, [NODE_STATUS_UNKNOWN] = ROLE_BADGE_UNKNOWN,
+		[NODE_STATUS_PENDING] = ROLE_BADGE_PENDING,
 	};
-	node_status st = cluster_node_status(nd);
+	node_status st = health_live_status(nd);
 
 	tw_clean(nd->host, sizeof nd->host, c->utf8, host, sizeof host);
 	doc_newline(c->d);
@@ -213,12 +215,19 @@ static void diagnosis(ctx *c)
 	}
 	for (int i = 0; i < count; i++) {
 		const finding *f = &nd->findings.items[i];
-		theme_role badge = f->sev == SEVERITY_CRIT ? ROLE_BADGE_CRIT
+		theme_role badge = f->pending		   ? ROLE_BADGE_PENDING
+				   : f->sev == SEVERITY_CRIT ? ROLE_BADGE_CRIT
 				   : f->sev == SEVERITY_WARN ? ROLE_BADGE_WARN : ROLE_BADGE_OK;
 		doc_newline(c->d);
 		doc_pad(c->d, ROLE_DEFAULT, 2);
 		doc_addf(c->d, badge, " %-4s ", severity_name(f->sev));
 		doc_add(c->d, ROLE_DEFAULT, " ");
+		if (f->pending) {
+			/* not yet lasted its `for`: the node is not raised for it */
+			char age[48];
+			fmt_span(c->now - f->since > 0 ? c->now - f->since : 0, age, sizeof age);
+			doc_addf(c->d, ROLE_DIM, "(pending, seen for %s) ", age);
+		}
 		tw_clean(f->message, sizeof f->message, c->utf8, clean, sizeof clean);
 		tw_ascii_micro(clean, c->utf8);
 		doc_wrapped(c->d, ROLE_DEFAULT, 9, clean, c->width);

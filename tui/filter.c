@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "health.h"
 #include "columns.h"
 
 void filter_init(node_filter *f)
@@ -106,7 +107,7 @@ bool filter_match(const node_filter *f, const node *nd)
 	/* Copies: the model's arrays need not be NUL-terminated. */
 	snprintf(host, sizeof host, "%.*s", (int)strnlen(nd->host, sizeof nd->host), nd->host);
 	columns_source(nd, source, sizeof source);
-	hit = field_matches(f, host) || field_matches(f, node_status_name(cluster_node_status(nd))) ||
+	hit = field_matches(f, host) || field_matches(f, node_status_name(health_live_status(nd))) ||
 	      field_matches(f, source);
 	return f->negate ? !hit : hit;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "health.h"
 #include "draw.h"
 #include "textwidth.h"
 #include "tui_state.h"
@@ -18,6 +19,7 @@ static theme_role badge_role(node_status s)
 	case NODE_STATUS_OK: return ROLE_BADGE_OK;
 	case NODE_STATUS_WARN: return ROLE_BADGE_WARN;
 	case NODE_STATUS_CRIT: return ROLE_BADGE_CRIT;
+	case NODE_STATUS_PENDING: return ROLE_BADGE_PENDING;
 	case NODE_STATUS_UNKNOWN: break;
 	}
 	return ROLE_BADGE_UNKNOWN;
@@ -87,7 +89,7 @@ static void draw_row(const tui *t, int y, int cols, const node *nd, bool selecte
 			columns_cell(nd, id, t->layout.width[i], now, t->utf8, &c);
 		}
 		if (c.tone == TONE_BADGE) {
-			attr = draw_attr(badge_role(cluster_node_status(nd)), false);
+			attr = draw_attr(badge_role(health_live_status(nd)), false);
 		} else {
 			theme_role role = tone_role(c.tone, id);
 			attr = selected && role == ROLE_DEFAULT ? row_attr : draw_attr(role, selected);

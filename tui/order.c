@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "health.h"
 #include "xalloc.h"
 
 /* A kept node as the sort sees it: integers only, so that a comparison is
@@ -148,7 +149,7 @@ void order_rank_hosts(const node *nodes, size_t n, size_t *rank)
 void order_key_of(const node *nd, column_id column, const node_filter *f, order_key *out)
 {
 	out->match = !f || filter_match(f, nd);
-	out->rank = node_status_rank(cluster_node_status(nd));
+	out->rank = node_status_rank(health_live_status(nd));
 	out->abs_offset = columns_abs_offset(nd);
 	out->connecting = !nd->has_observation && nd->error[0] == '\0';
 	out->host_width = (int)strnlen(nd->host, sizeof nd->host);
@@ -240,7 +241,7 @@ size_t order_sort_keys(const order_key *keys, size_t n, const size_t *host_rank,
 		/* the default order: worst status, then largest |offset| (both
 		 * flipped when it is the order asked for and reversed) */
 		bool dflt_up = column == COL_STATUS ? up : true;
-		en->rank = (uint32_t)(dflt_up ? k->rank : 3 - k->rank);
+		en->rank = (uint32_t)(dflt_up ? k->rank : NODE_STATUS_RANK_MAX - k->rank);
 		en->off = dflt_up ? key_down(k->abs_offset) : key_up(k->abs_offset);
 		if (column == COL_STATUS) {
 			en->k1 = 0;

@@ -30,6 +30,15 @@ expect_usage "bad port" "-p" -p 70000 host1
 expect_usage "bad fail-on" "--fail-on" --check --fail-on maybe host1
 expect_usage "check with json" "separate modes" --check --json host1
 expect_usage "json without once" "--json needs --once" --json host1
+expect_usage "for without check" "--for goes with --check" --for 10 host1
+expect_usage "for with once" "--for goes with --check" --once --for 10 host1
+expect_usage "zero for" "--for" --check --for 0 host1
+expect_usage "bad for" "--for" --check --for 1x host1
+expect_usage "for with a Prometheus source" "alerting rules" --check --for 10 --from-prometheus http://127.0.0.1:9/
+printf '{"groups": [{"name": "g", "hosts": "gpu001",\n  "for": {"chrony.ofset": 60}}]}\n' >"$tmp/badfor.json"
+expect_usage "config: a for key that is no finding code" "badfor.json:2:11: unknown key \"chrony.ofset\"" \
+	--demo --config "$tmp/badfor.json"
+expect_usage "hostlist-only without check" "--hostlist-only needs --check" --hostlist-only --once host1
 expect_usage "hostile iface" "--iface" --iface 'eth0;reboot' host1
 expect_usage "reversed range" "column" --once -w 'gpu[10-01]'
 expect_usage "unbalanced bracket" "column" --once 'gpu[1-4'
@@ -102,6 +111,28 @@ expect_usage "config: unknown key with file:line:column" "bad.json:4:7: unknown 
 rc=$?
 [ "$rc" -ge 0 ] && [ "$rc" -le 3 ]
 ok $? "the example config is accepted (--check exit $rc)"
+
+# --check --for: the demo's lasting problems still fail it, as --check does.
+"$bin" --demo --check >/dev/null 2>&1
+once_rc=$?
+"$bin" --demo --check --for 1 -d 0.3 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq "$once_rc" ] && grep -q "^synctop check: 48 nodes" "$tmp/out"
+ok $? "--check --for judges what lasted (exit $rc, plain --check $once_rc)"
+# --check names the failing nodes on one host list line before the summary;
+# --hostlist-only prints just such an expression, exit as --check (the demo
+# always has a crit node).
+"$bin" --demo --check >"$tmp/out" 2>/dev/null
+rc=$?
+n=$(sed -n '$=' "$tmp/out")
+[ "$rc" -eq 2 ] && sed -n "$((n - 1))p" "$tmp/out" | grep -Eq '^hosts not ok: [^ ]+$' &&
+	sed -n "${n}p" "$tmp/out" | grep -q '^synctop check: '
+ok $? "--check: the hosts not ok line right before the summary (rc=$rc)"
+"$bin" --demo --check --hostlist-only >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(sed -n '$=' "$tmp/out")" = 1 ] && grep -Eq '^[^ ]+\[[0-9,-]+\][^ ]*$' "$tmp/out" &&
+	[ ! -s "$tmp/err" ]
+ok $? "--hostlist-only: one compressed expression, exit 2 (rc=$rc: $(cat "$tmp/out"))"
 
 # The other exit statuses docs/synctop.1 lists.
 "$bin" --demo --once --json >/dev/full 2>"$tmp/err"

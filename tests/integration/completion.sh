@@ -74,7 +74,8 @@ comp() {
 
 comp "--fail-on=" synctop --fa
 comp "--check" synctop --chec
-comp "--hostfile= --hostlist=" synctop --host
+comp "--hostfile= --hostlist-only --hostlist=" synctop --host
+comp "--hostlist-only" synctop --check --hostlist-
 comp "crit warn" synctop --check --fail-on ""
 comp "crit" synctop --check --fail-on c
 comp "crit warn" synctop --check --fail-on =

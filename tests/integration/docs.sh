@@ -22,6 +22,22 @@ for code in $codes; do
 	ok $? "docs/synctop.1 lists $code"
 done
 
+# Every code has its `for` (core/finding_wait.c's table, which the
+# configuration's "for" keys are checked against) and its row in the
+# checks page's `for` table; the table names no code the page lacks.
+table=$(grep -oE '^[[:space:]]*\{"[a-z_]+\.[a-z_]+", ' core/finding_wait.c | grep -oE '[a-z_]+\.[a-z_]+' | sort -u)
+documented=$(grep -oE '^### `[a-z_]+\.[a-z_]+`' docs/checks.md | grep -oE '[a-z_]+\.[a-z_]+' | sort -u)
+for code in $(printf '%s\n%s\n' "$codes" "$documented" | sort -u); do
+	printf '%s\n' "$table" | grep -qx "$code"
+	ok $? "core/finding_wait.c gives $code its for"
+	grep -qE "^\| \`$code\` \| (0|[0-9]+ s) \|\$" docs/checks.md
+	ok $? "docs/checks.md's for table lists $code"
+done
+for code in $table; do
+	printf '%s\n' "$documented" | grep -qx "$code"
+	ok $? "$code in core/finding_wait.c is a documented code"
+done
+
 # Families as the collectors and report_prometheus.c declare them: the
 # first member of a prom_family initialiser, or a family name passed whole.
 families=$(grep -rhoE '\{ *"synctop_[a-z_]+", *"(gauge|counter)"' core collectors src |

@@ -55,10 +55,18 @@ wait_for() { # pattern [seconds]
 keys() { tm send-keys -t t "$@"; sleep 0.4; }
 
 # --- the demo cluster at 120x40 -----------------------------------------------
-start 120 40 "$bin" --demo -d 1
+# gpu043's 3 ms offset (chrony.offset, cluster.offset_spread) and gpu011's
+# 2.2 s clock check (clock.offset) wait their `for`, shortened from 30 s
+printf '{"defaults": {"for": {"chrony.offset": 5, "cluster.offset_spread": 5, "clock.offset": 5}}}\n' \
+	>"$tmp/for.json"
+start 120 40 "$bin" --demo -d 1 --config "$tmp/for.json"
 # gpu037 does not answer: it is connecting until its 3 s connect timeout
 wait_for "^ synctop .* [0-9]+ connecting " 3
 ok $? "the header counts the nodes still connecting"
+wait_for "48 nodes.*7 crit.*2 warn.*2 pending.*36 ok" 4
+ok $? "findings that have not lasted their for are pending, counted apart"
+screen | grep -Eq "^gpu043 +PEND " && screen | grep -Eq "^gpu011 +PEND "
+ok $? "the nodes whose findings wait are drawn PEND"
 # crit: unsynchronised, chronyd down, FAULTY port, a clock 2.2 s off (clock
 # check), the two nodes on minority grandmasters (cluster check)
 wait_for "48 nodes.*8 crit.*1 unknown.*3 warn.*36 ok" 15

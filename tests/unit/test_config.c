@@ -114,6 +114,12 @@ static void test_group_overrides_key_by_key(void **state)
 	assert_string_equal(ns.grandmaster, "aabbcc.fffe.ddeeff"); /* normalised */
 	/* case-insensitive like DNS */
 	assert_int_equal(conffile_resolve(cf, "GPU007", &ns), 0);
+	/* the group that applied, for cluster.upstream_split */
+	assert_int_equal(ns.group, 1);
+	assert_string_equal(ns.group_name, conffile_group_name(cf, 0));
+	assert_int_equal(conffile_resolve(cf, "other1", &ns), -1);
+	assert_int_equal(ns.group, 0);
+	assert_string_equal(ns.group_name, "");
 	conffile_free(cf);
 }
 

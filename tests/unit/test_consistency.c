@@ -286,7 +286,9 @@ static void test_unanswered_nodes_ignored_and_cleared(void **state)
 	/* a cluster finding from an earlier pass must not outlive the node's answer */
 	finding stale = {.sev = SEVERITY_CRIT, .code = "cluster.grandmaster",
 			 .message = "stale", .hint = "stale"};
-	health_set_cluster_findings(&f.nodes[3], &stale, 1);
+	thresholds th;
+	thresholds_init_defaults(&th);
+	health_set_cluster_findings(&f.nodes[3], &stale, 1, &th);
 	assert_int_equal(f.nodes[3].findings.count, 1);
 
 	consistency_summary s = evaluate(&f);
@@ -1072,6 +1074,140 @@ static void test_many_nodes_many_values(void **state)
 	fleet_free(&f);
 }
 
+/* ------------------------------------------------------ upstream split */
+
+/* Put nodes [from, to) in --config group `group` named `name` (0: none),
+ * following `ref`, their clocks at `clock_s` (+ i µs, so the medians are
+ * exact: clock_s + the middle node's i). */
+static void hybrid(fleet *f, size_t from, size_t to, int group, const char *name, const char *ref,
+		   double clock_s)
+{
+	for (size_t i = from; i < to; i++) {
+		f->settings[i].group = group;
+		snprintf(f->settings[i].group_name, sizeof f->settings[i].group_name, "%s", name);
+		set_chrony(&f->nodes[i], ref, 0.0);
+		set_clock(&f->nodes[i], clock_s + (double)(i - from) * 1e-6, 0.5e-3);
+	}
+}
+
+static size_t count_code(const fleet *f, const char *code)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		n += find(&f->nodes[i], code) != NULL;
+	}
+	return n;
+}
+
+static void test_upstream_split_groups_apart(void **state)
+{
+	(void)state;
+	/* on-premises racks on their own server, cloud nodes on the cloud's:
+	 * 25 ms apart as one client measures them (the guide's 20-50 ms) */
+	fleet f = fleet_new(9);
+	hybrid(&f, 0, 5, 1, "onprem", "10.0.0.1", 0.5e-3);
+	hybrid(&f, 5, 9, 2, "cloud", "169.254.169.123", 25.5005e-3);
+	consistency_summary s = evaluate(&f);
+	assert_int_equal(s.upstream_split_nodes, 9);
+	for (size_t i = 0; i < 9; i++) {
+		const finding *fd = get(&f.nodes[i], "cluster.upstream_split");
+		assert_int_equal(fd->sev, SEVERITY_WARN);
+	}
+	/* medians: 0.5 ms + 2 µs and 25.5005 ms + 1.5 µs */
+	assert_string_equal(get(&f.nodes[0], "cluster.upstream_split")->message,
+			    "Group onprem follows 10.0.0.1, group cloud follows 169.254.169.123: clocks "
+			    "25.000 ms apart (medians of 5 and 4 clock checks, warn above 10.000 ms)");
+	assert_string_equal(get(&f.nodes[8], "cluster.upstream_split")->message,
+			    "Group cloud follows 169.254.169.123, group onprem follows 10.0.0.1: clocks "
+			    "25.000 ms apart (medians of 4 and 5 clock checks, warn above 10.000 ms)");
+
+	/* the header's summary counts them and quotes the first */
+	cluster_summary cs;
+	cluster_summarise(f.nodes, f.n, &cs);
+	assert_int_equal(cs.upstream_split_nodes, 9);
+	assert_string_equal(cs.upstream_split, get(&f.nodes[0], "cluster.upstream_split")->message);
+	fleet_free(&f);
+}
+
+static void test_upstream_split_needs_both(void **state)
+{
+	(void)state;
+	/* one upstream, clocks apart: not a split of upstreams */
+	fleet f = fleet_new(6);
+	hybrid(&f, 0, 3, 1, "a", "10.0.0.1", 0.0);
+	hybrid(&f, 3, 6, 2, "b", "10.0.0.1", 30e-3);
+	consistency_summary s = evaluate(&f);
+	assert_int_equal(s.upstream_split_nodes, 0);
+	assert_int_equal(count_code(&f, "cluster.upstream_split"), 0);
+
+	/* two upstreams, clocks close (5 ms < 10 ms): no split either */
+	hybrid(&f, 3, 6, 2, "b", "10.0.0.2", 5e-3);
+	s = evaluate(&f);
+	assert_int_equal(s.upstream_split_nodes, 0);
+
+	/* no --config: every node in one set, nothing to compare */
+	hybrid(&f, 0, 3, 0, "", "10.0.0.1", 0.0);
+	hybrid(&f, 3, 6, 0, "", "10.0.0.2", 40e-3);
+	s = evaluate(&f);
+	assert_int_equal(s.upstream_split_nodes, 0);
+	consistency_evaluate(f.nodes, f.n, NULL, &s);
+	assert_int_equal(s.upstream_split_nodes, 0);
+	fleet_free(&f);
+}
+
+static void test_upstream_split_own_limit_and_ungrouped(void **state)
+{
+	(void)state;
+	/* the nodes no group names form a set of their own; each node is judged
+	 * by its own group's limit (clock_offset_warn_s) */
+	fleet f = fleet_new(6);
+	hybrid(&f, 0, 3, 0, "", "10.0.0.1", 0.0);
+	hybrid(&f, 3, 6, 1, "cloud", "169.254.169.123", 20e-3);
+	for (size_t i = 3; i < 6; i++) {
+		f.settings[i].th.clock_offset_warn_s = 50e-3;
+	}
+	consistency_summary s = evaluate(&f);
+	assert_int_equal(s.upstream_split_nodes, 3);
+	for (size_t i = 0; i < 3; i++) {
+		assert_non_null(strstr(get(&f.nodes[i], "cluster.upstream_split")->message,
+				       "Group (no group) follows 10.0.0.1, group cloud follows"));
+	}
+	for (size_t i = 3; i < 6; i++) {
+		expect(&f.nodes[i], "cluster.upstream_split", SEVERITY_OK);
+	}
+	fleet_free(&f);
+}
+
+static void test_upstream_split_unclear_groups_left_out(void **state)
+{
+	(void)state;
+	fleet f = fleet_new(8);
+	hybrid(&f, 0, 3, 1, "a", "10.0.0.1", 0.0);
+	/* group b ties between two references: it follows no one upstream */
+	hybrid(&f, 3, 5, 2, "b", "10.0.0.2", 50e-3);
+	set_chrony(&f.nodes[4], "10.0.0.3", 0.0);
+	/* group c follows another upstream but has no clock check */
+	hybrid(&f, 5, 7, 3, "c", "10.0.0.4", 0.0);
+	f.nodes[5].obs.clock.state = OBS_COMMAND_FAILED;
+	f.nodes[6].obs.clock.state = OBS_COMMAND_FAILED;
+	/* group d's one node did not answer its last poll */
+	hybrid(&f, 7, 8, 4, "d", "10.0.0.5", 80e-3);
+	f.nodes[7].reachable = false;
+	consistency_summary s = evaluate(&f);
+	assert_int_equal(s.upstream_split_nodes, 0);
+	assert_int_equal(count_code(&f, "cluster.upstream_split"), 0);
+
+	/* group c's clocks come back, 12 ms from a's: a and c are told, b not */
+	set_clock(&f.nodes[5], 12e-3, 0.5e-3);
+	set_clock(&f.nodes[6], 12e-3, 0.5e-3);
+	s = evaluate(&f);
+	assert_int_equal(s.upstream_split_nodes, 5);
+	expect(&f.nodes[0], "cluster.upstream_split", SEVERITY_WARN);
+	expect(&f.nodes[3], "cluster.upstream_split", SEVERITY_OK);
+	expect(&f.nodes[6], "cluster.upstream_split", SEVERITY_WARN);
+	fleet_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1096,6 +1232,10 @@ int main(void)
 		cmocka_unit_test(test_findings_order_and_status),
 		cmocka_unit_test(test_remote_names_sanitised),
 		cmocka_unit_test(test_many_nodes_many_values),
+		cmocka_unit_test(test_upstream_split_groups_apart),
+		cmocka_unit_test(test_upstream_split_needs_both),
+		cmocka_unit_test(test_upstream_split_own_limit_and_ungrouped),
+		cmocka_unit_test(test_upstream_split_unclear_groups_left_out),
 	};
 	return cmocka_run_group_tests_name("consistency", tests, NULL, NULL);
 }

@@ -449,7 +449,7 @@ static const char *const port_keys[] = {
 static const char *const nic_keys[] = {
 	"error", "interface", "hw_transmit", "hw_receive", "hw_raw_clock", "phc_index", NULL,
 };
-static const char *const finding_keys[] = {"severity", "code", "message", "hint", NULL};
+static const char *const finding_keys[] = {"severity", "code", "message", "hint", "pending", "since", NULL};
 static const char *const daemons_keys[] = {
 	"error", "running", "chronyd", "ntpd", "systemd-timesyncd", "ptp4l", "phc2sys", NULL,
 };
@@ -921,6 +921,8 @@ static void test_json_findings_and_status(void **state)
 	add_finding(&nodes[0], SEVERITY_WARN, "chrony.offset", "System time +2.000 ms from reference",
 		    "chronyc sources -v");
 	add_finding(&nodes[0], SEVERITY_CRIT, "chrony.leap", "Not synchronised", "");
+	nodes[0].findings.items[0].since = 1.5;
+	nodes[0].findings.items[0].pending = true;
 	nodes[1].status = (node_status)42;
 
 	json_t *root = round_trip(nodes, 2, 1.9996);
@@ -935,9 +937,13 @@ static void test_json_findings_and_status(void **state)
 	want_str(f0, "code", "chrony.offset");
 	want_str(f0, "message", "System time +2.000 ms from reference");
 	want_str(f0, "hint", "chronyc sources -v");
+	assert_true(json_is_true(get(f0, "pending")));
+	want_str(f0, "since", "1970-01-01T00:00:01.500Z");
 	json_t *f1 = json_array_get(fs, 1);
 	want_str(f1, "severity", "crit");
 	want_null(f1, "hint");
+	assert_true(json_is_false(get(f1, "pending")));
+	want_null(f1, "since"); /* never settled: no since */
 	/* a corrupt status is reported as the summary counts it */
 	want_str(json_array_get(get(root, "nodes"), 1), "status", "unknown");
 	want_int(get(root, "summary"), "unknown", 1);
@@ -1078,14 +1084,17 @@ static void test_check_warn_and_fail_on(void **state)
 	check_result r = run_check(nodes, 2, SEVERITY_WARN, false);
 	assert_int_equal(r.rc, REPORT_CHECK_WARN);
 	assert_string_equal(r.text, "node2 WARN chrony.skew: skew 2.1 ppm\n"
+				    "hosts not ok: node2\n"
 				    "synctop check: 2 nodes: 1 ok, 1 warn, 0 crit, 0 unknown; "
 				    "max |offset| 0 ns, spread 0 ns\n");
 	free(r.text);
 
-	/* fail on crit: warnings alone pass, but are still printed */
+	/* fail on crit: warnings alone pass, but are still printed; the host
+	 * list names only what fails */
 	r = run_check(nodes, 2, SEVERITY_CRIT, false);
 	assert_int_equal(r.rc, REPORT_CHECK_OK);
 	assert_non_null(strstr(r.text, "node2 WARN chrony.skew: skew 2.1 ppm\n"));
+	assert_null(strstr(r.text, "hosts not ok"));
 	free(r.text);
 
 	/* an SEVERITY_OK finding is not a problem line */
@@ -1126,6 +1135,7 @@ static void test_check_order_and_codes(void **state)
 				    "alpha WARN ptp.delay: delay high\n"
 				    "zeta WARN chrony.skew: skew high\n"
 				    "  fix: look at skew\n"
+				    "hosts not ok: alpha,beta,gamma,zeta\n"
 				    "synctop check: 5 nodes: 1 ok, 1 warn, 2 crit, 1 unknown; "
 				    "max |offset| 0 ns, spread 0 ns\n");
 	free(r.text);
@@ -1216,9 +1226,81 @@ static void test_check_sanitises(void **state)
 	assert_string_equal(r.text, "node2 UNKNOWN: ssh: failed again\n"
 				    "host WARN chrony.offset: two lines\n"
 				    "  fix: a b\xEF\xBF\xBD\n"
+				    /* no host list can hold an escape: said, not printed */
+				    "hosts not ok: (no host list: host name 'ho\\x1b[2Jst' cannot be "
+				    "written in a host list)\n"
 				    "synctop check: 2 nodes: 0 ok, 1 warn, 0 crit, 1 unknown; "
 				    "max |offset| 0 ns, spread 0 ns\n");
 	free(r.text);
+	free(nodes);
+}
+
+/* --hostlist-only: the failing nodes as one compressed expression, the same
+ * exit code as the full report, nothing at all when every node is ok. */
+static char *run_hostlist(const node *nodes, size_t n, severity fail_on, int *rc)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	*rc = report_check_write_hostlist(f, nodes, n, NULL, fail_on);
+	fclose(f);
+	return text;
+}
+
+static void test_check_hostlist(void **state)
+{
+	(void)state;
+	static const char *const hosts[] = {"gpu017", "gpu003", "login1", "gpu018", "gpu004", "gpu0100"};
+	node *nodes = make_nodes(6, hosts);
+	for (int i = 0; i < 6; i++) {
+		set_chrony(&nodes[i], 0.0);
+	}
+	int rc;
+	char *text = run_hostlist(nodes, 6, SEVERITY_WARN, &rc);
+	assert_int_equal(rc, REPORT_CHECK_OK);
+	assert_string_equal(text, "");
+	free(text);
+
+	add_finding(&nodes[0], SEVERITY_CRIT, "chrony.offset", "offset huge", "");
+	add_finding(&nodes[1], SEVERITY_WARN, "chrony.skew", "skew high", "");
+	add_finding(&nodes[3], SEVERITY_WARN, "chrony.skew", "skew high", "");
+	nodes[5].reachable = false;
+	nodes[5].status = NODE_STATUS_UNKNOWN;
+	text = run_hostlist(nodes, 6, SEVERITY_WARN, &rc);
+	assert_int_equal(rc, REPORT_CHECK_CRIT);
+	assert_string_equal(text, "gpu[003,017-018,0100]\n");
+	free(text);
+	check_result r = run_check(nodes, 6, SEVERITY_WARN, false);
+	assert_int_equal(r.rc, rc);
+	assert_non_null(strstr(r.text, "\nhosts not ok: gpu[003,017-018,0100]\nsynctop check: "));
+	free(r.text);
+
+	/* fail on crit: the warned nodes are not drained */
+	text = run_hostlist(nodes, 6, SEVERITY_CRIT, &rc);
+	assert_int_equal(rc, REPORT_CHECK_CRIT);
+	assert_string_equal(text, "gpu[017,0100]\n");
+	free(text);
+
+	/* warnings only, fail on crit: exit 0, nothing printed */
+	nodes[0].findings.count = 0;
+	nodes[0].status = NODE_STATUS_OK;
+	nodes[5].reachable = true;
+	nodes[5].status = NODE_STATUS_OK;
+	text = run_hostlist(nodes, 6, SEVERITY_CRIT, &rc);
+	assert_int_equal(rc, REPORT_CHECK_OK);
+	assert_string_equal(text, "");
+	free(text);
+	text = run_hostlist(nodes, 6, SEVERITY_WARN, &rc);
+	assert_int_equal(rc, REPORT_CHECK_WARN);
+	assert_string_equal(text, "gpu[003,018]\n");
+	free(text);
+
+	/* no nodes: nothing to name, and 3 as ever */
+	text = run_hostlist(nodes, 0, SEVERITY_WARN, &rc);
+	assert_int_equal(rc, REPORT_CHECK_UNKNOWN);
+	assert_string_equal(text, "");
+	free(text);
 	free(nodes);
 }
 
@@ -1245,6 +1327,7 @@ int main(void)
 		cmocka_unit_test(test_check_no_nodes),
 		cmocka_unit_test(test_check_ptp_and_grandmasters),
 		cmocka_unit_test(test_check_sanitises),
+		cmocka_unit_test(test_check_hostlist),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }
