@@ -112,8 +112,10 @@ static void rebuild(events_state *s, const event_log *log, const node *nodes, si
 		while (drop < s->n_rows && s->rows[drop] < oldest) {
 			drop++;
 		}
-		memmove(s->rows, s->rows + drop, (s->n_rows - drop) * sizeof *s->rows);
-		s->n_rows -= drop;
+		if (drop > 0) { /* rows may still be NULL: no row yet */
+			memmove(s->rows, s->rows + drop, (s->n_rows - drop) * sizeof *s->rows);
+			s->n_rows -= drop;
+		}
 		uint64_t first_new = s->built_last_id + 1;
 		added_from = event_log_count(log);
 		if (event_log_count(log) && first_new >= oldest) {

@@ -661,6 +661,10 @@ static void test_screen_rows(void **state)
 	events_state s;
 	events_init(&s);
 
+	/* the screen open before any event (no rows yet), then the first ones
+	 * arrive: appended to no rows at all (UBSan caught a memmove of NULL) */
+	events_prepare(&s, l, nodes, 3, &f, 2, 12);
+	assert_int_equal(s.n_rows, 0);
 	stage(l, EVENT_STATUS, 0, "ok", "warn");
 	stage(l, EVENT_STATUS, 2, "ok", "crit");
 	event_log_commit(l, 5);
