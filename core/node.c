@@ -41,6 +41,7 @@ void node_init(node *n, const char *host)
 	n->first_observed_at = 0;
 	n->last_raw_len = 0;
 	n->last_raw_truncated = false;
+	n->watch = NULL; /* no change detection until someone sets it */
 }
 
 void node_log_event(node *n, double t, const char *fmt, ...)

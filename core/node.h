@@ -68,6 +68,10 @@ typedef struct {
 	double first_observed_at;      /* taken_at of the first completed poll, 0 = none */
 	unsigned long polls_completed; /* answers decoded */
 	unsigned long polls_failed;    /* deadlines, floods, lost connections */
+	/* Change detection (event_log.h): the state this node's events were
+	 * last detected against; NULL when nothing records events (--once,
+	 * --check, the client's own node).  Owned by whoever set it. */
+	struct event_watch *watch;
 } node;
 
 void node_init(node *n, const char *host);

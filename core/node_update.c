@@ -1,5 +1,5 @@
 /* node_update.c - a finished poll enters the model: carry-over, history,
- * health (node_update.h). */
+ * health, then change detection (node_update.h, event_log.h). */
 #include <config.h>
 
 #include "node_update.h"
@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "collector.h"
+#include "event_log.h"
 #include "health.h"
+#include "walltime.h"
 
 static void record_history(node *n)
 {
@@ -58,6 +60,9 @@ void node_update_observation(node *n, observation *fresh, const thresholds *th)
 	n->polls_completed++;
 	record_history(n);
 	health_apply(n, th);
+	if (n->watch) {
+		event_log_watch(n->watch, n, n->obs.taken_at);
+	}
 }
 
 void node_update_unreachable(node *n, const char *error, const thresholds *th)
@@ -65,12 +70,18 @@ void node_update_unreachable(node *n, const char *error, const thresholds *th)
 	snprintf(n->error, sizeof n->error, "%s", error);
 	n->reachable = false;
 	health_apply(n, th);
+	if (n->watch) {
+		event_log_watch(n->watch, n, walltime_now());
+	}
 }
 
 void node_update_clock_check(node *n, const clock_check_obs *check, const thresholds *th)
 {
 	n->obs.clock = *check;
 	health_apply(n, th);
+	if (n->watch) {
+		event_log_watch(n->watch, n, walltime_now());
+	}
 }
 
 int node_update_probe_ifaces(const node *n, const char *names[NIC_MAX])

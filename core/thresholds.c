@@ -54,6 +54,12 @@ void thresholds_init_defaults(thresholds *th)
 	th->cluster_ptp_spread_crit_ns = 200000;   /* 2 x ptp_offset_crit_ns */
 
 	th->daemon_restart_warn_s = 600.0; /* 10 min: issue #15 (synctop choice: a relock and a look) */
+
+	/* issue #19: 100 ms is far beyond any servo's correction between two
+	 * polls (chrony slews at most 83 ms/s by default, maxslewrate 83333 ppm),
+	 * so it is a step, not a slew (synctop choice) */
+	th->event_step_s = 0.1;
+	th->event_group_nodes = 5; /* issue #19: more than 5 nodes at once is one event */
 }
 
 /* The independent clock check (core) and the cluster-wide rules. */
@@ -65,5 +71,7 @@ const threshold_key thresholds_core_keys[] = {
 	THRESHOLD_KEY(cluster_chrony_spread_crit_s, THRESHOLD_DOUBLE, NULL),
 	THRESHOLD_KEY(cluster_ptp_spread_warn_ns, THRESHOLD_INT64, "cluster_ptp_spread_crit_ns"),
 	THRESHOLD_KEY(cluster_ptp_spread_crit_ns, THRESHOLD_INT64, NULL),
+	THRESHOLD_KEY(event_step_s, THRESHOLD_DOUBLE, NULL),
+	THRESHOLD_KEY(event_group_nodes, THRESHOLD_INT, NULL),
 };
 const size_t thresholds_core_key_count = sizeof thresholds_core_keys / sizeof thresholds_core_keys[0];

@@ -82,6 +82,12 @@ typedef struct {
 	 * clockClass and timeTraceable 0 are then crit, not warn (pmc_rules.c). */
 	bool gm_traceable;
 
+	/* Events (event_detect.h): an offset or the clock check moving by more
+	 * than this between two polls is a clock step. */
+	double event_step_s;
+	/* A change seen on more than this many nodes in one refresh is one
+	 * grouped event (event_log.h).  The fleet's: read from "defaults". */
+	int event_group_nodes;
 	/* How long a finding must last before the live view raises the node for
 	 * it (finding_wait.h): whether to wait at all (live view only), and the
 	 * configuration's `for` per code; other codes wait their default. */

@@ -53,6 +53,7 @@ enum {
 	OPT_PROM_BEARER,
 	OPT_PROM_BASIC,
 	OPT_PROM_STALE,
+	OPT_EVENTS,
 	OPT_HOSTLIST_ONLY,
 	OPT_TRANSPORT,
 	OPT_TRANSPORT_CMD,
@@ -95,6 +96,7 @@ static const struct option long_options[] = {
 	{"log", required_argument, NULL, OPT_LOG},
 	{"clock-check", required_argument, NULL, OPT_CLOCK_CHECK},
 	{"prometheus", required_argument, NULL, OPT_PROMETHEUS},
+	{"events", required_argument, NULL, OPT_EVENTS},
 	{"from-prometheus", required_argument, NULL, OPT_FROM_PROMETHEUS},
 	{"prometheus-selector", required_argument, NULL, OPT_PROM_SELECTOR},
 	{"prometheus-node-label", required_argument, NULL, OPT_PROM_NODE_LABEL},
@@ -157,6 +159,7 @@ static void usage(FILE *f)
 	      "      --clock-check SEC  measure each node's clock against this machine's at most every\n"
 	      "                         SEC seconds, 0 = never (default 30; --once/--check: once)\n"
 	      "      --prometheus FILE  after every sweep, write a node_exporter textfile (atomically)\n"
+	      "      --events FILE      live: append every event (what changed, when) as a JSON line\n"
 	      "\n"
 	      "Reading from Prometheus (instead of SSH; hosts, -w and -f then filter the nodes):\n"
 	      "      --from-prometheus URL  a Prometheus server's base URL (repeatable); -d default 15\n"
@@ -306,6 +309,13 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 				return EX_USAGE;
 			}
 			opt->prometheus_file = optarg;
+			break;
+		case OPT_EVENTS:
+			if (!*optarg) {
+				fputs("synctop: --events: expected a file name\n", stderr);
+				return EX_USAGE;
+			}
+			opt->events_file = optarg;
 			break;
 		case OPT_FROM_PROMETHEUS:
 			if (!*optarg) {
@@ -522,6 +532,11 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 		opt->mode = opt->json ? MODE_ONCE_JSON : MODE_ONCE_TEXT;
 	} else if (opt->json) {
 		fputs("synctop: --json needs --once\n", stderr);
+		return EX_USAGE;
+	}
+	if (opt->events_file && opt->mode != MODE_LIVE) {
+		/* one poll has nothing to compare with */
+		fputs("synctop: --events records changes while synctop runs; not with --once or --check\n", stderr);
 		return EX_USAGE;
 	}
 	if (opt->hostlist_only && !check) {

@@ -57,6 +57,7 @@ typedef struct {
 	double interval_s;
 	double clock_check_s;     /* --clock-check: 0 = never */
 	const char *prometheus_file; /* --prometheus, NULL = none */
+	const char *events_file;     /* --events: live, every event as a JSON line; NULL = none */
 	double timeout_s;        /* --once/--check overall, and per poll */
 	const char *iface;
 	bool pmc_sudo;

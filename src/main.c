@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <ev.h>
 #include <jansson.h>
 #include <math.h>
@@ -33,6 +34,8 @@
 #include "probe.h"
 #include "progress.h"
 #include "node_update.h"
+#include "event_file.h"
+#include "event_log.h"
 #include "prometheus_sink.h"
 #include "prometheus_source.h"
 #include "report_check.h"
@@ -72,6 +75,13 @@ typedef struct {
 	bool interrupted;
 	tui *tui;                  /* live view on a terminal, else NULL */
 	prometheus_sink *prom;     /* live --prometheus: written off the loop */
+	/* live: what changed (event_log.h), detected per node through its watch */
+	event_log *events;
+	event_watch *watches;      /* one per node */
+	unsigned group_over;       /* thresholds.event_group_nodes of "defaults" */
+	event_file *events_file;   /* --events: written off the loop */
+	bool events_failing;       /* the last write failed */
+	unsigned long events_dropped_told;
 	bool prom_failing;         /* the last write failed or was dropped */
 	/* --from-prometheus: the source, and what its refresh said */
 	prometheus_source *source;
@@ -123,10 +133,100 @@ static void on_prometheus_written(void *ctx, const char *err)
 	}
 }
 
+/* --events trouble goes to the log every time, and to stderr (when no
+ * dashboard owns the terminal) once per run of failures. */
+static void events_trouble(app *a, const char *what)
+{
+	log_printf("--events: %s", what);
+	char shown[600];
+	snprintf(shown, sizeof shown, "--events: %s", what);
+	tui_warn(a->tui, shown);
+	if (!a->tui && !a->events_failing) {
+		fprintf(stderr, "synctop: --events: %s\n", what);
+	}
+	a->events_failing = true;
+}
+
+static void on_events_written(void *ctx, const char *err)
+{
+	app *a = ctx;
+	if (err) {
+		events_trouble(a, err);
+	} else if (a->events_failing) {
+		a->events_failing = false;
+		log_printf("--events: %s written again", a->opt.events_file);
+		if (!a->tui) {
+			fprintf(stderr, "synctop: --events: %s written again\n", a->opt.events_file);
+		}
+	}
+}
+
+/* Live: every node gets a watch, so node_update detects its changes. */
+static int start_events(app *a)
+{
+	if (a->opt.mode != MODE_LIVE || a->events) {
+		return 0;
+	}
+	a->events = event_log_new(EVENT_LOG_DEFAULT_CAPACITY);
+	a->watches = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof *a->watches);
+	for (size_t i = 0; i < a->n_nodes; i++) {
+		const thresholds *th = a->settings ? &a->settings[i].th : &a->th;
+		a->watches[i].log = a->events;
+		a->watches[i].index = (uint32_t)i;
+		a->watches[i].limits.step_s = th->event_step_s;
+		a->watches[i].await_clock_check = a->opt.clock_check_s > 0 && !a->source;
+		a->nodes[i].watch = &a->watches[i];
+	}
+	if (a->opt.events_file) {
+		a->events_file = event_file_new(a->loop, a->opt.events_file, 0, on_events_written, a);
+		if (!a->events_file) {
+			fprintf(stderr, "synctop: --events: cannot start the writer thread: %s\n", strerror(errno));
+			return -1;
+		}
+	}
+	tui_set_events(a->tui, a->events);
+	return 0;
+}
+
+/* After the cluster rules: their findings' changes, then this refresh's
+ * events grouped into the log and handed to the --events writer. */
+static void commit_events(app *a)
+{
+	if (!a->events) {
+		return;
+	}
+	double now = walltime_now();
+	for (size_t i = 0; i < a->n_nodes; i++) {
+		if (a->nodes[i].watch) {
+			event_log_watch_refresh(a->nodes[i].watch, &a->nodes[i], now);
+		}
+	}
+	size_t added = event_log_commit(a->events, a->group_over);
+	if (added == 0 || !a->events_file) {
+		return;
+	}
+	size_t count = event_log_count(a->events);
+	for (size_t i = count > added ? count - added : 0; i < count; i++) {
+		const event *e = event_log_at(a->events, i);
+		const char *host = e->node < a->n_nodes ? a->nodes[e->node].host : NULL;
+		event_file_submit(a->events_file, e, host);
+	}
+	unsigned long dropped = event_file_dropped(a->events_file);
+	if (dropped != a->events_dropped_told) {
+		char what[300];
+		snprintf(what, sizeof what,
+			 "%zu lines wait for %s (the writer is stuck?): %lu events not written in all",
+			 event_file_queued(a->events_file), a->opt.events_file, dropped);
+		events_trouble(a, what);
+		a->events_dropped_told = dropped;
+	}
+}
+
 /* The cross-node checks, then the file sinks: what every sink shows. */
 static void evaluate_cluster(app *a)
 {
 	consistency_evaluate(a->nodes, a->n_nodes, a->settings, NULL);
+	commit_events(a);
 	if (a->prom) {
 		unsigned long dropped = prometheus_sink_dropped(a->prom);
 		if (!prometheus_sink_submit(a->prom, a->nodes, a->n_nodes, walltime_now()) &&
@@ -474,6 +574,9 @@ static int run(app *a)
 			return EX_SOFTWARE;
 		}
 	}
+	if (start_events(a) != 0) {
+		return EX_SOFTWARE;
+	}
 	if (start_engine(a) != 0) {
 		return EX_SOFTWARE;
 	}
@@ -685,6 +788,9 @@ static int run_prometheus_live(app *a)
 	ev_timer_init(&a->cluster_timer, on_cluster_timer, 1.0, 1.0);
 	a->cluster_timer.data = a;
 	ev_timer_start(a->loop, &a->cluster_timer);
+	if (start_events(a) != 0) {
+		return EX_SOFTWARE;
+	}
 	wait_findings(a, use_tui); /* from the next refresh on */
 	evaluate_cluster(a);
 	if (use_tui) {
@@ -693,6 +799,7 @@ static int run_prometheus_live(app *a)
 		ev_signal_stop(a->loop, &a->sigterm);
 		ev_signal_stop(a->loop, &a->sighup);
 		a->tui = tui_new(&topt);
+		tui_set_events(a->tui, a->events);
 		if (a->source_error[0]) {
 			char shown[300];
 			snprintf(shown, sizeof shown, "Prometheus: %.280s", a->source_error);
@@ -779,6 +886,15 @@ static int run_prometheus(app *a)
 	return status;
 }
 
+/* The fleet-wide event grouping limit: the configuration's "defaults". */
+static unsigned events_group_over(const cli_options *opt, const conffile *conf)
+{
+	node_settings defaults;
+	inventory_node_settings(opt, conf, "", &defaults);
+	int n = defaults.th.event_group_nodes;
+	return n > 0 ? (unsigned)n : UINT_MAX; /* 0: never grouped */
+}
+
 /* One node (and its settings) per inventory entry or simulated node. */
 static void build_model(app *a, const conffile *conf)
 {
@@ -853,6 +969,7 @@ int main(int argc, char **argv)
 	if (a.opt.n_prom_urls) {
 		/* no SSH: the inventory, if any, only says which nodes to show */
 		thresholds_init_defaults(&a.th);
+		a.group_over = events_group_over(&a.opt, conf);
 		a.conf = conf;
 		status = run_prometheus(&a);
 		goto out;
@@ -867,6 +984,7 @@ int main(int argc, char **argv)
 	}
 	thresholds_init_defaults(&a.th);
 	build_model(&a, conf);
+	a.group_over = events_group_over(&a.opt, conf);
 	conffile_free(conf); /* every node has its settings now */
 	conf = NULL;
 
@@ -876,6 +994,10 @@ out:
 	/* the start-up order, undone in reverse */
 	tui_free(a.tui);
 	prometheus_source_free(a.source);
+	/* what is queued gets a moment to reach the disk, a hung one not long */
+	event_file_free(a.events_file, 2.0);
+	event_log_free(a.events);
+	free(a.watches);
 	/* a write hung on its file system is not waited for long at exit */
 	prometheus_sink_free(a.prom, 2.0);
 	scheduler_free(a.sched);

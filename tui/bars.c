@@ -160,6 +160,11 @@ void bars_draw_header(const tui *t, int cols)
 		/* counted among the unknown: say why they have nothing to show yet */
 		putf(t, 0, &x, cols, ROLE_HEADER, "  %zu connecting", t->view.connecting);
 	}
+	if (t->event_log) {
+		/* tui_frame_prepare counted them (a group counts once) */
+		putf(t, 0, &x, cols, ROLE_HEADER, "  %zu event%s/5 min", t->recent_events,
+		     t->recent_events == 1 ? "" : "s");
+	}
 
 	/* right side: polling state and freshness */
 	format_interval(scheduler_interval(t->sched), interval, sizeof interval);
@@ -228,8 +233,11 @@ typedef struct {
 } hint;
 
 static const hint grid_hints[] = {
-	{"Enter", "detail"}, {"/", "filter"}, {"s", "sort"}, {"r", "reverse"}, {"n", "next problem"},
-	{"R", "poll now"}, {"p", "pause"}, {"t", "theme"}, {"?", "help"}, {"q", "quit"},
+	{"Enter", "detail"}, {"/", "filter"}, {"e", "events"}, {"s", "sort"}, {"r", "reverse"},
+	{"n", "next problem"}, {"R", "poll now"}, {"p", "pause"}, {"t", "theme"}, {"?", "help"}, {"q", "quit"},
+};
+static const hint events_hints[] = {
+	{"Enter", "node / expand group"}, {"/", "filter"}, {"Esc", "back"}, {"j/k", "move"}, {"?", "help"},
 };
 static const hint detail_hints[] = {
 	{"Esc", "back"}, {"n/N", "next/prev problem"}, {"j/k", "scroll"}, {"R", "poll now"},
@@ -280,6 +288,9 @@ void bars_draw_footer(const tui *t, int y, int cols)
 	} else if (t->screen == SCREEN_DETAIL) {
 		hints = detail_hints;
 		n = sizeof detail_hints / sizeof detail_hints[0];
+	} else if (t->screen == SCREEN_EVENTS) {
+		hints = events_hints;
+		n = sizeof events_hints / sizeof events_hints[0];
 	} else {
 		hints = grid_hints;
 		n = sizeof grid_hints / sizeof grid_hints[0];

@@ -20,11 +20,12 @@ void detail_open(detail_state *d, size_t node_index)
 	d->top = 0;
 }
 
-void detail_prepare(detail_state *d, const node *nd, double now, int y0, int y1, int cols, bool utf8)
+void detail_prepare(detail_state *d, const node *nd, const event_log *log, double now, int y0, int y1, int cols,
+		    bool utf8)
 {
 	doc report;
 	doc_init(&report);
-	detail_doc_build(&report, nd, now, cols - 2, utf8);
+	detail_doc_build_events(&report, nd, log, d->node, now, cols - 2, utf8);
 	d->lines = (long)report.n;
 	doc_free(&report);
 	d->page = y1 - (y0 + 1);
@@ -52,7 +53,7 @@ void detail_draw(const tui *t, int y0, int y1, int cols)
 	}
 	nd = &t->nodes[ds->node];
 	doc_init(&d);
-	detail_doc_build(&d, nd, t->now, cols - 2, t->utf8);
+	detail_doc_build_events(&d, nd, t->event_log, ds->node, t->now, cols - 2, t->utf8);
 
 	int attr = draw_attr(ROLE_COLUMN_HEADER, false);
 	draw_fill(y0, 0, cols, attr);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "event_log.h"
 #include "handler.h"
 #include "node.h"
 #include "tui.h"
@@ -23,7 +24,8 @@ void detail_open(detail_state *d, size_t node_index);
 
 /* Measures the report of nd for the lines y0+1 .. y1-1, cols wide, and
  * keeps the scroll position inside it. */
-void detail_prepare(detail_state *d, const node *nd, double now, int y0, int y1, int cols, bool utf8);
+void detail_prepare(detail_state *d, const node *nd, const event_log *log, double now, int y0, int y1, int cols,
+		    bool utf8);
 
 /* Title on line y0, the report on y0+1 .. y1-1.  Changes nothing. */
 void detail_draw(const tui *t, int y0, int y1, int cols);

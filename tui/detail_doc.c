@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include "detail_doc.h"
+#include "events.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -1032,13 +1033,44 @@ static void collector_sections(ctx *c)
 	}
 }
 
+/* What changed on this node (events.h), newest first. */
+static void events_section(ctx *c, const event_log *log, size_t node_index)
+{
+	const event *found[DETAIL_DOC_EVENTS];
+	size_t n = events_of_node(log, node_index, found, DETAIL_DOC_EVENTS);
+	char line[EVENT_MESSAGE_LEN + 64], clean[sizeof line * 3 + 1];
+
+	section(c, "Events (newest first; e: all nodes)");
+	if (n == 0) {
+		doc_newline(c->d);
+		doc_pad(c->d, ROLE_DEFAULT, 2);
+		doc_add(c->d, ROLE_DIM, "no change seen since synctop started");
+	}
+	for (size_t i = 0; i < n; i++) {
+		events_line(found[i], line, sizeof line);
+		tw_clean(line, sizeof line, c->utf8, clean, sizeof clean);
+		doc_newline(c->d);
+		doc_pad(c->d, ROLE_DEFAULT, 2);
+		doc_wrapped(c->d, ROLE_DEFAULT, 12, clean, c->width);
+	}
+}
+
 void detail_doc_build(doc *d, const node *nd, double now, int width, bool utf8)
+{
+	detail_doc_build_events(d, nd, NULL, 0, now, width, utf8);
+}
+
+void detail_doc_build_events(doc *d, const node *nd, const event_log *log, size_t node_index, double now,
+			     int width, bool utf8)
 {
 	ctx c = {d, nd, now, width < 40 ? 40 : width, utf8,
 		 nd->has_observation && !nd->reachable ? ROLE_DIM : ROLE_DEFAULT, NULL};
 
 	title_line(&c);
 	diagnosis(&c);
+	if (log) {
+		events_section(&c, log, node_index);
+	}
 	error_section(&c);
 	if (nd->has_observation) {
 		clock_check_section(&c);

@@ -12,10 +12,17 @@
 #include <stdbool.h>
 
 #include "doc.h"
+#include "event_log.h"
 #include "node.h"
 
 /* Appends the report to d, laid out for `width` columns.  now is the
  * client's wall clock (for ages and the plots' time axis). */
 void detail_doc_build(doc *d, const node *nd, double now, int width, bool utf8);
+
+/* The same with the node's own events (node_index's in log, newest first,
+ * the last DETAIL_DOC_EVENTS) after the diagnosis; log may be NULL. */
+#define DETAIL_DOC_EVENTS 20
+void detail_doc_build_events(doc *d, const node *nd, const event_log *log, size_t node_index, double now,
+			     int width, bool utf8);
 
 #endif

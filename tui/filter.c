@@ -111,3 +111,15 @@ bool filter_match(const node_filter *f, const node *nd)
 	      field_matches(f, source);
 	return f->negate ? !hit : hit;
 }
+
+bool filter_match_fields(const node_filter *f, const char *const *fields, size_t n)
+{
+	if (!filter_active(f)) {
+		return true;
+	}
+	bool hit = false;
+	for (size_t i = 0; i < n && !hit; i++) {
+		hit = fields[i] && field_matches(f, fields[i]);
+	}
+	return f->negate ? !hit : hit;
+}

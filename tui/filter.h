@@ -36,4 +36,9 @@ int filter_set(node_filter *f, const char *text, char *err, size_t err_len);
 bool filter_active(const node_filter *f);
 bool filter_match(const node_filter *f, const node *nd);
 
+/* The same filter over other text (the events screen: host, kind, subject,
+ * from, to, message): true when any of fields[0..n) matches (none, with a
+ * leading '!').  NULL fields are skipped. */
+bool filter_match_fields(const node_filter *f, const char *const *fields, size_t n);
+
 #endif

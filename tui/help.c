@@ -37,7 +37,15 @@ static const key_help detail_keys[] = {
 	{"Esc  q  Left  h", "back to the grid"},
 };
 
+static const key_help events_keys[] = {
+	{"Up Down  PgUp PgDn", "move the selection (also k j g G)"},
+	{"Enter", "the node's drill-down; on a group (\"41 nodes: ...\") show / hide its nodes"},
+	{"/", "filter as in the grid (one filter for both): host, kind, what changed"},
+	{"Esc  q  e  Left", "back to the grid"},
+};
+
 static const key_help global_keys[] = {
+	{"e", "the events screen: what changed, newest first"},
 	{"R", "poll every node now"},
 	{"p", "pause / resume polling"},
 	{"+  -", "longer / shorter poll interval (0.5 s .. 10 min)"},
@@ -69,6 +77,7 @@ void help_build(doc *d, bool utf8)
 	keys(d, "Grid", grid_keys, sizeof grid_keys / sizeof grid_keys[0], width);
 	keys(d, "Drill-down", detail_keys, sizeof detail_keys / sizeof detail_keys[0], width);
 	keys(d, "Everywhere", global_keys, sizeof global_keys / sizeof global_keys[0], width);
+	keys(d, "Events", events_keys, sizeof events_keys / sizeof events_keys[0], width);
 
 	doc_newline(d);
 	doc_newline(d);

@@ -172,6 +172,15 @@ static bool global_key(tui *t, int key)
 	case TK(KEY_F(1)):
 		help_open(&t->help);
 		return true;
+	case 'e':
+		if (t->screen == SCREEN_EVENTS) {
+			return false; /* the screen's own key: back */
+		}
+		if (t->edit.editing) {
+			return false;
+		}
+		t->screen = SCREEN_EVENTS;
+		return true;
 	case TK_CTRL('l'):
 		clearok(curscr, TRUE);
 		t->force = true;
@@ -194,12 +203,19 @@ static void act(tui *t, const handler_result *r)
 	if (r->flags & HR_BACK) {
 		if (t->help.open) {
 			t->help.open = false;
+		} else if (t->screen == SCREEN_DETAIL) {
+			t->screen = t->detail_from;
 		} else {
 			t->screen = SCREEN_GRID;
 		}
 	}
-	if ((r->flags & HR_OPEN_DETAIL) && t->view.selected != NO_NODE) {
+	if ((r->flags & HR_OPEN_DETAIL) && t->screen == SCREEN_EVENTS && t->events.open_node < t->n_nodes) {
 		t->screen = SCREEN_DETAIL;
+		t->detail_from = SCREEN_EVENTS;
+		detail_open(&t->detail, t->events.open_node);
+	} else if ((r->flags & HR_OPEN_DETAIL) && t->view.selected != NO_NODE) {
+		t->screen = SCREEN_DETAIL;
+		t->detail_from = SCREEN_GRID;
 		detail_open(&t->detail, t->view.selected);
 	}
 	if (r->flags & HR_EDIT_FILTER) {
@@ -235,6 +251,8 @@ static void handle_key(tui *t, int key)
 	}
 	if (t->screen == SCREEN_DETAIL) {
 		r = detail_key(&t->detail, &t->view, key);
+	} else if (t->screen == SCREEN_EVENTS) {
+		r = events_key(&t->events, t->event_log, t->n_nodes, key);
 	} else {
 		r = grid_key(&t->view, key);
 	}
@@ -271,6 +289,13 @@ static void handle_mouse(tui *t)
 	if (t->screen == SCREEN_DETAIL) {
 		if (wheel) {
 			r = detail_mouse(&t->detail, wheel);
+			act(t, &r);
+		}
+		return;
+	}
+	if (t->screen == SCREEN_EVENTS) {
+		if (wheel) {
+			r = events_key(&t->events, t->event_log, t->n_nodes, wheel > 0 ? 'j' : 'k');
 			act(t, &r);
 		}
 		return;
@@ -326,13 +351,17 @@ void tui_frame_prepare(tui *t, int lines, int cols)
 	int page = lines - 1 - t->list_y;
 	view_set_page(&t->view, page > 0 ? (size_t)page : 1);
 	columns_layout(cols, t->view.data_mask, t->view.node_width, &t->layout);
+	t->recent_events = t->event_log ? event_log_count_since(t->event_log, t->now - 300) : 0;
 	if (t->screen == SCREEN_DETAIL) {
 		if (t->detail.node >= t->n_nodes) {
 			t->screen = SCREEN_GRID;
 		} else {
-			detail_prepare(&t->detail, &t->nodes[t->detail.node], t->now, BARS_HEADER_LINES, lines - 1,
-				       cols, t->utf8);
+			detail_prepare(&t->detail, &t->nodes[t->detail.node], t->event_log, t->now, BARS_HEADER_LINES,
+				       lines - 1, cols, t->utf8);
 		}
+	} else if (t->screen == SCREEN_EVENTS) {
+		events_prepare(&t->events, t->event_log, t->nodes, t->n_nodes, &t->view.filter, BARS_HEADER_LINES,
+			       lines - 1);
 	}
 	if (t->help.open) {
 		help_prepare(&t->help, lines, cols);
@@ -349,6 +378,8 @@ static void frame_draw(const tui *t, int lines, int cols)
 		bars_draw_header(t, cols);
 		if (t->screen == SCREEN_DETAIL) {
 			detail_draw(t, BARS_HEADER_LINES, lines - 1, cols);
+		} else if (t->screen == SCREEN_EVENTS) {
+			events_draw(t, BARS_HEADER_LINES, lines - 1, cols);
 		} else {
 			grid_draw(t, BARS_HEADER_LINES, lines - 1, cols);
 		}
@@ -529,6 +560,7 @@ tui *tui_new(const tui_options *opt)
 	t->opt = *opt;
 	t->click_node = NO_NODE;
 	view_init(&t->view);
+	events_init(&t->events);
 	if (colors_disabled(t)) {
 		theme_builtin_mono(&t->theme);
 	} else if (theme_load(opt->theme ? opt->theme : "default", &t->theme, err, sizeof err) != 0) {
@@ -545,7 +577,15 @@ void tui_free(tui *t)
 		return;
 	}
 	view_free(&t->view);
+	events_free(&t->events);
 	free(t);
+}
+
+void tui_set_events(tui *t, const struct event_log *log)
+{
+	if (t) {
+		t->event_log = log;
+	}
 }
 
 void tui_mark_dirty(tui *t)

@@ -49,6 +49,12 @@ void tui_warn(tui *t, const char *text);
  * clock checks.  Borrowed; NULL (the default) = not polled. */
 void tui_set_client(tui *t, const node *client);
 
+/* The events of this run (event_log.h) for the events screen, the
+ * drill-down and the header.  Borrowed; NULL (the default) = none.  t may
+ * be NULL. */
+struct event_log;
+void tui_set_events(tui *t, const struct event_log *log);
+
 /* Runs the dashboard on the terminal until q, Ctrl-C, SIGTERM or SIGHUP;
  * the terminal is restored on every way out.  Returns the exit status
  * (0 after q, TUI_EXIT_INTERRUPTED after a signal), or TUI_NO_TERMINAL

@@ -18,6 +18,8 @@
 #include "cluster.h"
 #include "columns.h"
 #include "detail.h"
+#include "event_log.h"
+#include "events.h"
 #include "help.h"
 #include "keys.h"
 #include "node.h"
@@ -31,6 +33,7 @@
 typedef enum {
 	SCREEN_GRID = 0,
 	SCREEN_DETAIL,
+	SCREEN_EVENTS,
 } tui_screen;
 
 struct tui {
@@ -62,6 +65,10 @@ struct tui {
 	tui_screen screen;
 	detail_state detail;
 	help_state help;
+	events_state events;
+	const event_log *event_log; /* borrowed; NULL: events not recorded */
+	tui_screen detail_from;     /* the screen the drill-down goes back to */
+	size_t recent_events;       /* the header's: events in the last 5 minutes */
 
 	/* transient footer message */
 	char message[THEME_ERROR_LEN + 64];

@@ -23,6 +23,9 @@ expect_usage "no nodes" "no nodes given" --once
 expect_usage "unknown option" "Try 'synctop --help'" --bogus host1
 expect_usage "bad interval" "--interval" -d abc host1
 expect_usage "zero timeout" "--timeout" --timeout 0 host1
+expect_usage "--events with --once" "--events records changes while synctop runs" --once --events /tmp/x.jsonl host1
+expect_usage "--events with --check" "not with --once or --check" --check --events /tmp/x.jsonl host1
+expect_usage "--events without a file" "--events: expected a file name" --events "" host1
 expect_usage "bad port" "-p" -p 70000 host1
 expect_usage "bad fail-on" "--fail-on" --check --fail-on maybe host1
 expect_usage "check with json" "separate modes" --check --json host1

@@ -136,6 +136,24 @@ grep -q "next / previous colour theme" "$tmp/help.txt" && grep -qi "filter" "$tm
 ok $? "? shows the help overlay listing the keys"
 keys Escape
 
+# --- events (issue 19): e, the header's count, the drill-down's section ----------------
+grep -Eq " e +the events screen: what changed" "$tmp/help.txt"
+ok $? "the help lists the events screen's key"
+grep -Eq "^ synctop .* [0-9]+ events?/5 min" "$tmp/first.txt"
+ok $? "the header counts the events of the last 5 minutes"
+grep -q "^ *Events (newest first" "$tmp/detail.txt"
+ok $? "the drill-down has the node's own events"
+keys e
+wait_for "events, newest first" 3
+ok $? "e opens the events screen"
+# the demo's states hold still: start-up is the baseline, so no events yet
+# (or, should a state have moved, rows with a time and a kind)
+screen | grep -Eq "no event yet|^ [0-9]{2}:[0-9]{2}:[0-9]{2} " && screen | grep -q "Enter node / expand group"
+ok $? "the events screen lists events (or says there are none) and its keys"
+keys Escape
+wait_for "^NODE " 3
+ok $? "Esc leaves the events screen for the grid"
+
 # --- pause, interval ----------------------------------------------------------------
 keys p
 wait_for "paused|PAUSED" 3
