@@ -206,7 +206,7 @@ static void start_client(app *a, const scheduler_config *nodes_cfg)
 
 static int start_engine(app *a)
 {
-	char command[8192];
+	char command[16384]; /* the probe script, about 9.5 KB with every collector */
 	scheduler_config cfg;
 
 	if (probe_command(command, sizeof command) < 0) {
