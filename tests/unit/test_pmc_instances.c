@@ -17,6 +17,8 @@
 #include <jansson.h>
 
 #include "collector.h"
+#include "detail_doc.h"
+#include "doc.h"
 #include "fixture.h"
 #include "health.h"
 #include "node.h"
@@ -409,6 +411,27 @@ static void test_json(void **state)
 	free(nd);
 }
 
+/* The drill-down lists every instance, the unreadable one too. */
+static void test_detail_lists_every_instance(void **state)
+{
+	(void)state;
+	node *nd = decoded_node("pmc-instances-config-gone.txt");
+	doc d;
+	doc_init(&d);
+	detail_doc_build(&d, nd, 1796313665.0, 160, false);
+	bool first = false, second = false;
+	for (size_t i = 0; i < d.n; i++) {
+		first |= strstr(d.lines[i].text, "ptp4l 1 (below)") && strstr(d.lines[i].text, SOCK_A) &&
+			 strstr(d.lines[i].text, "SLAVE on pa");
+		second |= strstr(d.lines[i].text, "ptp4l 2") && strstr(d.lines[i].text, CONF_B) &&
+			  strstr(d.lines[i].text, "cannot be read (No such file or directory)");
+	}
+	assert_true(first);
+	assert_true(second);
+	doc_free(&d);
+	free(nd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_config_unreadable_finding),
 		cmocka_unit_test(test_second_instance_unreachable),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_detail_lists_every_instance),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
