@@ -651,19 +651,24 @@ static const char pmc_functions[] =
 	"	set +f\n"
 	"}\n"
 	/* One line of `ps -o pid=,args=`: ptp4l's -f FILE and --uds_address.
-	 * getopt as ptp4l.c main() has it ("AEP246HSLf:i:p:sl:mqvh"): -f, -i,
-	 * -p, -l take a value, attached or next; every config key is a long
-	 * option with a required value (config.c config_alloc_longopts()), and
-	 * a command-line value locks the key against the file (CFG_ITEM_LOCKED
-	 * in config.c parse_item()), so --uds_address wins.  A ptp4l in another
-	 * network namespace (a container, another lab node) is not this node's
-	 * when its namespace can be compared at all. */
+	 * A line that is not a PID and a ptp4l command is no instance (a ps
+	 * that ignores -C prints other processes).  getopt as ptp4l.c main()
+	 * has it ("AEP246HSLf:i:p:sl:mqvh"): -f, -i, -p, -l take a value,
+	 * attached or next; every config key is a long option with a required
+	 * value (config.c config_alloc_longopts()), and a command-line value
+	 * locks the key against the file (CFG_ITEM_LOCKED in config.c
+	 * parse_item()), so --uds_address wins.  A ptp4l in another network
+	 * namespace (a container, another lab node) is not this node's when
+	 * its namespace can be compared at all. */
 	"synctop_pmc_argv() {\n"
 	"	synctop_pmc_c=\n"
 	"	synctop_pmc_s=\n"
+	"	synctop_pmc_here=\n"
+	"	if [ $# -lt 2 ]; then return 0; fi\n"
+	"	case $1 in *[!0-9]*) return 0 ;; esac\n"
+	"	case $2 in ptp4l|*/ptp4l) ;; *) return 0 ;; esac\n"
 	"	synctop_pmc_here=1\n"
 	"	if [ -e \"/proc/$1/ns/net\" ] && ! [ \"/proc/$1/ns/net\" -ef \"/proc/$$/ns/net\" ]; then synctop_pmc_here=; fi\n"
-	"	if [ $# -lt 2 ]; then return 0; fi\n"
 	"	shift 2\n"
 	"	while [ $# -gt 0 ]; do\n"
 	"		case $1 in\n"

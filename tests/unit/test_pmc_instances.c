@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -432,6 +434,131 @@ static void test_detail_lists_every_instance(void **state)
 	free(nd);
 }
 
+/* ---------------------------------------- the collector's shell, for real */
+
+/* Runs the pmc collector's shell functions (collectors/pmc.c) with `sh` (and
+ * bash where present) as the probe does, PATH holding a `ps` that prints
+ * ps_lines and a `pmc` that answers with a real capture and names its
+ * arguments on stderr; returns the section's stdout (malloc'ed). */
+static char *run_shell(const char *shell, const char *dir, const char *ps_lines, size_t *len)
+{
+	char path[512], cmd[2048];
+	snprintf(path, sizeof path, "%s/bin", dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof path, "%s/bin/ps", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\ncat <<'PS'\n%sPS\n", ps_lines);
+	fclose(f);
+	chmod(path, 0755);
+	snprintf(path, sizeof path, "%s/bin/pmc", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\ncat '%s/pmc-synctop-master.txt'\necho \"pmc $*\" | cut -d' ' -f1-6 >&2\n",
+		getenv("SYNCTOP_FIXTURES"));
+	fclose(f);
+	chmod(path, 0755);
+	snprintf(path, sizeof path, "%s/probe.sh", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%s", collector_find("pmc")->shell_functions);
+	fprintf(f, "e=$(mktemp); sudo=; synctop_ps=\nsynctop_pmc\nrm -f \"$e\"\n");
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "PATH='%s/bin':/usr/bin:/bin %s '%s/probe.sh' >'%s/out' 2>/dev/null", dir, shell,
+		 dir, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof path, "%s/out", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	char *buf = calloc(1, 1 << 20);
+	assert_non_null(buf);
+	*len = fread(buf, 1, (1 << 20) - 1, f);
+	fclose(f);
+	return buf;
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void shell_finds_instances(const char *shell)
+{
+	char dir[] = "/tmp/synctop-pmcinst-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	/* as linuxptp's config.c reads it: [global] without case, blanks
+	 * around, a port section's key is not the global one */
+	write_file(dir, "a.conf", "# a\n[global]\nuds_address   /run/a sock  \n[eth0]\nuds_address /wrong\n");
+	write_file(dir, "b.conf", "#uds_address /commented\n  [GLOBAL]\n\tuds_address /run/b");
+	write_file(dir, "d.conf", "[global]\nlogging_level 6\n");
+	char ps[2048];
+	snprintf(ps, sizeof ps,
+		 "    101 /usr/sbin/ptp4l -f %s/a.conf -i eth0 -m\n"
+		 "    102 ptp4l -2 -Smf%s/b.conf -i eth1\n"
+		 "    103 ptp4l -i eth2 --uds_address=/run/c -f /nonexistent.conf\n"
+		 "    104 ptp4l -f %s/gone.conf -i eth3\n"
+		 "    105 ptp4l -i eth4 -f %s/d.conf\n"
+		 "    106 ptp4l -i eth5 --logging_level 6 --uds_address /run/e -f %s\n"
+		 "  phc2sys -a -r\n"
+		 "    107 /usr/sbin/phc2sys -f %s/a.conf\n",
+		 dir, dir, dir, dir, dir, dir);
+	size_t len;
+	char *out = run_shell(shell, dir, ps, &len);
+	ptp_instance list[8];
+	int more = -1;
+	int n = parse(out, len, list, 8, &more);
+	assert_int_equal(n, 6);
+	static const char *const sockets[] = {"/run/a sock", "/run/b", "/run/c", "", "", "/run/e"};
+	for (int i = 0; i < n; i++) {
+		assert_string_equal(list[i].socket, sockets[i]);
+		if (i == 3) {
+			assert_string_equal(list[i].config_error, "No such file or directory");
+			assert_int_equal(list[i].ptp.state, OBS_NOT_COLLECTED);
+		} else {
+			assert_string_equal(list[i].config_error, "");
+			assert_int_equal(list[i].ptp.state, OBS_OK);
+			assert_int_equal(list[i].ptp.ports[0].state, PTP_PORT_MASTER);
+		}
+	}
+	/* the command line wins: the unreadable config is not needed */
+	assert_string_equal(list[2].config, "/nonexistent.conf");
+	free(out);
+
+	/* one ptp4l on pmc's default socket: the section of before */
+	snprintf(ps, sizeof ps, "    105 ptp4l -i eth4 -f %s/d.conf\n", dir);
+	out = run_shell(shell, dir, ps, &len);
+	assert_int_equal(parse(out, len, list, 8, &more), 0);
+	assert_memory_equal(out, "synctop-realtime-ns before ", 27);
+	ptp_obs one;
+	tool_output t = {.out = out, .out_len = len, .err = "", .err_len = 0, .rc = 0};
+	pmc_parse(&t, &one);
+	assert_int_equal(one.state, OBS_OK);
+	free(out);
+
+	/* a ps that ignores -C (a shim printing names only): no instance */
+	out = run_shell(shell, dir, "systemd\nptp4l\nsshd\n", &len);
+	assert_int_equal(parse(out, len, list, 8, &more), 0);
+	free(out);
+
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_shell_finds_instances(void **state)
+{
+	(void)state;
+	shell_finds_instances("/bin/sh");
+	if (access("/bin/bash", X_OK) == 0) {
+		shell_finds_instances("/bin/bash --posix");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -448,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_second_instance_unreachable),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_detail_lists_every_instance),
+		cmocka_unit_test(test_shell_finds_instances),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
