@@ -15,7 +15,7 @@ set -u
 bin=${SYNCTOP_BIN:?}
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (network namespaces, sshd)"
-for p in ip /usr/sbin/ptp4l /usr/sbin/pmc /usr/sbin/sshd ethtool setpriv unshare ssh-keygen jq od; do
+for p in ip /usr/sbin/ptp4l /usr/sbin/pmc /usr/sbin/sshd ethtool setpriv unshare mount ssh-keygen jq od; do
 	command -v "$p" >/dev/null 2>&1 || skip_all "no $p"
 done
 
@@ -120,6 +120,12 @@ mkdir -p /run/sshd
 # --kill-child takes the namespace down with it.
 cat >"$tmp/node.sh" <<EOF
 #!/bin/sh
+# this mount namespace only: root's rc files empty (lab notes pitfall 6:
+# this machine's /root/.bashrc runs pyenv, which can block a login for 60 s)
+: >$tmp/empty-rc
+for rc in /root/.bashrc /root/.profile /root/.bash_profile /root/.bash_login; do
+	if [ -e \$rc ]; then mount --bind $tmp/empty-rc \$rc; fi
+done
 setpriv --bounding-set -sys_time /usr/sbin/ptp4l -f $tmp/ptp4l-n.conf -i vptp -S -m >$tmp/ptp4l-n.log 2>&1 &
 exec /usr/sbin/sshd -D -f $tmp/sshd_config -E $tmp/sshd.log
 EOF

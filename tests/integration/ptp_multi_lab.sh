@@ -19,7 +19,7 @@ set -u
 bin=${SYNCTOP_BIN:?}
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (network and PID namespaces, sshd)"
-for p in ip /usr/sbin/ptp4l /usr/sbin/pmc /usr/sbin/sshd ethtool setpriv unshare ssh-keygen jq ps; do
+for p in ip /usr/sbin/ptp4l /usr/sbin/pmc /usr/sbin/sshd ethtool setpriv unshare mount ssh-keygen jq ps; do
 	command -v "$p" >/dev/null 2>&1 || skip_all "no $p"
 done
 unshare --help 2>&1 | grep -q -- --kill-child || skip_all "unshare has no --kill-child"
@@ -127,6 +127,12 @@ mkdir -p /run/sshd
 # the second with the short options run together as getopt allows.
 cat >"$tmp/node.sh" <<EOF
 #!/bin/sh
+# this mount namespace only: root's rc files empty (lab notes pitfall 6:
+# this machine's /root/.bashrc runs pyenv, which can block a login for 60 s)
+: >$tmp/empty-rc
+for rc in /root/.bashrc /root/.profile /root/.bash_profile /root/.bash_login; do
+	if [ -e \$rc ]; then mount --bind $tmp/empty-rc \$rc; fi
+done
 setpriv --bounding-set -sys_time /usr/sbin/ptp4l -f $tmp/ptp4l-npa.conf -i pa -S -m >$tmp/ptp4l-npa.log 2>&1 &
 setpriv --bounding-set -sys_time /usr/sbin/ptp4l -Smf $tmp/ptp4l-npb.conf -i pb >$tmp/ptp4l-npb.log 2>&1 &
 exec /usr/sbin/sshd -D -f $tmp/sshd_config -E $tmp/sshd.log
@@ -139,7 +145,8 @@ node_pid=$!
 echo "$subnet.10 $(cut -d' ' -f1,2 "$tmp/hostkey.pub")" >"$tmp/known_hosts"
 : >"$tmp/ssh_config"
 printf '{"defaults": {"expect": {"chrony": "no"}}}\n' >"$tmp/synctop.json"
-common="-F $tmp/ssh_config --known-hosts $tmp/known_hosts -i $tmp/id --config $tmp/synctop.json"
+# a generous deadline: the machine running the test may be busy
+common="-F $tmp/ssh_config --known-hosts $tmp/known_hosts -i $tmp/id --config $tmp/synctop.json --timeout 60"
 ssh_node() {
 	ssh -F "$tmp/ssh_config" -o UserKnownHostsFile="$tmp/known_hosts" -o BatchMode=yes -i "$tmp/id" \
 		"root@$subnet.10" "$@"
