@@ -161,10 +161,12 @@ static void parse_frame(const char *text, size_t len, size_t *pos, ptp_instance 
 	if (config_failed) {
 		/* pmc did not run: nothing of this instance follows */
 		fail(inst, OBS_NOT_COLLECTED, "");
-		char cfg[HEALTH_NAME_LEN];
+		/* error is shown as it is: remote text made one clean line */
+		char cfg[HEALTH_NAME_LEN], why[HEALTH_NAME_LEN];
 		health_clean(cfg, sizeof cfg, inst->config, sizeof inst->config);
+		health_clean(why, sizeof why, inst->config_error, sizeof inst->config_error);
 		snprintf(inst->ptp.error, sizeof inst->ptp.error, "ptp4l's config %.63s cannot be read: %.60s",
-			 cfg[0] ? cfg : "(unnamed)", inst->config_error);
+			 cfg[0] ? cfg : "(unnamed)", why);
 		return;
 	}
 	size_t body = *pos;
