@@ -86,8 +86,10 @@ static void instance_init(ptp_instance *inst)
 	ptp_obs_init(&inst->ptp);
 }
 
+/* Nothing of the frame is trusted, its config error neither. */
 static void fail(ptp_instance *inst, obs_state state, const char *why)
 {
+	inst->config_error[0] = '\0';
 	ptp_obs_init(&inst->ptp);
 	inst->ptp.state = state;
 	snprintf(inst->ptp.error, sizeof inst->ptp.error, "%s", why);
@@ -160,7 +162,8 @@ static void parse_frame(const char *text, size_t len, size_t *pos, ptp_instance 
 	}
 	if (config_failed) {
 		/* pmc did not run: nothing of this instance follows */
-		fail(inst, OBS_NOT_COLLECTED, "");
+		ptp_obs_init(&inst->ptp);
+		inst->ptp.state = OBS_NOT_COLLECTED;
 		/* error is shown as it is: remote text made one clean line */
 		char cfg[HEALTH_NAME_LEN], why[HEALTH_NAME_LEN];
 		health_clean(cfg, sizeof cfg, inst->config, sizeof inst->config);
