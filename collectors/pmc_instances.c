@@ -131,6 +131,16 @@ static bool parse_rc(span v, int *rc)
 	return r <= 255;
 }
 
+/* src with every byte outside printable ASCII as '?', cut to fit. */
+static void printable(char *dst, size_t cap, const char *src)
+{
+	size_t i = 0;
+	for (; src[i] != '\0' && i + 1 < cap; i++) {
+		dst[i] = src[i] >= 0x20 && src[i] < 0x7f ? src[i] : '?';
+	}
+	dst[i] = '\0';
+}
+
 /* One frame from *pos (just after its instance line) into inst; *pos ends
  * after it. */
 static void parse_frame(const char *text, size_t len, size_t *pos, ptp_instance *inst)
@@ -164,10 +174,10 @@ static void parse_frame(const char *text, size_t len, size_t *pos, ptp_instance 
 		/* pmc did not run: nothing of this instance follows */
 		ptp_obs_init(&inst->ptp);
 		inst->ptp.state = OBS_NOT_COLLECTED;
-		/* error is shown as it is: remote text made one clean line */
+		/* error is shown as it is: remote text in printable ASCII only */
 		char cfg[HEALTH_NAME_LEN], why[HEALTH_NAME_LEN];
-		health_clean(cfg, sizeof cfg, inst->config, sizeof inst->config);
-		health_clean(why, sizeof why, inst->config_error, sizeof inst->config_error);
+		printable(cfg, sizeof cfg, inst->config);
+		printable(why, sizeof why, inst->config_error);
 		snprintf(inst->ptp.error, sizeof inst->ptp.error, "ptp4l's config %.63s cannot be read: %.60s",
 			 cfg[0] ? cfg : "(unnamed)", why);
 		return;
