@@ -7,21 +7,38 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cluster.h"
 #include "collector.h"
 #include "json_value.h"
+#include "pmc_instances.h"
+#include "pmc_instances_rules.h"
 #include "pmc_parse.h"
-#include "pmc_rules.h"
 #include "pmc_sync.h"
 #include "ptp_sync.h"
 #include "system_clock.h"
 #include "units.h"
+#include "xalloc.h"
 
+/* One ptp4l: the section is pmc's.  Several (or one that had to be found):
+ * each instance's, and ptp the one that speaks for the node. */
 static void pmc_decode(const tool_output *out, observation *obs)
 {
-	pmc_parse(out, &obs->ptp);
+	int more = 0;
+	int n = pmc_instances_parse(out, obs->ptp_instances, PTP_MAX_INSTANCES, &more);
+	if (n == 0) {
+		pmc_parse(out, &obs->ptp);
+		return;
+	}
+	obs->n_ptp_instances = n;
+	obs->ptp_primary = pmc_instances_primary(obs->ptp_instances, n);
+	obs->ptp = obs->ptp_instances[obs->ptp_primary].ptp;
+	if (more > 0 && obs->ptp.state == OBS_OK && !obs->ptp.error[0]) {
+		snprintf(obs->ptp.error, sizeof obs->ptp.error, "%d more ptp4l instance(s) not kept (limit %d)", more,
+			 PTP_MAX_INSTANCES);
+	}
 }
 
 /* ptp4l keeps its last offset and path delay after the port stops following
@@ -54,6 +71,17 @@ static const threshold_key pmc_keys[] = {
 static void pmc_compare(observation *now, const observation *before)
 {
 	pmc_sync_compare(&now->ptp, now->taken_at, &before->ptp, before->taken_at);
+	/* each instance against the same socket's last answer */
+	for (int i = 0; i < now->n_ptp_instances && i < PTP_MAX_INSTANCES; i++) {
+		ptp_instance *inst = &now->ptp_instances[i];
+		for (int k = 0; k < before->n_ptp_instances && k < PTP_MAX_INSTANCES; k++) {
+			const ptp_instance *was = &before->ptp_instances[k];
+			if (strcmp(was->socket, inst->socket) == 0 && strcmp(was->config, inst->config) == 0) {
+				pmc_sync_compare(&inst->ptp, now->taken_at, &was->ptp, before->taken_at);
+				break;
+			}
+		}
+	}
 }
 
 static json_t *jcount(int64_t v)
@@ -169,6 +197,37 @@ static json_t *ptp_json(const observation *obs, bool *ok)
 	json_value_put(o, "time_traceable", json_value_flag(p->time_traceable), ok);
 	json_value_put(o, "frequency_traceable", json_value_flag(p->frequency_traceable), ok);
 	return o;
+}
+
+/* Every instance found, or NULL where pmc asked pmc's default socket only
+ * (the node object then has no "ptp_instances" at all).  Each has the
+ * "ptp" object of a lone ptp4l; the PHC read (phc_sys_offset_ns) belongs
+ * to the primary instance only. */
+static json_t *ptp_instances_json(const observation *obs, bool *ok)
+{
+	if (obs->n_ptp_instances <= 0) {
+		return NULL;
+	}
+	json_t *arr = json_array();
+	observation *one = xmalloc(sizeof *one);
+	for (int i = 0; i < obs->n_ptp_instances && i < PTP_MAX_INSTANCES; i++) {
+		const ptp_instance *inst = &obs->ptp_instances[i];
+		*one = *obs;
+		one->ptp = inst->ptp;
+		one->n_ptp_instances = 0;
+		if (i != obs->ptp_primary) {
+			phc_obs_init(&one->phc);
+		}
+		json_t *o = json_object();
+		json_value_put(o, "socket", json_value_text(inst->socket, sizeof inst->socket), ok);
+		json_value_put(o, "config", json_value_text(inst->config, sizeof inst->config), ok);
+		json_value_put(o, "config_error", json_value_text(inst->config_error, sizeof inst->config_error), ok);
+		json_value_put(o, "primary", json_boolean(i == obs->ptp_primary), ok);
+		json_value_put(o, "ptp", ptp_json(one, ok), ok);
+		json_value_append(arr, o, ok);
+	}
+	free(one);
+	return arr;
 }
 
 static const ptp_obs *ptp_of(const observation *obs)
@@ -559,20 +618,188 @@ static int pmc_render(const observation *truth, const char *iface, text_sink *ou
 	return 0;
 }
 
+/* POSIX sh, inside the probe script (probe.h); no single quote. */
+static const char pmc_functions[] =
+	/* One pmc run on socket $1 ("" = pmc's default), bracketed by the
+	 * node's CLOCK_REALTIME on lines pmc never prints (pmc_parse.c); pmc's
+	 * exit status is the function's. */
+	"synctop_pmc_ask() {\n"
+	"	printf \"synctop-realtime-ns before %s\\n\" \"$(date +%s%N)\"\n"
+	"	if [ -n \"$1\" ]; then set -- -s \"$1\"; else set --; fi\n"
+	"	$sudo pmc -u -b 0 \"$@\" \"GET TIME_STATUS_NP\" \"GET CURRENT_DATA_SET\" \"GET PORT_DATA_SET\" \"GET PARENT_DATA_SET\" \"GET DEFAULT_DATA_SET\" \"GET TIME_PROPERTIES_DATA_SET\" \"GET PORT_PROPERTIES_NP\" \"GET PORT_STATS_NP\" \"GET PORT_SERVICE_STATS_NP\"\n"
+	"	synctop_pmc_rc=$?\n"
+	"	printf \"synctop-realtime-ns after %s\\n\" \"$(date +%s%N)\"\n"
+	"	return $synctop_pmc_rc\n"
+	"}\n"
+	/* The ptp4l PIDs in the daemons section's process list of the last
+	 * poll ($synctop_ps: "pid etimes comm"), with shell builtins only: when
+	 * they change, the command lines are read again. */
+	"synctop_pmc_pids() {\n"
+	"	synctop_pmc_p=\n"
+	"	case $synctop_ps in *ptp4l*) ;; *) return 0 ;; esac\n"
+	"	set -f\n"
+	"	synctop_pmc_l=\n"
+	"	synctop_pmc_ifs=$IFS\n"
+	"	IFS=\"\n"
+	"\"\n"
+	"	for synctop_pmc_w in $synctop_ps; do\n"
+	"		case $synctop_pmc_w in *\" ptp4l\") synctop_pmc_l=\"$synctop_pmc_l $synctop_pmc_w\" ;; esac\n"
+	"	done\n"
+	"	IFS=$synctop_pmc_ifs\n"
+	"	set -- $synctop_pmc_l\n"
+	"	while [ $# -ge 3 ]; do synctop_pmc_p=\"$synctop_pmc_p $1\"; shift 3; done\n"
+	"	set +f\n"
+	"}\n"
+	/* One line of `ps -o pid=,args=`: ptp4l's -f FILE and --uds_address.
+	 * A line that is not a PID and a ptp4l command is no instance (a ps
+	 * that ignores -C prints other processes).  getopt as ptp4l.c main()
+	 * has it ("AEP246HSLf:i:p:sl:mqvh"): -f, -i, -p, -l take a value,
+	 * attached or next; every config key is a long option with a required
+	 * value (config.c config_alloc_longopts()), and a command-line value
+	 * locks the key against the file (CFG_ITEM_LOCKED in config.c
+	 * parse_item()), so --uds_address wins.  A ptp4l in another network
+	 * namespace (a container, another lab node) is not this node's when
+	 * its namespace can be compared at all. */
+	"synctop_pmc_argv() {\n"
+	"	synctop_pmc_c=\n"
+	"	synctop_pmc_s=\n"
+	"	synctop_pmc_here=\n"
+	"	if [ $# -lt 2 ]; then return 0; fi\n"
+	"	case $1 in *[!0-9]*) return 0 ;; esac\n"
+	"	case $2 in ptp4l|*/ptp4l) ;; *) return 0 ;; esac\n"
+	"	synctop_pmc_here=1\n"
+	"	if [ -e \"/proc/$1/ns/net\" ] && ! [ \"/proc/$1/ns/net\" -ef \"/proc/$$/ns/net\" ]; then synctop_pmc_here=; fi\n"
+	"	shift 2\n"
+	"	while [ $# -gt 0 ]; do\n"
+	"		case $1 in\n"
+	"		--) break ;;\n"
+	"		--uds_address=*) synctop_pmc_s=${1#*=} ;;\n"
+	"		--uds_address) if [ $# -ge 2 ]; then synctop_pmc_s=$2; shift; fi ;;\n"
+	"		--*=*) ;;\n"
+	"		--*) if [ $# -ge 2 ]; then shift; fi ;;\n"
+	"		-?*)\n"
+	"			synctop_pmc_o=${1#-}\n"
+	"			while [ -n \"$synctop_pmc_o\" ]; do\n"
+	"				synctop_pmc_k=${synctop_pmc_o%\"${synctop_pmc_o#?}\"}\n"
+	"				synctop_pmc_o=${synctop_pmc_o#?}\n"
+	"				case $synctop_pmc_k in\n"
+	"				f|i|p|l)\n"
+	"					if [ -z \"$synctop_pmc_o\" ] && [ $# -ge 2 ]; then shift; synctop_pmc_o=$1; fi\n"
+	"					if [ \"$synctop_pmc_k\" = f ]; then synctop_pmc_c=$synctop_pmc_o; fi\n"
+	"					synctop_pmc_o=\n"
+	"					;;\n"
+	"				esac\n"
+	"			done\n"
+	"			;;\n"
+	"		esac\n"
+	"		shift\n"
+	"	done\n"
+	"}\n"
+	/* uds_address from the [global] section of ptp4l's config, read as
+	 * config.c config_read() does: leading blanks skipped, "#" starts a
+	 * comment only at the start of a line, a section line is the whole
+	 * trimmed line compared without case ("[global]", parse_section_line()),
+	 * the value is the rest after the key and its blanks.  A file that
+	 * cannot be read leaves its reason in $synctop_pmc_x: never a guess. */
+	"synctop_pmc_conf() {\n"
+	"	synctop_pmc_x=\n"
+	"	if [ \"$1\" = - ]; then synctop_pmc_x=\"read from the standard input of ptp4l\"; return 0; fi\n"
+	"	if [ -d \"$1\" ]; then synctop_pmc_x=\"Is a directory\"; return 0; fi\n"
+	"	if ! [ -e \"$1\" ]; then synctop_pmc_x=\"No such file or directory\"; return 0; fi\n"
+	"	if ! [ -r \"$1\" ]; then synctop_pmc_x=\"Permission denied\"; return 0; fi\n"
+	"	synctop_pmc_g=\n"
+	"	while read -r synctop_pmc_k synctop_pmc_v || [ -n \"$synctop_pmc_k\" ]; do\n"
+	"		case $synctop_pmc_k in\n"
+	"		\\[[Gg][Ll][Oo][Bb][Aa][Ll]\\]) if [ -z \"$synctop_pmc_v\" ]; then synctop_pmc_g=g; else synctop_pmc_g=p; fi ;;\n"
+	"		\\[*) synctop_pmc_g=p ;;\n"
+	"		uds_address) if [ \"$synctop_pmc_g\" = g ]; then synctop_pmc_s=$synctop_pmc_v; fi ;;\n"
+	"		esac\n"
+	"		synctop_pmc_k=\n"
+	"	done <\"$1\"\n"
+	"}\n"
+	/* The instances as "socket TAB config TAB error" lines: at the first
+	 * poll, when the ptp4l PIDs changed and every 30 polls, so a node with
+	 * one ptp4l pays no process of its own per poll (`ps -C` costs one). */
+	"synctop_pmc_find() {\n"
+	"	synctop_pmc_pids\n"
+	"	synctop_pmc_n=$((${synctop_pmc_n:-0} + 1))\n"
+	"	if [ \"${synctop_pmc_seen-x}\" = \"$synctop_pmc_p\" ] && [ \"$synctop_pmc_n\" -lt 30 ]; then return 0; fi\n"
+	"	synctop_pmc_seen=$synctop_pmc_p\n"
+	"	synctop_pmc_n=0\n"
+	"	synctop_pmc_list=\n"
+	"	synctop_pmc_m=0\n"
+	"	synctop_pmc_own=\n"
+	"	synctop_pmc_a=$(ps -ww -C ptp4l -o pid=,args= 2>/dev/null)\n"
+	"	[ -n \"$synctop_pmc_a\" ] || return 0\n"
+	"	set -f\n"
+	"	synctop_pmc_ifs=$IFS\n"
+	"	IFS=\"\n"
+	"\"\n"
+	"	for synctop_pmc_w in $synctop_pmc_a; do\n"
+	"		IFS=$synctop_pmc_ifs\n"
+	"		synctop_pmc_argv $synctop_pmc_w\n"
+	"		if [ -n \"$synctop_pmc_here\" ]; then\n"
+	"			synctop_pmc_x=\n"
+	"			if [ -z \"$synctop_pmc_s\" ] && [ -n \"$synctop_pmc_c\" ]; then synctop_pmc_conf \"$synctop_pmc_c\"; fi\n"
+	"			if [ -n \"$synctop_pmc_s$synctop_pmc_x\" ]; then synctop_pmc_own=1; fi\n"
+	"			synctop_pmc_list=\"$synctop_pmc_list$synctop_pmc_s\t$synctop_pmc_c\t$synctop_pmc_x\n"
+	"\"\n"
+	"			synctop_pmc_m=$((synctop_pmc_m + 1))\n"
+	"		fi\n"
+	"		IFS=\"\n"
+	"\"\n"
+	"	done\n"
+	"	IFS=$synctop_pmc_ifs\n"
+	"	set +f\n"
+	"}\n"
+	/* One ptp4l on pmc's default socket, or none found: one plain pmc
+	 * run, as before.  Else every instance framed (pmc_instances.h), its
+	 * stderr through the section's private file $e as ethtool's are. */
+	"synctop_pmc() {\n"
+	"	synctop_pmc_find\n"
+	"	if [ \"${synctop_pmc_m:-0}\" -le 1 ] && [ -z \"$synctop_pmc_own\" ]; then\n"
+	"		synctop_pmc_ask \"\"\n"
+	"		return\n"
+	"	fi\n"
+	"	set -f\n"
+	"	synctop_pmc_ifs=$IFS\n"
+	"	IFS=\"\n"
+	"\"\n"
+	"	for synctop_pmc_w in $synctop_pmc_list; do\n"
+	"		IFS=$synctop_pmc_ifs\n"
+	"		synctop_pmc_s=${synctop_pmc_w%%\t*}\n"
+	"		synctop_pmc_w=${synctop_pmc_w#*\t}\n"
+	"		synctop_pmc_c=${synctop_pmc_w%%\t*}\n"
+	"		synctop_pmc_x=${synctop_pmc_w#*\t}\n"
+	"		printf \"synctop-ptp4l instance\\n\"\n"
+	"		if [ -n \"$synctop_pmc_c\" ]; then printf \"synctop-ptp4l config %s\\n\" \"$synctop_pmc_c\"; fi\n"
+	"		if [ -n \"$synctop_pmc_s\" ]; then printf \"synctop-ptp4l socket %s\\n\" \"$synctop_pmc_s\"; fi\n"
+	"		if [ -n \"$synctop_pmc_x\" ]; then\n"
+	"			printf \"synctop-ptp4l config-error %s\\n\" \"$synctop_pmc_x\"\n"
+	"		else\n"
+	"			if [ -n \"$e\" ]; then synctop_pmc_ask \"$synctop_pmc_s\" 2>\"$e\"; else synctop_pmc_ask \"$synctop_pmc_s\" 2>/dev/null; fi\n"
+	"			r=$?\n"
+	"			printf \"synctop-ptp4l stderr\\n\"\n"
+	"			if [ -n \"$e\" ] && [ -r \"$e\" ]; then\n"
+	"				l=\n"
+	"				while IFS= read -r l; do printf \"%s\\n\" \"$l\"; done <\"$e\"\n"
+	"				printf \"%s\" \"$l\"\n"
+	"				: >\"$e\"\n"
+	"			fi\n"
+	"			printf \"\\nsynctop-ptp4l rc %s\\n\" \"$r\"\n"
+	"		fi\n"
+	"		IFS=\"\n"
+	"\"\n"
+	"	done\n"
+	"	IFS=$synctop_pmc_ifs\n"
+	"	set +f\n"
+	"	return 0\n"
+	"}\n";
+
 const collector pmc_collector = {
 	.name = "pmc",
 	.title = "ptp4l data sets through pmc",
-	/* CLOCK_REALTIME before and after pmc, on lines pmc never prints
-	 * (pmc_parse.c); pmc's exit status is the section's. */
-	.shell_functions = "synctop_pmc() {\n"
-			   "	printf \"synctop-realtime-ns before %s\\n\" \"$(date +%s%N)\"\n"
-			   "	$sudo pmc -u -b 0 \"GET TIME_STATUS_NP\" \"GET CURRENT_DATA_SET\" \"GET PORT_DATA_SET\""
-			   " \"GET PARENT_DATA_SET\" \"GET DEFAULT_DATA_SET\" \"GET TIME_PROPERTIES_DATA_SET\""
-			   " \"GET PORT_PROPERTIES_NP\" \"GET PORT_STATS_NP\" \"GET PORT_SERVICE_STATS_NP\"\n"
-			   "	synctop_pmc_rc=$?\n"
-			   "	printf \"synctop-realtime-ns after %s\\n\" \"$(date +%s%N)\"\n"
-			   "	return $synctop_pmc_rc\n"
-			   "}\n",
+	.shell_functions = pmc_functions,
 	.command = "synctop_pmc",
 	.cadence = COLLECT_EVERY_POLL,
 	.json_key = "ptp",
@@ -584,11 +811,14 @@ const collector pmc_collector = {
 	.decode = pmc_decode,
 	.history = pmc_history,
 	.compare = pmc_compare,
-	.rules = pmc_rules,
+	.rules = pmc_instances_rules,
 	.expectation = pmc_expectation,
 	.demo_render = pmc_render,
 	.columns = pmc_columns,
 	.n_columns = sizeof pmc_columns / sizeof pmc_columns[0],
 	.threshold_keys = pmc_keys,
 	.n_threshold_keys = sizeof pmc_keys / sizeof pmc_keys[0],
+	.rules_any_state = pmc_instances_rules_others,
+	.json_tail_key = "ptp_instances",
+	.json_tail = ptp_instances_json,
 };

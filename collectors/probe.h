@@ -103,6 +103,10 @@ typedef struct {
  * when len is too small. */
 int probe_command(char *buf, size_t len);
 
+/* Room for probe_command() with every collector (about 9.5 KB now); a
+ * caller's buffer of this size always fits it (test_probe checks). */
+#define PROBE_COMMAND_MAX 16384
+
 /* True for exactly 16 lowercase hex digits followed by NUL. */
 bool probe_nonce_valid(const char *nonce);
 

@@ -134,6 +134,15 @@ typedef struct collector {
 	/* Its threshold keys in the configuration file. */
 	const threshold_key *threshold_keys;
 	size_t n_threshold_keys;
+	/* Rules run whatever part_state says (same expectation gate as
+	 * rules): what a part that did not answer still has to say (pmc: a
+	 * ptp4l config that cannot be read, a second ptp4l).  NULL: none. */
+	void (*rules_any_state)(const health_context *ctx, finding_list *out);
+	/* A key at the end of the node's JSON object, after "findings", written
+	 * only where the writer returns non-NULL: data most nodes do not have
+	 * (pmc: "ptp_instances", several ptp4l).  NULL key: none. */
+	const char *json_tail_key;
+	json_t *(*json_tail)(const observation *obs, bool *ok);
 } collector;
 
 /* Every collector, in the order their sections appear in a response. */

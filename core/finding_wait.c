@@ -54,6 +54,7 @@ static const code_entry table[] = {
 	{"ptp.path_delay", SETTLE_S},
 	{"ptp.no_sync", 0},
 	{"ptp.daemon_restarted", 0},
+	{"ptp.config_unreadable", 0},
 	{"nic.no_hw_timestamping", 0},
 	{"kernel.unsynchronised", 0},
 	{"kernel.offset", SETTLE_S},

@@ -719,6 +719,9 @@ void health_evaluate(const node *n, const thresholds *th, finding_list *out)
 		    (!c->expectation || c->expectation(th) != EXPECT_NO)) {
 			c->rules(&ctx, out);
 		}
+		if (c->rules_any_state && (!c->expectation || c->expectation(th) != EXPECT_NO)) {
+			c->rules_any_state(&ctx, out);
+		}
 	}
 	rule_nic(o, &r, th, out);
 	sysclk_rule_unsteered(&ctx, out);

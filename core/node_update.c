@@ -84,13 +84,9 @@ void node_update_clock_check(node *n, const clock_check_obs *check, const thresh
 	}
 }
 
-int node_update_probe_ifaces(const node *n, const char *names[NIC_MAX])
+/* The interfaces of ptp's ports not yet in names[0..count), up to NIC_MAX. */
+static int add_port_ifaces(const ptp_obs *ptp, const char *names[NIC_MAX], int count)
 {
-	if (!n->has_observation) {
-		return 0;
-	}
-	const ptp_obs *ptp = &n->obs.ptp;
-	int count = 0;
 	for (int i = 0; i < ptp_port_count(ptp) && count < NIC_MAX; i++) {
 		const char *name = ptp->ports[i].interface;
 		bool seen = name[0] == '\0';
@@ -99,6 +95,22 @@ int node_update_probe_ifaces(const node *n, const char *names[NIC_MAX])
 		}
 		if (!seen) {
 			names[count++] = name;
+		}
+	}
+	return count;
+}
+
+int node_update_probe_ifaces(const node *n, const char *names[NIC_MAX])
+{
+	if (!n->has_observation) {
+		return 0;
+	}
+	/* the primary ptp4l's ports first, then every other instance's */
+	const observation *o = &n->obs;
+	int count = add_port_ifaces(&o->ptp, names, 0);
+	for (int k = 0; k < o->n_ptp_instances && k < PTP_MAX_INSTANCES; k++) {
+		if (k != o->ptp_primary) {
+			count = add_port_ifaces(&o->ptp_instances[k].ptp, names, count);
 		}
 	}
 	return count;

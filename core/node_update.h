@@ -23,7 +23,8 @@ void node_update_clock_check(node *n, const clock_check_obs *check, const thresh
 
 /* The interfaces to ask ethtool about when no --iface or config iface is
  * set: each interface ptp4l reports (PORT_PROPERTIES_NP, every port), once,
- * in port order, at most NIC_MAX.  Returns how many were put in names
+ * in port order, the primary ptp4l's first and then every other instance's
+ * (observation.ptp_instances), at most NIC_MAX.  Returns how many were put in names
  * (pointing into n); 0: the probe uses the default route's. */
 int node_update_probe_ifaces(const node *n, const char *names[NIC_MAX]);
 

@@ -254,6 +254,12 @@ void observation_init(observation *obs)
 	chrony_obs_init(&obs->chrony);
 	chrony_selection_init(&obs->selection);
 	ptp_obs_init(&obs->ptp);
+	obs->n_ptp_instances = 0;
+	obs->ptp_primary = 0;
+	for (int i = 0; i < PTP_MAX_INSTANCES; i++) {
+		memset(&obs->ptp_instances[i], 0, sizeof obs->ptp_instances[i]);
+		ptp_obs_init(&obs->ptp_instances[i].ptp);
+	}
 	nic_obs_init(&obs->nic);
 	obs->n_nics = 0;
 	for (int i = 0; i < NIC_MAX; i++) {

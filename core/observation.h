@@ -302,6 +302,21 @@ typedef struct {
 	int64_t realtime_before_ns, realtime_after_ns;
 } ptp_obs;
 
+/* One ptp4l of several on a node (one per NIC, each with its own
+ * uds_address, as OpenShift's linuxptp-daemon and timemaster run them),
+ * found by the pmc collector from ptp4l's command line (pmc_instances.h). */
+#define PTP_MAX_INSTANCES 4
+#define PTP_PATH_LEN 108 /* sun_path of a Unix socket address */
+
+typedef struct {
+	char socket[PTP_PATH_LEN];          /* the uds_address pmc asked; "" = pmc's default */
+	char config[PTP_PATH_LEN];          /* ptp4l's -f file, "" without one */
+	/* Why the config could not be read ("" when it was): then nobody
+	 * knows the socket and pmc did not run (ptp.state OBS_NOT_COLLECTED). */
+	char config_error[OBS_ERROR_LEN];
+	ptp_obs ptp;                        /* its data sets, as the single ptp4l's are parsed */
+} ptp_instance;
+
 /* n_ports clamped to the ports held (0..PTP_MAX_PORTS). */
 int ptp_port_count(const ptp_obs *p);
 
@@ -780,6 +795,15 @@ typedef struct {
 	chrony_obs chrony;
 	chrony_selection selection;
 	ptp_obs ptp;
+	/* Every ptp4l found on the node, when its command line had to be read
+	 * to reach them (several, or one on a socket of its own, or one whose
+	 * config could not be read); 0 when pmc asked the default socket only.
+	 * ptp is then a copy of ptp_instances[ptp_primary]: the instance with
+	 * a SLAVE port, else one following a master, else the first that
+	 * answered, else the first (pmc_instances_primary). */
+	int n_ptp_instances;
+	int ptp_primary;
+	ptp_instance ptp_instances[PTP_MAX_INSTANCES];
 	/* The primary PTP interface's (ptp_primary_port's interface), else the
 	 * first checked; on its own when no interface could be checked
 	 * (observation_settle_nic keeps it so). */

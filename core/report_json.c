@@ -84,6 +84,13 @@ static json_t *node_json(const node *nd, bool *ok)
 	}
 	json_value_put(o, "clock_check", has ? clock_json(&obs->clock, ok) : json_null(), ok);
 	json_value_put(o, "findings", findings_json(&nd->findings, ok), ok);
+	for (size_t i = 0; has && i < collector_registry_count; i++) {
+		const collector *c = collector_registry[i];
+		json_t *tail = c->json_tail_key ? c->json_tail(obs, ok) : NULL;
+		if (tail) {
+			json_value_put(o, c->json_tail_key, tail, ok);
+		}
+	}
 	return o;
 }
 

@@ -376,7 +376,7 @@ static void raise_fd_limit(void)
 
 static int start_engine(app *a)
 {
-	char command[8192];
+	char command[PROBE_COMMAND_MAX];
 	scheduler_config cfg;
 
 	if (probe_command(command, sizeof command) < 0) {

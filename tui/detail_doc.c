@@ -454,6 +454,34 @@ static void gm_quality(ctx *c, const ptp_obs *p, bool has_gm)
 	kv(c, "GM log variance", buf);
 }
 
+/* Every ptp4l found on the node (observation.ptp_instances): its socket and
+ * config, and how it is doing; the rest of the section is the primary's. */
+static void ptp_instance_lines(ctx *c)
+{
+	const observation *o = &c->nd->obs;
+	char raw[PTP_PATH_LEN * 2 + OBS_ERROR_LEN + 128], clean[sizeof raw * 3 + 1], key[32];
+	for (int i = 0; i < o->n_ptp_instances && i < PTP_MAX_INSTANCES; i++) {
+		const ptp_instance *inst = &o->ptp_instances[i];
+		const ptp_obs *p = &inst->ptp;
+		int n = snprintf(raw, sizeof raw, "%s%s%s%s", inst->socket[0] ? "socket " : "pmc's default socket",
+				 inst->socket, inst->config[0] ? ", config " : "", inst->config);
+		size_t at = n < 0 ? 0 : (size_t)n < sizeof raw ? (size_t)n : sizeof raw - 1;
+		const ptp_port *port = ptp_primary_port(p);
+		if (inst->config_error[0]) {
+			snprintf(raw + at, sizeof raw - at, ": config cannot be read (%s), not asked", inst->config_error);
+		} else if (p->state != OBS_OK) {
+			snprintf(raw + at, sizeof raw - at, ": %s%s%s", obs_state_name(p->state), p->error[0] ? ", " : "",
+				 p->error);
+		} else if (port) {
+			snprintf(raw + at, sizeof raw - at, ": %s on %s", ptp_port_state_name(port->state),
+				 port->interface[0] ? port->interface : "?");
+		}
+		tw_clean(raw, sizeof raw, c->utf8, clean, sizeof clean);
+		snprintf(key, sizeof key, "ptp4l %d%s", i + 1, i == o->ptp_primary ? " (below)" : "");
+		kv_role(c, key, inst->config_error[0] || p->state != OBS_OK ? ROLE_STATUS_WARN : c->value, clean);
+	}
+}
+
 static void ptp_section(ctx *c)
 {
 	const ptp_obs *p = &c->nd->obs.ptp;
@@ -461,6 +489,7 @@ static void ptp_section(ctx *c)
 	int n_ports = p->n_ports < 0 ? 0 : p->n_ports > PTP_MAX_PORTS ? PTP_MAX_PORTS : p->n_ports;
 
 	section(c, "PTP (ptp4l via pmc)");
+	ptp_instance_lines(c);
 	if (p->state != OBS_OK) {
 		part_state(c, p->state, p->error, sizeof p->error);
 		return;

@@ -15,7 +15,7 @@ set -u
 bin=${SYNCTOP_BIN:?}
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (network namespaces, sshd)"
-for p in ip /usr/sbin/ptp4l /usr/sbin/pmc /usr/sbin/sshd ethtool setpriv ssh-keygen jq od; do
+for p in ip /usr/sbin/ptp4l /usr/sbin/pmc /usr/sbin/sshd ethtool setpriv unshare mount ssh-keygen jq od; do
 	command -v "$p" >/dev/null 2>&1 || skip_all "no $p"
 done
 
@@ -24,7 +24,12 @@ ns_m=${tag}m
 ns_n=${tag}n
 tmp=$(mktemp -d)
 pids=
+node_pid=
 cleanup() {
+	if [ -n "$node_pid" ]; then
+		kill -KILL "$node_pid" 2>/dev/null
+		wait "$node_pid" 2>/dev/null
+	fi
 	for p in $pids; do
 		kill "$p" 2>/dev/null
 	done
@@ -81,6 +86,7 @@ for who in m n; do
 		[ $who = m ] && echo "priority1 100"
 		[ $who = n ] && echo "slaveOnly 1"
 	} >"$tmp/ptp4l-$who.conf"
+	[ $who = n ] && continue # the node's: in its own PID namespace, below
 	ns=$tag$who
 	ip netns exec "$ns" setpriv --bounding-set -sys_time \
 		/usr/sbin/ptp4l -f "$tmp/ptp4l-$who.conf" -i vptp -S -m >"$tmp/ptp4l-$who.log" 2>&1 &
@@ -107,7 +113,25 @@ KbdInteractiveAuthentication no
 SetEnv PATH=$tmp/bin:/usr/local/bin:/usr/bin:/bin
 EOF
 mkdir -p /run/sshd
-ip netns exec "$ns_n" /usr/sbin/sshd -f "$tmp/sshd_config" -E "$tmp/sshd.log" || skip_all "sshd did not start"
+# The node's ptp4l and sshd in a PID namespace of their own, so `ps` in its
+# ssh sessions shows that node's daemons only (not the chronyd or ntpd of
+# the machine running the test: time.conflicting_daemons otherwise).
+# unshare --fork ignores SIGTERM while it waits: the cleanup sends KILL, and
+# --kill-child takes the namespace down with it.
+cat >"$tmp/node.sh" <<EOF
+#!/bin/sh
+# this mount namespace only: root's rc files empty (lab notes pitfall 6:
+# this machine's /root/.bashrc runs pyenv, which can block a login for 60 s)
+: >$tmp/empty-rc
+for rc in /root/.bashrc /root/.profile /root/.bash_profile /root/.bash_login; do
+	if [ -e \$rc ]; then mount --bind $tmp/empty-rc \$rc; fi
+done
+setpriv --bounding-set -sys_time /usr/sbin/ptp4l -f $tmp/ptp4l-n.conf -i vptp -S -m >$tmp/ptp4l-n.log 2>&1 &
+exec /usr/sbin/sshd -D -f $tmp/sshd_config -E $tmp/sshd.log
+EOF
+chmod 0755 "$tmp/node.sh"
+unshare --pid --fork --kill-child --mount-proc ip netns exec "$ns_n" "$tmp/node.sh" </dev/null >/dev/null 2>&1 &
+node_pid=$!
 echo "$subnet.10 $(cut -d' ' -f1,2 "$tmp/hostkey.pub")" >"$tmp/known_hosts"
 : >"$tmp/ssh_config"
 # chronyd is not this test's business (the host may run one)

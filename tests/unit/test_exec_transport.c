@@ -266,7 +266,7 @@ typedef struct {
 	thresholds th;
 	int all_done;
 	char dir[64];
-	char command[8192];
+	char command[PROBE_COMMAND_MAX];
 } fixture;
 
 static void on_all_done(void *ctx)

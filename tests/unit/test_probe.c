@@ -357,6 +357,8 @@ static void test_script_quoting(void **state)
 	assert_int_equal(cmd[need - 1], '\'');
 	assert_int_equal(probe_command(cmd, need), -1);
 	free(cmd);
+	/* the callers' buffers (main.c, the transports' tests) hold it */
+	assert_true(need + 1 <= PROBE_COMMAND_MAX);
 }
 
 /* ---------------------------------------------------------- end to end */

@@ -1,0 +1,232 @@
+#!/bin/bash
+# ptp_multi_lab.sh - two ptp4l on one node, one per interface, each with its
+# own uds_address (as OpenShift's linuxptp-daemon and timemaster run them),
+# polled through a real sshd with `synctop --once --json` (issue 15: "Two
+# ptp4l instances on two veth pairs in one node: both reported").
+#
+# Namespaces of its own: "m" runs two ptp4l masters, one per link; "n" is
+# the node: its own network namespace and its own PID namespace (unshare
+# --pid --fork --mount-proc inside `ip netns exec`), in which its two ptp4l
+# slaves (-f CONFIG, uds_address in each config) and its sshd run, so `ps`
+# in the node's ssh sessions shows that node's daemons only.  No pmc wrapper:
+# synctop must find both sockets from ptp4l's command lines.  Every ptp4l
+# runs -S under `setpriv --bounding-set -sys_time`: none can steer a clock.
+# Then the second config is removed while its ptp4l runs: the node must say
+# ptp.config_unreadable, naming the file, and never guess that instance's
+# socket.  Cleans up after itself.
+set -u
+. "$(dirname "$0")/tap.sh"
+bin=${SYNCTOP_BIN:?}
+
+[ "$(id -u)" -eq 0 ] || skip_all "needs root (network and PID namespaces, sshd)"
+for p in ip /usr/sbin/ptp4l /usr/sbin/pmc /usr/sbin/sshd ethtool setpriv unshare mount ssh-keygen jq ps; do
+	command -v "$p" >/dev/null 2>&1 || skip_all "no $p"
+done
+unshare --help 2>&1 | grep -q -- --kill-child || skip_all "unshare has no --kill-child"
+
+tag=mp$$
+ns_m=${tag}m
+ns_n=${tag}n
+tmp=$(mktemp -d)
+pids=
+node_pid=
+cleanup() {
+	# the node's PID namespace dies with its first process (unshare's
+	# child, killed by --kill-child when unshare goes)
+	# (unshare --fork ignores SIGTERM while it waits: KILL)
+	if [ -n "$node_pid" ]; then
+		kill -KILL "$node_pid" 2>/dev/null
+		wait "$node_pid" 2>/dev/null
+	fi
+	for p in $pids; do
+		kill "$p" 2>/dev/null
+	done
+	sleep 0.3
+	ip netns del "$ns_m" 2>/dev/null
+	ip netns del "$ns_n" 2>/dev/null
+	ip link del "${tag}r" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# this helper's subnets are 10.61.0.0/24 .. 10.61.9.0/24: one that is free
+subnet=
+for i in $(seq 0 9); do
+	s=10.61.$(((i + $$) % 10))
+	if ! { ip -4 -o addr show; ip -4 route show table all; } | grep -q "$s\."; then
+		subnet=$s
+		break
+	fi
+done
+[ -n "$subnet" ] || skip_all "no free /24 among 10.61.0-9"
+
+ip netns add "$ns_m" && ip netns add "$ns_n" || skip_all "cannot create network namespaces"
+ip -n "$ns_m" link set lo up
+ip -n "$ns_n" link set lo up
+# two PTP links, one per ptp4l
+for l in pa pb; do
+	ip link add "$l" netns "$ns_n" type veth peer name "$l" netns "$ns_m" || skip_all "no veth"
+	ip -n "$ns_n" link set "$l" up
+	ip -n "$ns_m" link set "$l" up
+done
+# an address on each side: a master in a namespace without any IPv4 address
+# sends its multicast Announces from 0.0.0.0, which the slave never takes
+ip -n "$ns_m" addr add "$subnet.17/30" dev pa
+ip -n "$ns_n" addr add "$subnet.18/30" dev pa
+ip -n "$ns_m" addr add "$subnet.21/30" dev pb
+ip -n "$ns_n" addr add "$subnet.22/30" dev pb
+# the client's way in
+ip link add "${tag}r" type veth peer name ssh0 netns "$ns_n"
+ip addr add "$subnet.9/30" dev "${tag}r"
+ip link set "${tag}r" up
+ip -n "$ns_n" addr add "$subnet.10/30" dev ssh0
+ip -n "$ns_n" link set ssh0 up
+
+ptp_conf() { # ptp_conf NAME ROLE
+	{
+		echo "# lab ptp4l $1 (ptp_multi_lab.sh)"
+		echo "[global]"
+		echo "uds_address $tmp/ptp4l-$1.sock"
+		echo "time_stamping software"
+		echo "logSyncInterval 0"
+		echo "logAnnounceInterval 0"
+		echo "summary_interval 0"
+		echo "use_syslog 0"
+		[ "$2" = master ] && echo "priority1 100"
+		[ "$2" = slave ] && echo "slaveOnly 1"
+	} >"$tmp/ptp4l-$1.conf"
+}
+for l in pa pb; do
+	ptp_conf "m$l" master
+	ptp_conf "n$l" slave
+	ip netns exec "$ns_m" setpriv --bounding-set -sys_time \
+		/usr/sbin/ptp4l -f "$tmp/ptp4l-m$l.conf" -i "$l" -S -m >"$tmp/ptp4l-m$l.log" 2>&1 &
+	pids="$pids $!"
+done
+
+ssh-keygen -q -t ed25519 -N '' -f "$tmp/hostkey" || exit 1
+ssh-keygen -q -t ed25519 -N '' -f "$tmp/id" || exit 1
+cp "$tmp/id.pub" "$tmp/authorized_keys"
+cat >"$tmp/sshd_config" <<EOF
+ListenAddress $subnet.10
+Port 22
+HostKey $tmp/hostkey
+PidFile $tmp/sshd.pid
+AuthorizedKeysFile $tmp/authorized_keys
+StrictModes no
+UsePAM no
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+SetEnv PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin
+EOF
+mkdir -p /run/sshd
+# The node: its two ptp4l slaves and its sshd in one PID namespace of their
+# own.  The ptp4l are started the ordinary way (`ptp4l -f FILE -i IFACE`),
+# the second with the short options run together as getopt allows.
+cat >"$tmp/node.sh" <<EOF
+#!/bin/sh
+# this mount namespace only: root's rc files empty (lab notes pitfall 6:
+# this machine's /root/.bashrc runs pyenv, which can block a login for 60 s)
+: >$tmp/empty-rc
+for rc in /root/.bashrc /root/.profile /root/.bash_profile /root/.bash_login; do
+	if [ -e \$rc ]; then mount --bind $tmp/empty-rc \$rc; fi
+done
+setpriv --bounding-set -sys_time /usr/sbin/ptp4l -f $tmp/ptp4l-npa.conf -i pa -S -m >$tmp/ptp4l-npa.log 2>&1 &
+setpriv --bounding-set -sys_time /usr/sbin/ptp4l -Smf $tmp/ptp4l-npb.conf -i pb >$tmp/ptp4l-npb.log 2>&1 &
+exec /usr/sbin/sshd -D -f $tmp/sshd_config -E $tmp/sshd.log
+EOF
+chmod 0755 "$tmp/node.sh"
+# unshare first: it stays this script's child ($!), and --kill-child takes
+# the whole PID namespace down with it (`ip netns exec` forks)
+unshare --pid --fork --kill-child --mount-proc ip netns exec "$ns_n" "$tmp/node.sh" </dev/null >/dev/null 2>&1 &
+node_pid=$!
+echo "$subnet.10 $(cut -d' ' -f1,2 "$tmp/hostkey.pub")" >"$tmp/known_hosts"
+: >"$tmp/ssh_config"
+printf '{"defaults": {"expect": {"chrony": "no"}}}\n' >"$tmp/synctop.json"
+# a generous deadline: the machine running the test may be busy
+common="-F $tmp/ssh_config --known-hosts $tmp/known_hosts -i $tmp/id --config $tmp/synctop.json --timeout 60"
+ssh_node() {
+	ssh -F "$tmp/ssh_config" -o UserKnownHostsFile="$tmp/known_hosts" -o BatchMode=yes -i "$tmp/id" \
+		"root@$subnet.10" "$@"
+}
+
+# wait for both slaves to lock (software timestamps: ~20-30 s)
+sa= sb=
+for i in $(seq 90); do
+	sa=$(ip netns exec "$ns_n" pmc -u -b 0 -s "$tmp/ptp4l-npa.sock" 'GET PORT_DATA_SET' 2>/dev/null |
+		awk '$1 == "portState" { print $2 }')
+	sb=$(ip netns exec "$ns_n" pmc -u -b 0 -s "$tmp/ptp4l-npb.sock" 'GET PORT_DATA_SET' 2>/dev/null |
+		awk '$1 == "portState" { print $2 }')
+	[ "$sa" = SLAVE ] && [ "$sb" = SLAVE ] && break
+	sleep 1
+done
+if ! { [ "$sa" = SLAVE ] && [ "$sb" = SLAVE ]; }; then
+	for f in "$tmp"/ptp4l-*.log; do
+		diag "$f:" "$(tail -5 "$f")"
+	done
+fi
+[ "$sa" = SLAVE ] && [ "$sb" = SLAVE ]
+ok $? "both ptp4l of the node are SLAVE (pa: $sa, pb: $sb)"
+
+# the node's own PID namespace: its sessions see its two ptp4l only (the
+# masters and every other ptp4l on this machine are elsewhere)
+n=$(ssh_node 'ps -C ptp4l -o pid= | wc -l' 2>/dev/null)
+[ "$n" = 2 ]
+ok $? "ps in the node's ssh session shows its own two ptp4l only (got ${n:-nothing})"
+
+# shellcheck disable=SC2086
+"$bin" --once --json --clock-check 0 $common "root@$subnet.10" >"$tmp/out.json" 2>"$tmp/err"
+ok $? "--once --json ran ($(head -c 200 "$tmp/err"))"
+node=".nodes[0]"
+[ -s "$tmp/out.json" ] && jq -e "$node.host" "$tmp/out.json" >/dev/null 2>&1 || { diag "no JSON answer"; echo "Bail out! no JSON answer"; exit 1; }
+[ "$(jq "$node.ptp_instances | length" "$tmp/out.json")" = 2 ]
+ok $? "ptp_instances lists both ptp4l: $(jq -c "$node.ptp_instances" "$tmp/out.json" | head -c 400)"
+socks=$(jq -r "[$node.ptp_instances[].socket] | sort | join(\" \")" "$tmp/out.json")
+[ "$socks" = "$tmp/ptp4l-npa.sock $tmp/ptp4l-npb.sock" ]
+ok $? "each instance's socket is its config's uds_address (got $socks)"
+states=$(jq -r "[$node.ptp_instances[].ptp.port_state] | join(\" \")" "$tmp/out.json")
+[ "$states" = "SLAVE SLAVE" ]
+ok $? "both instances are SLAVE (got $states)"
+ifs=$(jq -r "[$node.ptp_instances[].ptp.ports[].interface] | sort | join(\" \")" "$tmp/out.json")
+[ "$ifs" = "pa pb" ]
+ok $? "each instance reports its own interface (got $ifs)"
+nics=$(jq -r "[$node.nics[].interface] | sort | join(\" \")" "$tmp/out.json")
+[ "$nics" = "pa pb" ]
+ok $? "nics holds both instances' interfaces (got $nics)"
+[ "$(jq -r "$node.ptp.port_state" "$tmp/out.json")" = SLAVE ] &&
+	[ "$(jq "[$node.ptp_instances[] | select(.primary)] | length" "$tmp/out.json")" = 1 ]
+ok $? "ptp describes one primary instance, SLAVE"
+# each master announces ptp4l's default clockClass 248: one warn per instance,
+# each naming its socket
+for l in pa pb; do
+	jq -e "[$node.findings[] | select(.code == \"ptp.gm_clock_class\" and
+		(.message | contains(\"socket $tmp/ptp4l-n$l.sock\")))] | length == 1" "$tmp/out.json" >/dev/null
+	ok $? "ptp.gm_clock_class for the $l instance names its socket"
+done
+jq -e "[$node.findings[] | select(.code == \"ptp.config_unreadable\")] | length == 0" "$tmp/out.json" >/dev/null
+ok $? "no config finding while both configs are readable"
+
+# The second config goes away while its ptp4l runs (a config generated into
+# a tmpfs by a daemon that restarted, a directory without access): its
+# socket is not guessed, the node says so.
+mv "$tmp/ptp4l-npb.conf" "$tmp/ptp4l-npb.conf.gone"
+# shellcheck disable=SC2086
+"$bin" --once --json --clock-check 0 $common "root@$subnet.10" >"$tmp/out.json" 2>"$tmp/err"
+ok $? "--once --json ran with one config gone ($(head -c 200 "$tmp/err"))"
+[ -s "$tmp/out.json" ] && jq -e "$node.host" "$tmp/out.json" >/dev/null 2>&1 || { diag "no JSON answer"; echo "Bail out! no JSON answer"; exit 1; }
+jq -e "[$node.findings[] | select(.code == \"ptp.config_unreadable\" and .severity == \"warn\"
+	and (.message | contains(\"$tmp/ptp4l-npb.conf\")) and (.message | contains(\"No such file\")))] | length == 1" \
+	"$tmp/out.json" >/dev/null
+ok $? "ptp.config_unreadable names the missing config: $(jq -c "[$node.findings[] | {code, message}]" "$tmp/out.json" | head -c 600)"
+jq -e "$node.ptp_instances | length == 2 and
+	([.[] | select(.config_error != null and .socket == null and .ptp == null)] | length == 1) and
+	([.[] | select(.ptp.port_state == \"SLAVE\" and .socket == \"$tmp/ptp4l-npa.sock\")] | length == 1)" \
+	"$tmp/out.json" >/dev/null
+ok $? "the other instance is still reported SLAVE; the unreadable one has no socket and no data"
+case $(jq -r "$node.status" "$tmp/out.json") in warn | crit) true ;; *) false ;; esac
+ok $? "the node is warn or crit, not ok ($(jq -r "$node.status" "$tmp/out.json"))"
+mv "$tmp/ptp4l-npb.conf.gone" "$tmp/ptp4l-npb.conf"
+
+done_testing
