@@ -36,6 +36,7 @@ static const struct {
 	const char *head; /* a metric name, or a __name__ matcher */
 	bool by_name;     /* head is a metric name: NAME{matchers} */
 	const char *wrap; /* "timestamp" or NULL */
+	const char *range; /* with wrap: a range selector inside it ("[10m]"), or NULL */
 } queries[PROM_Q_COUNT] = {
 	[PROM_Q_UP] = {"up", "up", true, NULL},
 	[PROM_Q_UNAME] = {"node_uname_info", "node_uname_info", true, NULL},
@@ -49,6 +50,11 @@ static const struct {
 	/* process_status: set for ptp4l and phc2sys whenever the daemon runs them */
 	[PROM_Q_OPENSHIFT_TIME] = {"linuxptp-daemon scrape times", "openshift_ptp_process_status", true,
 				   "timestamp"},
+	/* Which nodes each target served in the last 10 minutes: a target that
+	 * fails its scrape has its series marked stale at once, so the nodes
+	 * named by a `node` label it served are known only from before. */
+	[PROM_Q_SERVED] = {"nodes each target served", "__name__=~\"synctop_node_up|openshift_ptp_process_status\"",
+			   false, "group by (instance, node) (last_over_time", "[10m]"},
 };
 
 const char *prometheus_map_query_name(prom_query_id id)
@@ -87,6 +93,9 @@ int prometheus_map_query(prom_query_id id, const char *selector, char *buf, size
 	if (queries[id].by_name) {
 		w = snprintf(buf, len, "%s%s%s{%.*s}%s", queries[id].wrap ? queries[id].wrap : "",
 			     queries[id].wrap ? "(" : "", queries[id].head, inner_len, inner, queries[id].wrap ? ")" : "");
+	} else if (queries[id].wrap) {
+		w = snprintf(buf, len, "%s({%s%s%.*s}%s))", queries[id].wrap, queries[id].head, sep, inner_len, inner,
+			     queries[id].range ? queries[id].range : "");
 	} else {
 		w = snprintf(buf, len, "{%s%s%.*s}", queries[id].head, sep, inner_len, inner);
 	}
@@ -882,7 +891,7 @@ static void map_family(prom_map *m, const naming *nm, const prom_vector *v, prom
 /* A target that is down makes every node it served in this answer unknown,
  * and is itself shown when it served none (its series went stale with it)
  * and no other target serves a node of its name. */
-static void map_up(prom_map *m, const naming *nm, const prom_vector *v)
+static void map_up(prom_map *m, const naming *nm, const prom_vector *v, const prom_vector *served_by)
 {
 	for (size_t i = 0; v && i < v->n_samples; i++) {
 		const prom_sample *s = &v->samples[i];
@@ -899,6 +908,24 @@ static void map_up(prom_map *m, const naming *nm, const prom_vector *v)
 		for (size_t k = 0; k < m->n_nodes; k++) {
 			if (strcmp(m->nodes[k].instance, instance) == 0) {
 				snprintf(m->nodes[k].error, sizeof m->nodes[k].error, "%s", why);
+				served = true;
+			}
+		}
+		for (size_t k = 0; served_by && k < served_by->n_samples; k++) {
+			const prom_sample *sv = &served_by->samples[k];
+			const char *si = prom_sample_label(sv, "instance");
+			const char *sn = prom_sample_label(sv, "node");
+			if (!si || !sn || strcmp(si, instance) != 0) {
+				continue;
+			}
+			const prom_node *known = prometheus_map_find(m, sn);
+			/* a node another target still serves is not this one's */
+			if (known && known->has_data && strcmp(known->instance, instance) != 0) {
+				continue;
+			}
+			prom_node *pn = node_get(m, sn, instance);
+			if (pn) {
+				snprintf(pn->error, sizeof pn->error, "%s", why);
 				served = true;
 			}
 		}
@@ -926,7 +953,7 @@ void prometheus_map_build(const prom_vector *const answers[PROM_Q_COUNT], const 
 	map_family(out, &nm, answers[PROM_Q_SYNCTOP], PROM_Q_SYNCTOP);
 	map_family(out, &nm, answers[PROM_Q_OPENSHIFT_PTP], PROM_Q_OPENSHIFT_PTP);
 	map_family(out, &nm, answers[PROM_Q_OPENSHIFT_TIME], PROM_Q_OPENSHIFT_TIME);
-	map_up(out, &nm, answers[PROM_Q_UP]);
+	map_up(out, &nm, answers[PROM_Q_UP], answers[PROM_Q_SERVED]);
 
 	for (size_t i = 0; i < out->n_nodes; i++) {
 		prom_node *pn = &out->nodes[i];

@@ -13,6 +13,10 @@
  *                      chrony_exporter -> chrony part (tracking and sources)
  *   synctop_*          synctop's own --prometheus textfile -> the parts it
  *                      exported (chrony, selection, PTP, NIC, clock check)
+ *   group by (instance, node) (last_over_time(...[10m]))
+ *                      which nodes named by a `node` label each target
+ *                      served lately: a target that goes down has its
+ *                      series marked stale at once, its nodes stay known
  *   openshift_ptp_*    OpenShift's linuxptp-daemon -> PTP part (port roles,
  *                      offset, path delay, grandmaster clock class) and the
  *                      system clock's offset phc2sys reports (phc part)
@@ -42,6 +46,7 @@ typedef enum {
 	PROM_Q_SYNCTOP,
 	PROM_Q_OPENSHIFT_PTP,
 	PROM_Q_OPENSHIFT_TIME,
+	PROM_Q_SERVED,
 	PROM_Q_COUNT,
 } prom_query_id;
 

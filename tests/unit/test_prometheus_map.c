@@ -85,6 +85,9 @@ static void test_queries(void **state)
 	assert_string_equal(q, "{__name__=~\"chrony_(up|tracking_.+|sources_.+)\"}");
 	assert_true(prometheus_map_query(PROM_Q_CHRONY_TIME, "{job=\"chrony\"}", q, sizeof q) > 0);
 	assert_string_equal(q, "timestamp(chrony_up{job=\"chrony\"})");
+	assert_true(prometheus_map_query(PROM_Q_SERVED, "{job=\"ptp\"}", q, sizeof q) > 0);
+	assert_string_equal(q, "group by (instance, node) (last_over_time({__name__=~\"synctop_node_up|"
+			       "openshift_ptp_process_status\",job=\"ptp\"}[10m]))");
 	assert_true(prometheus_map_query(PROM_Q_OPENSHIFT_PTP, "", q, sizeof q) > 0);
 	assert_string_equal(q, "{__name__=~\"openshift_ptp_(offset_ns|delay_ns|clock_class|interface_role|"
 			       "process_status)\"}");
@@ -316,6 +319,11 @@ static void test_chrony_exporter(void **state)
 	answers_free(&a);
 }
 
+/* w1's linuxptp-daemon now scraped through another target */
+#define OPTP_MOVED(node) \
+	"\"__name__\":\"openshift_ptp_process_status\",\"node\":\"" node "\",\"instance\":\"10.1.0.6:9091\"," \
+	"\"process\":\"ptp4l\",\"config\":\"ptp4l.0.config\""
+
 static void test_up(void **state)
 {
 	(void)state;
@@ -356,6 +364,27 @@ static void test_up(void **state)
 	assert_int_equal(m.n_nodes, 1);
 	assert_false(m.nodes[0].has_data);
 	assert_non_null(strstr(m.nodes[0].error, "none of its values"));
+	prometheus_map_free(&m);
+	answers_free(&a);
+
+	/* a target that just went down: its series are stale, gone from the
+	 * answers; the nodes it served lately are unknown with the reason, a
+	 * node another target serves now keeps its values */
+	memset(&a, 0, sizeof a);
+	set_text(&a, PROM_Q_UP, VECTOR(SAMPLE("\"__name__\":\"up\",\"instance\":\"10.1.0.5:9091\",\"job\":\"ptp\"", "0")));
+	set_text(&a, PROM_Q_SERVED,
+		 VECTOR(SAMPLE("\"instance\":\"10.1.0.5:9091\",\"node\":\"w0\"", "1") ","
+			SAMPLE("\"instance\":\"10.1.0.5:9091\",\"node\":\"w1\"", "1") ","
+			SAMPLE("\"instance\":\"10.1.0.6:9091\",\"node\":\"w9\"", "1")));
+	set_text(&a, PROM_Q_OPENSHIFT_PTP,
+		 VECTOR(SAMPLE(OPTP_MOVED("w1"), "1")));
+	build(&a, NULL, &m);
+	assert_int_equal(m.n_nodes, 2);
+	assert_non_null(strstr(prometheus_map_find(&m, "w0")->error, "Prometheus cannot scrape 10.1.0.5:9091 (job ptp)"));
+	assert_false(prometheus_map_find(&m, "w0")->has_data);
+	assert_string_equal(prometheus_map_find(&m, "w1")->error, "");
+	assert_null(prometheus_map_find(&m, "w9"));
+	assert_null(prometheus_map_find(&m, "10.1.0.5"));
 	prometheus_map_free(&m);
 	answers_free(&a);
 }
