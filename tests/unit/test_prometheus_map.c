@@ -634,6 +634,48 @@ static void test_synctop_ptp_readback(void **state)
 	answers_free(&a);
 }
 
+/* The same, from real Prometheus 2.42 answers (prometheus-answers.source.md),
+ * and the target serving them gone down. */
+static void test_captured_exporters(void **state)
+{
+	(void)state;
+	answers a = {0};
+	prom_map m;
+	set_fixture(&a, PROM_Q_CHRONY, "prometheus-chrony.json");
+	set_fixture(&a, PROM_Q_OPENSHIFT_PTP, "prometheus-openshift.json");
+	set_fixture(&a, PROM_Q_OPENSHIFT_TIME, "prometheus-openshift-time.json");
+	build(&a, NULL, &m);
+	assert_int_equal(m.n_nodes, 5);
+	assert_int_equal(m.unnamed, 0);
+	const chrony_obs *c = &prometheus_map_find(&m, "chrony-sim")->obs.chrony;
+	assert_int_equal(c->state, OBS_OK);
+	assert_int_equal(c->n_sources, 2);
+	assert_int_equal(c->sources[0].state, CHRONY_STATE_SELECTED);
+	assert_int_equal(c->sources[1].reach, 076);
+	assert_int_equal(prometheus_map_find(&m, "chrony-down")->obs.chrony.state, OBS_COMMAND_FAILED);
+	const prom_node *w0 = prometheus_map_find(&m, "ptp-w0");
+	assert_int_equal(w0->obs.ptp.offset_from_master_ns, -25);
+	assert_int_equal(phc_sys_offset_ns(&w0->obs), 7);
+	assert_true(w0->obs.taken_at == 1796313686.781); /* its scrape time, not the query's */
+	assert_int_equal(prometheus_map_find(&m, "ptp-w1")->obs.ptp.gm_clock_class, 248);
+	assert_int_equal(prometheus_map_find(&m, "ptp-w2")->obs.ptp.state, OBS_COMMAND_FAILED);
+	prometheus_map_free(&m);
+	answers_free(&a);
+
+	memset(&a, 0, sizeof a);
+	set_fixture(&a, PROM_Q_UP, "prometheus-up-down.json");
+	set_fixture(&a, PROM_Q_SERVED, "prometheus-served.json");
+	build(&a, NULL, &m);
+	assert_int_equal(m.n_nodes, 3);
+	for (size_t i = 0; i < m.n_nodes; i++) {
+		assert_non_null(strstr(m.nodes[i].error, "Prometheus cannot scrape 127.0.0.1:19601 (job textfile): up == 0"));
+		assert_false(m.nodes[i].has_data);
+	}
+	assert_non_null(prometheus_map_find(&m, "ptp-w2"));
+	prometheus_map_free(&m);
+	answers_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -649,6 +691,7 @@ int main(void)
 		cmocka_unit_test(test_chrony_exporter_sources),
 		cmocka_unit_test(test_openshift_ptp),
 		cmocka_unit_test(test_synctop_ptp_readback),
+		cmocka_unit_test(test_captured_exporters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
