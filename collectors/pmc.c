@@ -186,7 +186,9 @@ static json_t *ptp_json(const observation *obs, bool *ok)
 	json_value_put(o, "phc_sys_offset_ns", json_value_ns(phc_sys_offset_ns(obs)), ok);
 	/* The grandmaster's quality, null wherever gm_identity is: a LISTENING
 	 * or FAULTY ptp4l reports its own defaults as if it were one. */
-	json_value_put(o, "gm_clock_class", gm ? json_value_int(p->gm_clock_class) : json_null(), ok);
+	/* a port following a master has one even when its identity is not known
+	 * (linuxptp-daemon's series through Prometheus name no grandmaster) */
+	json_value_put(o, "gm_clock_class", gm || current ? json_value_int(p->gm_clock_class) : json_null(), ok);
 	json_value_put(o, "gm_clock_accuracy", gm ? json_value_int(p->gm_clock_accuracy) : json_null(), ok);
 	json_value_put(o, "gm_offset_scaled_log_variance",
 		       gm ? json_value_int(p->gm_offset_scaled_log_variance) : json_null(), ok);

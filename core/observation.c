@@ -316,6 +316,7 @@ void phc_obs_init(phc_obs *phc)
 	memset(phc, 0, sizeof *phc);
 	phc->realtime_minus_phc_ns = PTP_NS_UNKNOWN;
 	phc->phc_time_ns = PTP_NS_UNKNOWN;
+	phc->reported_sys_minus_phc_ns = PTP_NS_UNKNOWN;
 }
 
 int ptp_port_count(const ptp_obs *p)

@@ -565,6 +565,14 @@ typedef struct {
 	bool approximate;               /* phc_ctl's "approximately" fallback (no PTP_SYS_OFFSET ioctl) */
 	int64_t phc_time_ns;            /* the PHC's own time (get), ns since its epoch; PTP_NS_UNKNOWN */
 	char version[16];               /* phc_ctl -v, asked only for the fallback; "" otherwise */
+	/* System - PHC on the UTC timescale as another program reported it,
+	 * read from Prometheus where no phc_ctl ran (sources/prometheus_map.c):
+	 * phc2sys's own "CLOCK_REALTIME phc offset" through linuxptp-daemon, or
+	 * synctop's exported value; PTP_NS_UNKNOWN otherwise.  by_phc2sys: it
+	 * is phc2sys's, which reports it only while it steers CLOCK_REALTIME
+	 * from that PHC. */
+	int64_t reported_sys_minus_phc_ns;
+	bool reported_by_phc2sys;
 } phc_obs;
 
 void phc_obs_init(phc_obs *phc);

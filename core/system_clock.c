@@ -93,6 +93,10 @@ sysclk_steerer sysclk_steering(const observation *o)
 	if (phc2sys_steering(&o->daemons, &which)) {
 		return SYSCLK_PHC2SYS;
 	}
+	if (o->daemons.state != OBS_OK && o->phc.state == OBS_OK && o->phc.reported_by_phc2sys &&
+	    o->phc.reported_sys_minus_phc_ns != PTP_NS_UNKNOWN) {
+		return SYSCLK_PHC2SYS; /* no process list, but phc2sys said it steers */
+	}
 	const chrony_source *sel = o->chrony.state == OBS_OK ? chrony_selected_source(&o->chrony) : NULL;
 	if (sel && sel->mode == CHRONY_MODE_REFCLOCK) {
 		/* chrony.conf(5) refclock: a PHC source is named PHC0..., an SHM one
@@ -128,6 +132,10 @@ int64_t phc_sys_offset_ns(const observation *o)
 {
 	const phc_obs *phc = &o->phc;
 	const ptp_obs *p = &o->ptp;
+	if (phc->state == OBS_OK && phc->realtime_minus_phc_ns == PTP_NS_UNKNOWN &&
+	    phc->reported_sys_minus_phc_ns != PTP_NS_UNKNOWN) {
+		return phc->reported_sys_minus_phc_ns; /* already on the UTC timescale */
+	}
 	if (phc->state != OBS_OK || phc->realtime_minus_phc_ns == PTP_NS_UNKNOWN || p->state != OBS_OK) {
 		return PTP_NS_UNKNOWN;
 	}

@@ -19,6 +19,13 @@
 #define TIMEX_SERIES \
 	"node_timex_(sync_status|status|offset_seconds|maxerror_seconds|estimated_error_seconds|" \
 	"frequency_adjustment_ratio|loop_time_constant|tick_seconds|tai_offset_seconds)"
+/* SuperQ/chrony_exporter collector/collector.go (chrony_up),
+ * collector/tracking.go and collector/sources.go. */
+#define CHRONY_SERIES "chrony_(up|tracking_.+|sources_.+)"
+/* openshift/linuxptp-daemon pkg/daemon/metrics.go: the gauges synctop reads
+ * (not openshift_ptp_clock_state: the PTP part has no servo state, and the
+ * port role and offset say what it would). */
+#define OPENSHIFT_PTP_SERIES "openshift_ptp_(offset_ns|delay_ns|clock_class|interface_role|process_status)"
 /* docs/prometheus.md: synctop's per-node series, not the fleet's. */
 #define SYNCTOP_SERIES \
 	"synctop_(node_up|node_observation_timestamp_seconds|node_poll_rtt_seconds|part_up|chrony_.+|ptp_.+|" \
@@ -29,15 +36,25 @@ static const struct {
 	const char *head; /* a metric name, or a __name__ matcher */
 	bool by_name;     /* head is a metric name: NAME{matchers} */
 	const char *wrap; /* "timestamp" or NULL */
+	const char *range; /* with wrap: a range selector inside it ("[10m]"), or NULL */
 } queries[PROM_Q_COUNT] = {
 	[PROM_Q_UP] = {"up", "up", true, NULL},
 	[PROM_Q_UNAME] = {"node_uname_info", "node_uname_info", true, NULL},
 	[PROM_Q_TIMEX] = {"timex", "__name__=~\"" TIMEX_SERIES "\"", false, NULL},
 	[PROM_Q_TIMEX_TIME] = {"timex scrape times", "node_timex_status", true, "timestamp"},
-	[PROM_Q_CHRONY] = {"chrony_exporter", "__name__=~\"chrony_tracking_.+\"", false, NULL},
-	[PROM_Q_CHRONY_TIME] = {"chrony_exporter scrape times", "chrony_tracking_last_offset_seconds", true,
-				"timestamp"},
+	[PROM_Q_CHRONY] = {"chrony_exporter", "__name__=~\"" CHRONY_SERIES "\"", false, NULL},
+	/* chrony_up: the one series chrony_exporter sends at every scrape */
+	[PROM_Q_CHRONY_TIME] = {"chrony_exporter scrape times", "chrony_up", true, "timestamp"},
 	[PROM_Q_SYNCTOP] = {"synctop textfile", "__name__=~\"" SYNCTOP_SERIES "\"", false, NULL},
+	[PROM_Q_OPENSHIFT_PTP] = {"linuxptp-daemon", "__name__=~\"" OPENSHIFT_PTP_SERIES "\"", false, NULL},
+	/* process_status: set for ptp4l and phc2sys whenever the daemon runs them */
+	[PROM_Q_OPENSHIFT_TIME] = {"linuxptp-daemon scrape times", "openshift_ptp_process_status", true,
+				   "timestamp"},
+	/* Which nodes each target served in the last 10 minutes: a target that
+	 * fails its scrape has its series marked stale at once, so the nodes
+	 * named by a `node` label it served are known only from before. */
+	[PROM_Q_SERVED] = {"nodes each target served", "__name__=~\"synctop_node_up|openshift_ptp_process_status\"",
+			   false, "group by (instance, node) (last_over_time", "[10m]"},
 };
 
 const char *prometheus_map_query_name(prom_query_id id)
@@ -76,6 +93,9 @@ int prometheus_map_query(prom_query_id id, const char *selector, char *buf, size
 	if (queries[id].by_name) {
 		w = snprintf(buf, len, "%s%s%s{%.*s}%s", queries[id].wrap ? queries[id].wrap : "",
 			     queries[id].wrap ? "(" : "", queries[id].head, inner_len, inner, queries[id].wrap ? ")" : "");
+	} else if (queries[id].wrap) {
+		w = snprintf(buf, len, "%s({%s%s%.*s}%s))", queries[id].wrap, queries[id].head, sep, inner_len, inner,
+			     queries[id].range ? queries[id].range : "");
 	} else {
 		w = snprintf(buf, len, "{%s%s%.*s}", queries[id].head, sep, inner_len, inner);
 	}
@@ -250,6 +270,15 @@ static double finite_or_nan(double v)
 	return isfinite(v) ? v : NAN;
 }
 
+/* Sets a part answered unless something (synctop_part_up, chrony_up) said
+ * it failed. */
+static void part_seen(obs_state *state)
+{
+	if (*state == OBS_NOT_COLLECTED) {
+		*state = OBS_OK;
+	}
+}
+
 /* -------------------------------------------------- node_exporter's timex */
 
 static void map_timex(prom_node *pn, const prom_sample *s)
@@ -289,16 +318,146 @@ static void map_timex(prom_node *pn, const prom_sample *s)
  * as its protocol sends it.  system_time_seconds is chrony's pending
  * correction (positive = the clock is slow, as `chronyc tracking` says);
  * last_offset_seconds has chronyc's CSV sign (collectors/chrony_parse.c). */
+/* chrony_exporter's source_state (facebook/time ntp/chrony packet.go
+ * SourceStateDesc, in chrony's RPY_SD_ST_* order) as chronyc's letter
+ * (client.c process_cmd_sources): sync '*', unreach '?', falseticker 'x',
+ * jittery '~', candidate '+' (RPY_SD_ST_UNSELECTED), outlier '-'
+ * (RPY_SD_ST_SELECTABLE). */
+static chrony_source_state chrony_exporter_state(const char *name)
+{
+	static const struct {
+		const char *name;
+		chrony_source_state state;
+	} states[] = {
+		{"sync", CHRONY_STATE_SELECTED},       {"unreach", CHRONY_STATE_UNUSABLE},
+		{"falseticker", CHRONY_STATE_FALSETICKER}, {"jittery", CHRONY_STATE_JITTERY},
+		{"candidate", CHRONY_STATE_COMBINED},  {"outlier", CHRONY_STATE_NOT_COMBINED},
+	};
+	for (size_t i = 0; name && i < sizeof states / sizeof states[0]; i++) {
+		if (strcmp(states[i].name, name) == 0) {
+			return states[i].state;
+		}
+	}
+	return CHRONY_STATE_UNKNOWN;
+}
+
+/* ModeTypeDesc in the same file: "client", "peer", "reference clock". */
+static chrony_source_mode chrony_exporter_mode(const char *name)
+{
+	if (!name) {
+		return CHRONY_MODE_UNKNOWN;
+	}
+	if (strcmp(name, "client") == 0) {
+		return CHRONY_MODE_SERVER;
+	}
+	if (strcmp(name, "peer") == 0) {
+		return CHRONY_MODE_PEER;
+	}
+	return strcmp(name, "reference clock") == 0 ? CHRONY_MODE_REFCLOCK : CHRONY_MODE_UNKNOWN;
+}
+
+/* The source a chrony_sources_* sample is about, added on first sight;
+ * NULL beyond what the part holds (counted in n_sources_total).  Every
+ * series of one source carries the same source_address and source_name. */
+static chrony_source *chrony_exporter_source(prom_node *pn, const prom_sample *s, int *index)
+{
+	chrony_obs *c = &pn->obs.chrony;
+	const char *addr = prom_sample_label(s, "source_address");
+	const char *name = prom_sample_label(s, "source_name");
+	const char *key = name && *name ? name : addr;
+	if (!key || !*key) {
+		return NULL;
+	}
+	for (int i = 0; i < c->n_sources; i++) {
+		if (strncmp(c->sources[i].name, key, sizeof c->sources[i].name - 1) == 0) {
+			*index = i;
+			return &c->sources[i];
+		}
+	}
+	c->n_sources_total++;
+	if (c->n_sources >= CHRONY_MAX_SOURCES) {
+		return NULL;
+	}
+	*index = c->n_sources;
+	chrony_source *src = &c->sources[c->n_sources++];
+	memset(src, 0, sizeof *src);
+	snprintf(src->name, sizeof src->name, "%s", key);
+	src->stratum = INT_UNKNOWN;
+	src->poll = INT_UNKNOWN;
+	src->last_rx_s = -1;
+	src->adjusted_offset_s = src->measured_offset_s = src->error_s = NAN;
+	return src;
+}
+
+/* collector/sources.go: one series per value and source.  The reach
+ * register comes as reachability_ratio (its set bits / 8) and
+ * reachability_success (its newest bit): the count is exact, the order of
+ * the older bits is not sent, so they are laid out newest first (the
+ * chrony.reach rule counts missed polls, it does not read the order). */
+static void map_chrony_exporter_source(prom_node *pn, const char *name, const prom_sample *s)
+{
+	int i = 0;
+	chrony_source *src = chrony_exporter_source(pn, s, &i);
+	double v = s->value;
+	if (!src) {
+		return;
+	}
+	if (strcmp(name, "state_info") == 0) {
+		src->state = chrony_exporter_state(prom_sample_label(s, "source_state"));
+		src->mode = chrony_exporter_mode(prom_sample_label(s, "source_mode"));
+		if (src->state != CHRONY_STATE_UNKNOWN) {
+			pn->chrony_src_state |= 1u << i;
+		}
+	} else if (strcmp(name, "reachability_ratio") == 0) {
+		if (isfinite(v) && v >= 0 && v <= 1) {
+			pn->chrony_src_answered[i] = (unsigned char)(lround(v * 8) + 1);
+		}
+	} else if (strcmp(name, "reachability_success") == 0) {
+		if (v == 0 || v == 1) {
+			pn->chrony_src_newest[i] = (unsigned char)(v + 1);
+		}
+	} else if (strcmp(name, "stratum") == 0) {
+		src->stratum = as_int(v);
+	} else if (strcmp(name, "polling_interval_seconds") == 0) {
+		src->poll = isfinite(v) && v > 0 ? (int)lround(log2(v)) : INT_UNKNOWN;
+	} else if (strcmp(name, "last_sample_age_seconds") == 0) {
+		/* chronyd sends 2^32 - 1 for a source never sampled */
+		src->last_rx_s = isfinite(v) && v >= 0 && v < 4294967295.0 ? (int64_t)v : -1;
+	} else if (strcmp(name, "last_sample_offset_seconds") == 0) {
+		src->adjusted_offset_s = finite_or_nan(v); /* LatestMeas: chronyc's adjusted offset */
+	} else if (strcmp(name, "last_sample_error_margin_seconds") == 0) {
+		src->error_s = finite_or_nan(v);
+	}
+}
+
 static void map_chrony_exporter(prom_node *pn, const prom_sample *s)
 {
 	chrony_tracking *t = &pn->obs.chrony.tracking;
 	const char *full = metric_name(s);
 	double v = s->value;
+	if (strcmp(full, "chrony_up") == 0) {
+		pn->has_data = true;
+		if (v == 0) {
+			pn->obs.chrony.state = OBS_COMMAND_FAILED;
+			snprintf(pn->obs.chrony.error, sizeof pn->obs.chrony.error,
+				 "chrony_exporter cannot talk to chronyd (chrony_up 0): is chronyd running, its "
+				 "command socket reachable?");
+		} else {
+			part_seen(&pn->obs.chrony.state);
+		}
+		return;
+	}
+	if (strncmp(full, "chrony_sources_", 15) == 0) {
+		part_seen(&pn->obs.chrony.state);
+		pn->has_data = true;
+		map_chrony_exporter_source(pn, full + 15, s);
+		return;
+	}
 	if (strncmp(full, "chrony_tracking_", 16) != 0) {
 		return;
 	}
 	const char *name = full + 16;
-	pn->obs.chrony.state = OBS_OK;
+	part_seen(&pn->obs.chrony.state);
 	pn->has_data = true;
 	if (strcmp(name, "system_time_seconds") == 0) {
 		t->system_time_offset_s = isfinite(v) ? -v : NAN;
@@ -359,19 +518,39 @@ static void settle_chrony_exporter_leap(prom_node *pn)
 	}
 }
 
-/* No series lists chronyd's sources one by one (chrony_exporter's
- * chrony_sources_* are not read, synctop's textfile has none): the chrony
- * part holds none of them, and says how many there are (synctop's
- * selection series name each), else that there is at least one it does not
- * hold, so the rules that need the list know it is missing rather than
- * empty (observation.h n_sources_total). */
-static void settle_chrony_sources(observation *obs)
+/* chrony_exporter's chrony_sources_* (its sources collector, off by
+ * default) list chronyd's sources; a source whose state or reach did not
+ * come is dropped and counted as one not held.  Without that list (only
+ * tracking, or synctop's textfile) the part holds no source and says how
+ * many there are (synctop's selection series name each), else that there
+ * is at least one it does not hold, so the rules that need the list know it
+ * is missing rather than empty (observation.h n_sources_total). */
+static void settle_chrony_sources(prom_node *pn)
 {
-	if (obs->chrony.state != OBS_OK) {
+	observation *obs = &pn->obs;
+	chrony_obs *c = &obs->chrony;
+	if (c->state != OBS_OK) {
 		return;
 	}
-	obs->chrony.n_sources = 0;
-	obs->chrony.n_sources_total = obs->selection.n_sources_total > 0 ? obs->selection.n_sources_total : 1;
+	if (c->n_sources_total > 0) {
+		int kept = 0;
+		for (int i = 0; i < c->n_sources; i++) {
+			int answered = pn->chrony_src_answered[i] - 1;
+			if (!(pn->chrony_src_state & (1u << i)) || answered < 0) {
+				continue;
+			}
+			chrony_source *src = &c->sources[i];
+			src->reach = answered >= 8 ? 0377u : (1u << answered) - 1u;
+			if (pn->chrony_src_newest[i] == 1 && answered > 0 && answered < 8) {
+				src->reach <<= 1; /* the newest poll went unanswered */
+			}
+			c->sources[kept++] = *src;
+		}
+		c->n_sources = kept; /* n_sources_total still counts the dropped */
+		return;
+	}
+	c->n_sources = 0;
+	c->n_sources_total = obs->selection.n_sources_total > 0 ? obs->selection.n_sources_total : 1;
 }
 
 /* ----------------------------------------------------- synctop's textfile */
@@ -418,14 +597,6 @@ static ptp_port_state port_state_named(const char *name)
 		}
 	}
 	return PTP_PORT_UNKNOWN;
-}
-
-/* Sets a part answered unless synctop_part_up said otherwise. */
-static void part_seen(obs_state *state)
-{
-	if (*state == OBS_NOT_COLLECTED) {
-		*state = OBS_OK;
-	}
 }
 
 static void map_synctop_chrony(observation *obs, const char *name, double v)
@@ -478,8 +649,16 @@ static void map_synctop_ptp(observation *obs, const char *name, const prom_sampl
 {
 	ptp_obs *p = &obs->ptp;
 	double v = s->value;
+	if (strcmp(name, "phc_sys_offset_seconds") == 0) {
+		/* shown, not judged: who steers the system clock was not exported */
+		part_seen(&obs->phc.state);
+		obs->phc.reported_sys_minus_phc_ns = as_ns(v);
+		return;
+	}
 	part_seen(&p->state);
-	if (strcmp(name, "offset_seconds") == 0) {
+	if (strcmp(name, "gm_clock_class") == 0) {
+		p->gm_clock_class = as_int(v);
+	} else if (strcmp(name, "offset_seconds") == 0) {
 		p->offset_from_master_ns = as_ns(v);
 	} else if (strcmp(name, "mean_path_delay_seconds") == 0) {
 		p->mean_path_delay_ns = as_ns(v);
@@ -566,6 +745,112 @@ static void map_synctop(prom_map *m, const prom_sample *s)
 	}
 }
 
+/* ---------------------------------------------- OpenShift linuxptp-daemon */
+
+/* pkg/daemon/metrics.go ptpPortRole, openshift_ptp_interface_role's help:
+ * 0 PASSIVE, 1 SLAVE, 2 MASTER, 3 FAULTY, 4 UNKNOWN, 5 LISTENING. */
+static ptp_port_state openshift_role(double v)
+{
+	switch (as_int(v)) {
+	case 0: return PTP_PORT_PASSIVE;
+	case 1: return PTP_PORT_SLAVE;
+	case 2: return PTP_PORT_MASTER;
+	case 3: return PTP_PORT_FAULTY;
+	case 5: return PTP_PORT_LISTENING;
+	default: return PTP_PORT_UNKNOWN;
+	}
+}
+
+static bool label_is(const prom_sample *s, const char *label, const char *want)
+{
+	const char *v = prom_sample_label(s, label);
+	return v && strcmp(v, want) == 0;
+}
+
+/* linuxptp-daemon reads ptp4l's and phc2sys's log lines and pmc's
+ * PARENT_DATA_SET (pkg/daemon/metrics.go extractMetrics, pmc.go
+ * handleParentDS), labelling every series with its Kubernetes `node`:
+ *   offset_ns{from="master",process="ptp4l"}   ptp4l's "master offset":
+ *                                              offsetFromMaster, ns
+ *   delay_ns{from="master",process="ptp4l"}    its "path delay", ns
+ *   offset_ns{from="phc",process="phc2sys",iface="CLOCK_REALTIME"}
+ *                                              phc2sys's "CLOCK_REALTIME phc
+ *                                              offset": system - PHC on the
+ *                                              UTC timescale (read_phc: dst
+ *                                              minus src), ns
+ *   clock_class{process="ptp4l"}               the grandmaster's clockClass
+ *   interface_role{process="ptp4l",iface}      each port's role
+ *   process_status{process,config}             0 down, 1 up */
+static void map_openshift_ptp(prom_map *m, const prom_sample *s)
+{
+	const char *node_name = prom_sample_label(s, "node");
+	const char *full = metric_name(s);
+	if (!node_name || strncmp(full, "openshift_ptp_", 14) != 0) {
+		m->unnamed++;
+		return;
+	}
+	prom_node *pn = node_get(m, node_name, prom_sample_label(s, "instance"));
+	if (!pn) {
+		return;
+	}
+	observation *obs = &pn->obs;
+	ptp_obs *p = &obs->ptp;
+	const char *name = full + 14;
+	const char *iface = prom_sample_label(s, "iface");
+	const char *config = prom_sample_label(s, "config");
+	double v = s->value;
+	pn->has_data = true;
+	if (strcmp(name, "process_status") == 0) {
+		if (label_is(s, "process", "ptp4l") && v == 0) {
+			p->state = OBS_COMMAND_FAILED;
+			snprintf(p->error, sizeof p->error, "ptp4l (%s) is down: linuxptp-daemon's process_status 0",
+				 config ? config : "?");
+		} else if (label_is(s, "process", "ptp4l")) {
+			part_seen(&p->state);
+		} else if (label_is(s, "process", "phc2sys") && v == 0) {
+			obs->phc.state = OBS_COMMAND_FAILED;
+			snprintf(obs->phc.error, sizeof obs->phc.error,
+				 "phc2sys (%s) is down: linuxptp-daemon's process_status 0; nothing steers the "
+				 "system clock from the PHC", config ? config : "?");
+		}
+		return;
+	}
+	if (label_is(s, "process", "phc2sys")) {
+		if (strcmp(name, "offset_ns") == 0 && label_is(s, "from", "phc") && iface &&
+		    strcmp(iface, "CLOCK_REALTIME") == 0 && isfinite(v) && fabs(v) < 9e18) {
+			part_seen(&obs->phc.state);
+			obs->phc.reported_sys_minus_phc_ns = (int64_t)llround(v);
+			obs->phc.reported_by_phc2sys = true;
+		}
+		return;
+	}
+	if (!label_is(s, "process", "ptp4l")) {
+		return; /* ts2phc, synce4l, chronyd: not the PTP part's */
+	}
+	part_seen(&p->state);
+	if (strcmp(name, "offset_ns") == 0 && label_is(s, "from", "master")) {
+		p->offset_from_master_ns = isfinite(v) && fabs(v) < 9e18 ? (int64_t)llround(v) : PTP_NS_UNKNOWN;
+	} else if (strcmp(name, "delay_ns") == 0 && label_is(s, "from", "master")) {
+		p->mean_path_delay_ns = isfinite(v) && fabs(v) < 9e18 ? (int64_t)llround(v) : PTP_NS_UNKNOWN;
+	} else if (strcmp(name, "clock_class") == 0) {
+		p->gm_clock_class = as_int(v);
+	} else if (strcmp(name, "interface_role") == 0 && iface && p->n_ports < PTP_MAX_PORTS) {
+		ptp_port *pp = &p->ports[p->n_ports++];
+		pp->state = openshift_role(v);
+		snprintf(pp->interface, sizeof pp->interface, "%s", iface);
+	}
+}
+
+/* The PHC phc2sys follows is the one on the port ptp4l follows a master on:
+ * name it, so a finding says which interface. */
+static void settle_openshift_phc(observation *obs)
+{
+	const ptp_port *follow = ptp_following_port(&obs->ptp);
+	if (obs->phc.reported_by_phc2sys && !obs->phc.interface[0] && follow) {
+		snprintf(obs->phc.interface, sizeof obs->phc.interface, "%s", follow->interface);
+	}
+}
+
 /* ---------------------------------------------------------------- build */
 
 static void map_family(prom_map *m, const naming *nm, const prom_vector *v, prom_query_id id)
@@ -574,6 +859,18 @@ static void map_family(prom_map *m, const naming *nm, const prom_vector *v, prom
 		const prom_sample *s = &v->samples[i];
 		if (id == PROM_Q_SYNCTOP) {
 			map_synctop(m, s);
+			continue;
+		}
+		if (id == PROM_Q_OPENSHIFT_PTP) {
+			map_openshift_ptp(m, s);
+			continue;
+		}
+		if (id == PROM_Q_OPENSHIFT_TIME) {
+			const char *node_name = prom_sample_label(s, "node");
+			prom_node *pn = node_name ? node_get(m, node_name, prom_sample_label(s, "instance")) : NULL;
+			if (pn) {
+				note_time(pn, s->value);
+			}
 			continue;
 		}
 		prom_node *pn = exporter_node(m, nm, s);
@@ -594,7 +891,7 @@ static void map_family(prom_map *m, const naming *nm, const prom_vector *v, prom
 /* A target that is down makes every node it served in this answer unknown,
  * and is itself shown when it served none (its series went stale with it)
  * and no other target serves a node of its name. */
-static void map_up(prom_map *m, const naming *nm, const prom_vector *v)
+static void map_up(prom_map *m, const naming *nm, const prom_vector *v, const prom_vector *served_by)
 {
 	for (size_t i = 0; v && i < v->n_samples; i++) {
 		const prom_sample *s = &v->samples[i];
@@ -611,6 +908,24 @@ static void map_up(prom_map *m, const naming *nm, const prom_vector *v)
 		for (size_t k = 0; k < m->n_nodes; k++) {
 			if (strcmp(m->nodes[k].instance, instance) == 0) {
 				snprintf(m->nodes[k].error, sizeof m->nodes[k].error, "%s", why);
+				served = true;
+			}
+		}
+		for (size_t k = 0; served_by && k < served_by->n_samples; k++) {
+			const prom_sample *sv = &served_by->samples[k];
+			const char *si = prom_sample_label(sv, "instance");
+			const char *sn = prom_sample_label(sv, "node");
+			if (!si || !sn || strcmp(si, instance) != 0) {
+				continue;
+			}
+			const prom_node *known = prometheus_map_find(m, sn);
+			/* a node another target still serves is not this one's */
+			if (known && known->has_data && strcmp(known->instance, instance) != 0) {
+				continue;
+			}
+			prom_node *pn = node_get(m, sn, instance);
+			if (pn) {
+				snprintf(pn->error, sizeof pn->error, "%s", why);
 				served = true;
 			}
 		}
@@ -636,13 +951,16 @@ void prometheus_map_build(const prom_vector *const answers[PROM_Q_COUNT], const 
 	map_family(out, &nm, answers[PROM_Q_CHRONY], PROM_Q_CHRONY);
 	map_family(out, &nm, answers[PROM_Q_CHRONY_TIME], PROM_Q_CHRONY_TIME);
 	map_family(out, &nm, answers[PROM_Q_SYNCTOP], PROM_Q_SYNCTOP);
-	map_up(out, &nm, answers[PROM_Q_UP]);
+	map_family(out, &nm, answers[PROM_Q_OPENSHIFT_PTP], PROM_Q_OPENSHIFT_PTP);
+	map_family(out, &nm, answers[PROM_Q_OPENSHIFT_TIME], PROM_Q_OPENSHIFT_TIME);
+	map_up(out, &nm, answers[PROM_Q_UP], answers[PROM_Q_SERVED]);
 
 	for (size_t i = 0; i < out->n_nodes; i++) {
 		prom_node *pn = &out->nodes[i];
 		observation *obs = &pn->obs;
 		settle_chrony_exporter_leap(pn);
-		settle_chrony_sources(obs);
+		settle_chrony_sources(pn);
+		settle_openshift_phc(obs);
 		chrony_tracking_settle(&obs->chrony.tracking);
 		kernel_clock_settle(&obs->kernel);
 		if (isnan(obs->taken_at) && pn->has_data) {

@@ -9,15 +9,23 @@
  *   node_uname_info    node_exporter's nodename, for naming by it
  *   node_timex_*       node_exporter's timex collector -> kernel_clock part
  *   timestamp(...)     when each target's timex / chrony series were scraped
- *   chrony_tracking_*  chrony_exporter -> chrony part
+ *   chrony_up, chrony_tracking_*, chrony_sources_*
+ *                      chrony_exporter -> chrony part (tracking and sources)
  *   synctop_*          synctop's own --prometheus textfile -> the parts it
  *                      exported (chrony, selection, PTP, NIC, clock check)
+ *   group by (instance, node) (last_over_time(...[10m]))
+ *                      which nodes named by a `node` label each target
+ *                      served lately: a target that goes down has its
+ *                      series marked stale at once, its nodes stay known
+ *   openshift_ptp_*    OpenShift's linuxptp-daemon -> PTP part (port roles,
+ *                      offset, path delay, grandmaster clock class) and the
+ *                      system clock's offset phc2sys reports (phc part)
  *
  * Node names: node_exporter's and chrony_exporter's series by `instance`
  * with the port stripped ("10.0.0.7:9100" -> "10.0.0.7"), or by another
  * label (prom_map_options.node_label), or "nodename" to take
- * node_uname_info's nodename of the same instance; synctop's own series by
- * their `node` label, always.  What no series says stays unknown, never 0. */
+ * node_uname_info's nodename of the same instance; synctop's own series and
+ * linuxptp-daemon's by their `node` label, always.  What no series says stays unknown, never 0. */
 #ifndef SYNCTOP_PROMETHEUS_MAP_H
 #define SYNCTOP_PROMETHEUS_MAP_H
 
@@ -36,6 +44,9 @@ typedef enum {
 	PROM_Q_CHRONY,
 	PROM_Q_CHRONY_TIME,
 	PROM_Q_SYNCTOP,
+	PROM_Q_OPENSHIFT_PTP,
+	PROM_Q_OPENSHIFT_TIME,
+	PROM_Q_SERVED,
 	PROM_Q_COUNT,
 } prom_query_id;
 
@@ -71,6 +82,12 @@ typedef struct {
 	 * synctop could not poll it, its samples are stale); obs keeps what was
 	 * known. */
 	char error[NODE_ERROR_LEN];
+	/* chrony_exporter's sources, while they are put together: bit i, the
+	 * state of obs.chrony.sources[i] came; polls it answered of the last
+	 * 8, and whether it answered the newest, each + 1 (0: not sent). */
+	unsigned chrony_src_state;
+	unsigned char chrony_src_answered[CHRONY_MAX_SOURCES];
+	unsigned char chrony_src_newest[CHRONY_MAX_SOURCES];
 } prom_node;
 
 typedef struct {

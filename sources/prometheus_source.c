@@ -224,6 +224,7 @@ static void request_done(request *r, CURLcode code)
 			note_error(ps, r->server, r->query, "warning: %s", r->answer.warnings);
 		}
 	}
+	bytebuf_free(&r->body); /* parsed: up to 64 MiB not held until the last answer */
 	curl_multi_remove_handle(ps->multi, r->easy);
 	curl_easy_cleanup(r->easy);
 	r->easy = NULL;

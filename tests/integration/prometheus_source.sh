@@ -4,9 +4,12 @@
 # second on 127.0.0.1 (random free ports): one with its real timex collector
 # (this machine's kernel clock), one whose textfile collector serves a
 # `synctop --demo --prometheus` file (48 simulated nodes) and
-# chrony_exporter-format series for a simulated node, with honor_labels.
+# chrony_exporter-format series (tracking and sources) for simulated nodes,
+# and one serving OpenShift linuxptp-daemon-format series for simulated
+# nodes named by their `node` label, both with honor_labels.
 # Then --once --json, --check exit codes, -w filtering, a target that is
-# down, staleness, a query Prometheus refuses, and broken servers (closed
+# down, a target that goes down (the nodes it served turn unknown with the
+# scrape error), staleness, a query Prometheus refuses, and broken servers (closed
 # port, HTTP 500, not JSON, an answer cut short, no answer at all, a
 # warning; prometheus_fake.py) that must give a clear source error and exit
 # status, never a hang; a bearer token read from a file and kept out of
@@ -78,8 +81,8 @@ s=[socket.socket() for _ in range(int(sys.argv[1]))]
 print(" ".join(str(x.getsockname()[1]) for x in s))' "$1"
 }
 # shellcheck disable=SC2046 # one word per port
-set -- $(free_ports 4)
-p_node=$1 p_text=$2 p_prom=$3 p_dead=$4
+set -- $(free_ports 5)
+p_node=$1 p_text=$2 p_prom=$3 p_dead=$4 p_ptp=$5
 url=http://127.0.0.1:$p_prom
 
 # --- the textfiles: synctop's own, and chrony_exporter's series of a node
@@ -96,6 +99,49 @@ chrony_tracking_root_delay_seconds{instance="chrony-sim:9123"} 0.004
 chrony_tracking_root_dispersion_seconds{instance="chrony-sim:9123"} 0.0002
 chrony_tracking_info{instance="chrony-sim:9123",tracking_address="192.168.0.1",tracking_name="ntp1",tracking_refid="C0A80001"} 1
 EOT
+# chrony_exporter --collector.sources (collector/sources.go): names and
+# labels as it sends them; chrony-bad's sources all unreachable
+src() { # instance address state mode ratio success
+	l="instance=\"$1\",source_address=\"$2\",source_name=\"$2\""
+	echo "chrony_sources_state_info{$l,source_mode=\"$4\",source_state=\"$3\"} 1"
+	echo "chrony_sources_reachability_ratio{$l} $5"
+	echo "chrony_sources_reachability_success{$l} $6"
+	echo "chrony_sources_stratum{$l} 1"
+	echo "chrony_sources_polling_interval_seconds{$l} 64"
+	echo "chrony_sources_last_sample_age_seconds{$l} 30"
+	echo "chrony_sources_last_sample_offset_seconds{$l} -2e-06"
+	echo "chrony_sources_last_sample_error_margin_seconds{$l} 0.0004"
+}
+{
+	echo 'chrony_up{instance="chrony-sim:9123"} 1'
+	src chrony-sim:9123 192.168.0.1 sync client 1 1
+	src chrony-sim:9123 192.168.0.2 candidate client 1 1
+	echo 'chrony_up{instance="chrony-bad:9123"} 1'
+	echo 'chrony_tracking_stratum{instance="chrony-bad:9123"} 0'
+	src chrony-bad:9123 192.168.0.1 unreach client 0 0
+	src chrony-bad:9123 192.168.0.2 unreach client 0 0
+	echo 'chrony_up{instance="chrony-down:9123"} 0'
+} >>"$tmp/tf/chrony.prom"
+# linuxptp-daemon (openshift/linuxptp-daemon pkg/daemon/metrics.go): ptp-w0
+# locked, ptp-w1 with phc2sys 200 us off and a free-running grandmaster,
+# ptp-w2 whose ptp4l is down
+mkdir -p "$tmp/tf-ptp"
+optp() { # node offset phc2sys-offset class ptp4l-status
+	echo "openshift_ptp_offset_ns{from=\"master\",iface=\"ens1fx\",node=\"$1\",process=\"ptp4l\"} $2"
+	echo "openshift_ptp_delay_ns{from=\"master\",iface=\"ens1fx\",node=\"$1\",process=\"ptp4l\"} 310"
+	echo "openshift_ptp_offset_ns{from=\"phc\",iface=\"CLOCK_REALTIME\",node=\"$1\",process=\"phc2sys\"} $3"
+	echo "openshift_ptp_clock_class{config=\"ptp4l.0.config\",node=\"$1\",process=\"ptp4l\"} $4"
+	echo "openshift_ptp_clock_state{iface=\"ens1fx\",node=\"$1\",process=\"ptp4l\"} 1"
+	echo "openshift_ptp_interface_role{iface=\"ens1f0\",node=\"$1\",process=\"ptp4l\"} 1"
+	echo "openshift_ptp_interface_role{iface=\"ens1f1\",node=\"$1\",process=\"ptp4l\"} 2"
+	echo "openshift_ptp_process_status{config=\"ptp4l.0.config\",node=\"$1\",process=\"ptp4l\"} $5"
+	echo "openshift_ptp_process_status{config=\"phc2sys.0.config\",node=\"$1\",process=\"phc2sys\"} 1"
+}
+{
+	optp ptp-w0 -25 7 6 1
+	optp ptp-w1 40 200000 248 1
+	optp ptp-w2 0 0 248 0
+} >"$tmp/tf-ptp/openshift.prom"
 
 cat >"$tmp/prometheus.yml" <<EOT
 global:
@@ -112,6 +158,10 @@ scrape_configs:
   - job_name: gone
     static_configs:
       - targets: ['localhost:$p_dead']
+  - job_name: linuxptp
+    honor_labels: true
+    static_configs:
+      - targets: ['127.0.0.1:$p_ptp']
 EOT
 "$exporter" --web.listen-address=127.0.0.1:$p_node --collector.textfile.directory="$tmp/tf-empty" \
 	>"$tmp/node.log" 2>&1 &
@@ -124,16 +174,21 @@ pids="$pids $!"
 pids="$pids $!"
 python3 "$here/prometheus_fake.py" "$tmp/fake.port" >"$tmp/fake.log" 2>&1 &
 pids="$pids $!"
+"$exporter" --web.listen-address=127.0.0.1:$p_ptp --collector.disable-defaults --collector.textfile \
+	--collector.textfile.directory="$tmp/tf-ptp" >"$tmp/ptp.log" 2>&1 &
+ptp_exporter=$!
+pids="$pids $ptp_exporter"
 
 query() { curl -s -G "$url/api/v1/query" --data-urlencode "query=$1"; }
 scraped() {
 	[ "$(query 'count(up{job=~"node|textfile"} == 1)' | jq -r '.data.result[0].value[1]' 2>/dev/null)" = 2 ] &&
 		[ "$(query 'count(up{job="gone"} == 0)' | jq -r '.data.result[0].value[1]' 2>/dev/null)" = 1 ] &&
 		[ -n "$(query 'node_timex_status' | jq -r '.data.result[0].value[1] // empty' 2>/dev/null)" ] &&
-		[ -n "$(query 'chrony_tracking_stratum' | jq -r '.data.result[0].value[1] // empty' 2>/dev/null)" ]
+		[ -n "$(query 'chrony_tracking_stratum' | jq -r '.data.result[0].value[1] // empty' 2>/dev/null)" ] &&
+		[ -n "$(query 'openshift_ptp_clock_class' | jq -r '.data.result[0].value[1] // empty' 2>/dev/null)" ]
 }
 wait_for 60 scraped
-ok $? "prometheus scraped both node_exporters and found the dead target"
+ok $? "prometheus scraped the three node_exporters and found the dead target"
 wait_for 10 test -s "$tmp/fake.port"
 fake=http://127.0.0.1:$(cat "$tmp/fake.port" 2>/dev/null)
 
@@ -165,6 +220,39 @@ ok $? "chrony_exporter series (honor_labels): offset -0.000123 s (0.000123 s slo
 [ "$(node localhost | jq -r .reachable)" = false ] && node localhost | jq -r .error | grep -q "up == 0"
 ok $? "the target that is down is an unknown node saying up == 0"
 
+# --- chrony_exporter's sources, judged by the chrony rules
+[ "$(node chrony-sim | jq -c '[.chrony.sources[] | [.name, .state, .mode, .reach, .poll]]')" = \
+	'[["192.168.0.1","selected","server",255,6],["192.168.0.2","combined","server",255,6]]' ] &&
+	[ "$(node chrony-sim | jq -r .chrony.sources_total)" = 2 ]
+ok $? "chrony_exporter's sources: state, mode, reach and poll in the chrony part ($(node chrony-sim | jq -c '[.chrony.sources[]? | .state]'))"
+[ "$(node chrony-bad | jq -r '[.findings[].code] | index("chrony.no_selected_source") != null')" = true ] &&
+	[ "$(node chrony-bad | jq -r '[.findings[].code] | index("chrony.reach") != null')" = true ] &&
+	[ "$(node chrony-bad | jq -r .status)" = crit ]
+ok $? "chrony-bad (all sources unreachable): chrony.no_selected_source and chrony.reach, crit ($(node chrony-bad | jq -c '[.findings[]?.code]'))"
+[ "$(node chrony-down | jq -r .chrony.error)" != null ] && [ "$(node chrony-down | jq -r .chrony.system_time_offset_s)" = null ]
+ok $? "chrony_up 0: the chrony part failed with a reason, no value made up"
+
+# --- linuxptp-daemon's series, by their node label
+[ "$(node ptp-w0 | jq -c '[.ptp.offset_from_master_ns, .ptp.mean_path_delay_ns, .ptp.gm_clock_class, .ptp.port_state, .phc.phc_sys_offset_ns, .phc.judged, .status]')" = \
+	'[-25,310,6,"SLAVE",7,true,"ok"]' ]
+ok $? "ptp-w0: offset -25 ns, delay 310, clockClass 6, SLAVE, phc2sys's system offset 7 ns judged, ok ($(node ptp-w0 | jq -c '[.ptp.offset_from_master_ns, .ptp.gm_clock_class, .phc.phc_sys_offset_ns, .status, [.findings[]?.code]]'))"
+[ "$(node ptp-w1 | jq -c '[.findings[].code] | sort')" = '["ptp.gm_clock_class","ptp.phc_sys_offset"]' ]
+ok $? "ptp-w1: ptp.phc_sys_offset (200 us) and ptp.gm_clock_class (248) ($(node ptp-w1 | jq -c '[.findings[]?.code]'))"
+node ptp-w2 | jq -r .ptp.error | grep -q "ptp4l (ptp4l.0.config) is down"
+ok $? "ptp-w2: ptp4l down is the PTP part's error"
+timeout 30 "$bin" --from-prometheus "$url" --check -w ptp-w0,chrony-sim >"$tmp/c.out" 2>&1
+rc=$?
+[ $rc = 0 ]
+ok $? "--check -w ptp-w0,chrony-sim: exit 0 (got $rc: $(head -c 300 "$tmp/c.out"))"
+timeout 30 "$bin" --from-prometheus "$url" --check -w ptp-w1 >"$tmp/c.out" 2>&1
+rc=$?
+[ $rc = 2 ]
+ok $? "--check -w ptp-w1: exit 2 (got $rc)"
+timeout 30 "$bin" --from-prometheus "$url" --check -w chrony-bad >"$tmp/c.out" 2>&1
+rc=$?
+[ $rc = 2 ]
+ok $? "--check -w chrony-bad: exit 2 (got $rc)"
+
 # --- --check, -w
 timeout 30 "$bin" --from-prometheus "$url" --check -w 127.0.0.1 >"$tmp/check.out" 2>&1
 rc=$?
@@ -175,6 +263,22 @@ timeout 30 "$bin" --from-prometheus "$url" --check -w localhost,nosuch >"$tmp/ch
 rc=$?
 [ $rc = 3 ] && grep -q "nosuch.*not in Prometheus's answer" "$tmp/check2.out"
 ok $? "--check -w localhost,nosuch: exit 3, the unknown node named (got $rc)"
+
+# --- a target that goes down: Prometheus marks its series stale at once;
+# the nodes it served are unknown with the scrape error, not gone
+kill "$ptp_exporter"
+wait "$ptp_exporter" 2>/dev/null
+ptp_down() { [ "$(query 'up{job="linuxptp"}' | jq -r '.data.result[0].value[1]' 2>/dev/null)" = 0 ]; }
+wait_for 30 ptp_down
+ok $? "the linuxptp target is down (up == 0)"
+timeout 30 "$bin" --from-prometheus "$url" --once --json >"$json" 2>/dev/null
+[ "$(node ptp-w0 | jq -r .reachable)" = false ] && node ptp-w0 | jq -r .error | grep -q "cannot scrape 127.0.0.1:$p_ptp (job linuxptp): up == 0" &&
+	[ "$(node ptp-w1 | jq -r .reachable)" = false ]
+ok $? "the nodes it served read unknown with the scrape error ($(node ptp-w0 | jq -r .error))"
+timeout 30 "$bin" --from-prometheus "$url" --check -w ptp-w0 >"$tmp/c.out" 2>&1
+rc=$?
+[ $rc = 3 ]
+ok $? "--check -w ptp-w0 after its target went down: exit 3 (got $rc)"
 
 # --- staleness: the demo's file says when each node last answered
 sleep 3
@@ -195,11 +299,11 @@ check_source_error() { # description expected-exit pattern synctop-args...
 }
 check_source_error "a selector Prometheus refuses" 69 "Prometheus says bad_data" \
 	--from-prometheus "$url" --prometheus-selector '{job=~"("}' --once --json
-check_source_error "a closed port" 69 "Couldn't connect to server (and 6 more queries)" \
+check_source_error "a closed port" 69 "Couldn't connect to server (and 9 more queries)" \
 	--from-prometheus "http://127.0.0.1:$p_dead" --once --json
 check_source_error "a closed port, --check" 3 "Couldn't connect" \
 	--from-prometheus "http://127.0.0.1:$p_dead" --check
-check_source_error "HTTP 500" 69 "query: HTTP 500 (and 6 more queries)" --from-prometheus "$fake/500" --once
+check_source_error "HTTP 500" 69 "query: HTTP 500 (and 9 more queries)" --from-prometheus "$fake/500" --once
 check_source_error "a body that is not JSON" 69 "not JSON" --from-prometheus "$fake/garbage" --once
 check_source_error "an answer cut short" 69 "Transferred a partial file" --from-prometheus "$fake/cut" --once
 check_source_error "no answer at all, --timeout 2" 69 "Timeout was reached" \

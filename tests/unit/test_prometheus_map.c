@@ -18,6 +18,8 @@
 #include "fixture.h"
 #include "node_update.h"
 #include "prometheus_map.h"
+#include "system_clock.h"
+#include "thresholds.h"
 
 #define NOW 1796303000.0
 
@@ -80,7 +82,15 @@ static void test_queries(void **state)
 	assert_true(prometheus_map_query(PROM_Q_UP, "", q, sizeof q) > 0);
 	assert_string_equal(q, "up{}");
 	assert_true(prometheus_map_query(PROM_Q_CHRONY, "", q, sizeof q) > 0);
-	assert_string_equal(q, "{__name__=~\"chrony_tracking_.+\"}");
+	assert_string_equal(q, "{__name__=~\"chrony_(up|tracking_.+|sources_.+)\"}");
+	assert_true(prometheus_map_query(PROM_Q_CHRONY_TIME, "{job=\"chrony\"}", q, sizeof q) > 0);
+	assert_string_equal(q, "timestamp(chrony_up{job=\"chrony\"})");
+	assert_true(prometheus_map_query(PROM_Q_SERVED, "{job=\"ptp\"}", q, sizeof q) > 0);
+	assert_string_equal(q, "group by (instance, node) (last_over_time({__name__=~\"synctop_node_up|"
+			       "openshift_ptp_process_status\",job=\"ptp\"}[10m]))");
+	assert_true(prometheus_map_query(PROM_Q_OPENSHIFT_PTP, "", q, sizeof q) > 0);
+	assert_string_equal(q, "{__name__=~\"openshift_ptp_(offset_ns|delay_ns|clock_class|interface_role|"
+			       "process_status)\"}");
 	assert_int_equal(prometheus_map_query(PROM_Q_UP, "{job=\"node\"}", q, 8), -1);
 	assert_int_equal(prometheus_map_check_selector("", err, sizeof err), 0);
 	assert_int_equal(prometheus_map_check_selector("{job=\"a\"}", err, sizeof err), 0);
@@ -309,6 +319,11 @@ static void test_chrony_exporter(void **state)
 	answers_free(&a);
 }
 
+/* w1's linuxptp-daemon now scraped through another target */
+#define OPTP_MOVED(node) \
+	"\"__name__\":\"openshift_ptp_process_status\",\"node\":\"" node "\",\"instance\":\"10.1.0.6:9091\"," \
+	"\"process\":\"ptp4l\",\"config\":\"ptp4l.0.config\""
+
 static void test_up(void **state)
 {
 	(void)state;
@@ -349,6 +364,27 @@ static void test_up(void **state)
 	assert_int_equal(m.n_nodes, 1);
 	assert_false(m.nodes[0].has_data);
 	assert_non_null(strstr(m.nodes[0].error, "none of its values"));
+	prometheus_map_free(&m);
+	answers_free(&a);
+
+	/* a target that just went down: its series are stale, gone from the
+	 * answers; the nodes it served lately are unknown with the reason, a
+	 * node another target serves now keeps its values */
+	memset(&a, 0, sizeof a);
+	set_text(&a, PROM_Q_UP, VECTOR(SAMPLE("\"__name__\":\"up\",\"instance\":\"10.1.0.5:9091\",\"job\":\"ptp\"", "0")));
+	set_text(&a, PROM_Q_SERVED,
+		 VECTOR(SAMPLE("\"instance\":\"10.1.0.5:9091\",\"node\":\"w0\"", "1") ","
+			SAMPLE("\"instance\":\"10.1.0.5:9091\",\"node\":\"w1\"", "1") ","
+			SAMPLE("\"instance\":\"10.1.0.6:9091\",\"node\":\"w9\"", "1")));
+	set_text(&a, PROM_Q_OPENSHIFT_PTP,
+		 VECTOR(SAMPLE(OPTP_MOVED("w1"), "1")));
+	build(&a, NULL, &m);
+	assert_int_equal(m.n_nodes, 2);
+	assert_non_null(strstr(prometheus_map_find(&m, "w0")->error, "Prometheus cannot scrape 10.1.0.5:9091 (job ptp)"));
+	assert_false(prometheus_map_find(&m, "w0")->has_data);
+	assert_string_equal(prometheus_map_find(&m, "w1")->error, "");
+	assert_null(prometheus_map_find(&m, "w9"));
+	assert_null(prometheus_map_find(&m, "10.1.0.5"));
 	prometheus_map_free(&m);
 	answers_free(&a);
 }
@@ -407,6 +443,239 @@ static void test_health_from_timex(void **state)
 	free(n);
 }
 
+/* chrony_exporter's sources collector (collector/sources.go): labels
+ * source_address, source_name, and on state_info source_state/source_mode
+ * (facebook/time ntp/chrony packet.go names); chrony_up 0 when chronyd does
+ * not answer. */
+#define SRC(name, inst, src) \
+	"\"__name__\":\"chrony_sources_" name "\",\"instance\":\"" inst "\",\"source_address\":\"" src \
+	"\",\"source_name\":\"" src "\""
+#define SRC_STATE(inst, src, st, mode) SRC("state_info", inst, src) ",\"source_state\":\"" st "\",\"source_mode\":\"" mode "\""
+
+static void has_finding(const node *n, const char *code, severity sev)
+{
+	for (int i = 0; i < n->findings.count; i++) {
+		if (strcmp(n->findings.items[i].code, code) == 0) {
+			assert_int_equal(n->findings.items[i].sev, sev);
+			return;
+		}
+	}
+	fail_msg("no %s finding (%d findings)", code, n->findings.count);
+}
+
+static void test_chrony_exporter_sources(void **state)
+{
+	(void)state;
+	answers a = {0};
+	prom_map m;
+	thresholds th;
+	node *n = calloc(1, sizeof *n);
+	thresholds_init_defaults(&th);
+	set_text(&a, PROM_Q_CHRONY,
+		 VECTOR(SAMPLE("\"__name__\":\"chrony_up\",\"instance\":\"c1:9123\"", "1") ","
+			SAMPLE(CHRONY("stratum", "c1:9123"), "3") "," SAMPLE(CHRONY("system_time_seconds", "c1:9123"), "0.00001") ","
+			SAMPLE(SRC_STATE("c1:9123", "10.0.0.1", "sync", "client"), "1") ","
+			SAMPLE(SRC("reachability_ratio", "c1:9123", "10.0.0.1"), "1") ","
+			SAMPLE(SRC("reachability_success", "c1:9123", "10.0.0.1"), "1") ","
+			SAMPLE(SRC("stratum", "c1:9123", "10.0.0.1"), "2") ","
+			SAMPLE(SRC("polling_interval_seconds", "c1:9123", "10.0.0.1"), "64") ","
+			SAMPLE(SRC("last_sample_age_seconds", "c1:9123", "10.0.0.1"), "17") ","
+			SAMPLE(SRC("last_sample_offset_seconds", "c1:9123", "10.0.0.1"), "-0.000012") ","
+			SAMPLE(SRC("last_sample_error_margin_seconds", "c1:9123", "10.0.0.1"), "0.0003") ","
+			SAMPLE(SRC_STATE("c1:9123", "10.0.0.2", "candidate", "client"), "1") ","
+			SAMPLE(SRC("reachability_ratio", "c1:9123", "10.0.0.2"), "0.625") ","
+			SAMPLE(SRC("reachability_success", "c1:9123", "10.0.0.2"), "0") ","
+			SAMPLE(SRC_STATE("c1:9123", "PHC0", "outlier", "reference clock"), "1") ","
+			SAMPLE(SRC("reachability_ratio", "c1:9123", "PHC0"), "0") ","
+			/* a source whose reach did not come: dropped, counted */
+			SAMPLE(SRC_STATE("c1:9123", "10.0.0.9", "jittery", "peer"), "1") ","
+			SAMPLE("\"__name__\":\"chrony_up\",\"instance\":\"c2:9123\"", "0") ","
+			SAMPLE(SRC_STATE("c3:9123", "10.0.0.1", "unreach", "client"), "1") ","
+			SAMPLE(SRC("reachability_ratio", "c3:9123", "10.0.0.1"), "0") ","
+			SAMPLE(SRC_STATE("c3:9123", "10.0.0.2", "falseticker", "client"), "1") ","
+			SAMPLE(SRC("reachability_ratio", "c3:9123", "10.0.0.2"), "0")));
+	build(&a, NULL, &m);
+	const chrony_obs *c = &prometheus_map_find(&m, "c1")->obs.chrony;
+	assert_int_equal(c->state, OBS_OK);
+	assert_int_equal(c->n_sources, 3);
+	assert_int_equal(c->n_sources_total, 4);
+	assert_string_equal(c->sources[0].name, "10.0.0.1");
+	assert_int_equal(c->sources[0].state, CHRONY_STATE_SELECTED);
+	assert_int_equal(c->sources[0].mode, CHRONY_MODE_SERVER);
+	assert_int_equal(c->sources[0].reach, 0377);
+	assert_int_equal(c->sources[0].stratum, 2);
+	assert_int_equal(c->sources[0].poll, 6);
+	assert_int_equal(c->sources[0].last_rx_s, 17);
+	assert_true(c->sources[0].adjusted_offset_s == -0.000012);
+	assert_true(c->sources[0].error_s == 0.0003);
+	assert_true(isnan(c->sources[0].measured_offset_s));
+	/* 5 of 8 answered, not the newest */
+	assert_int_equal(c->sources[1].state, CHRONY_STATE_COMBINED);
+	assert_int_equal(c->sources[1].reach, 076);
+	assert_int_equal(c->sources[1].stratum, INT_UNKNOWN);
+	assert_int_equal(c->sources[1].last_rx_s, -1);
+	assert_int_equal(c->sources[2].mode, CHRONY_MODE_REFCLOCK);
+	assert_int_equal(c->sources[2].state, CHRONY_STATE_NOT_COMBINED);
+	assert_int_equal(c->sources[2].reach, 0);
+	assert_ptr_equal(chrony_selected_source(c), &c->sources[0]);
+	/* chronyd did not answer the exporter: the part failed, not absent */
+	assert_int_equal(prometheus_map_find(&m, "c2")->obs.chrony.state, OBS_COMMAND_FAILED);
+
+	/* the chrony rules judge them as over SSH */
+	node_init(n, "c1");
+	observation obs = prometheus_map_find(&m, "c1")->obs;
+	node_update_observation(n, &obs, &th);
+	has_finding(n, "chrony.reach", SEVERITY_WARN);
+	assert_int_equal(n->status, NODE_STATUS_WARN);
+	node_init(n, "c3");
+	obs = prometheus_map_find(&m, "c3")->obs;
+	node_update_observation(n, &obs, &th);
+	has_finding(n, "chrony.no_selected_source", SEVERITY_CRIT);
+	has_finding(n, "chrony.reach", SEVERITY_CRIT);
+	prometheus_map_free(&m);
+	answers_free(&a);
+	free(n);
+}
+
+/* linuxptp-daemon (openshift/linuxptp-daemon pkg/daemon/metrics.go): by the
+ * `node` label; what its series mean is in prometheus_map.c. */
+#define OPTP(name, node, labels) "\"__name__\":\"openshift_ptp_" name "\",\"node\":\"" node "\",\"instance\":\"10.1.0.5:9091\"," labels
+
+static void test_openshift_ptp(void **state)
+{
+	(void)state;
+	answers a = {0};
+	prom_map m;
+	thresholds th;
+	node *n = calloc(1, sizeof *n);
+	thresholds_init_defaults(&th);
+	set_text(&a, PROM_Q_OPENSHIFT_PTP,
+		 VECTOR(SAMPLE(OPTP("offset_ns", "w0", "\"from\":\"master\",\"process\":\"ptp4l\",\"iface\":\"ens1fx\""), "-25") ","
+			SAMPLE(OPTP("delay_ns", "w0", "\"from\":\"master\",\"process\":\"ptp4l\",\"iface\":\"ens1fx\""), "310") ","
+			SAMPLE(OPTP("offset_ns", "w0", "\"from\":\"phc\",\"process\":\"phc2sys\",\"iface\":\"CLOCK_REALTIME\""), "7") ","
+			SAMPLE(OPTP("clock_class", "w0", "\"process\":\"ptp4l\",\"config\":\"ptp4l.0.config\""), "6") ","
+			SAMPLE(OPTP("interface_role", "w0", "\"process\":\"ptp4l\",\"iface\":\"ens1f0\""), "1") ","
+			SAMPLE(OPTP("interface_role", "w0", "\"process\":\"ptp4l\",\"iface\":\"ens1f1\""), "2") ","
+			SAMPLE(OPTP("process_status", "w0", "\"process\":\"ptp4l\",\"config\":\"ptp4l.0.config\""), "1") ","
+			SAMPLE(OPTP("process_status", "w0", "\"process\":\"phc2sys\",\"config\":\"phc2sys.0.config\""), "1") ","
+			SAMPLE(OPTP("offset_ns", "w0", "\"from\":\"master\",\"process\":\"ts2phc\",\"iface\":\"ens2fx\""), "999") ","
+			SAMPLE(OPTP("offset_ns", "w1", "\"from\":\"master\",\"process\":\"ptp4l\",\"iface\":\"ens1fx\""), "5000") ","
+			SAMPLE(OPTP("offset_ns", "w1", "\"from\":\"phc\",\"process\":\"phc2sys\",\"iface\":\"CLOCK_REALTIME\""), "-200000") ","
+			SAMPLE(OPTP("clock_class", "w1", "\"process\":\"ptp4l\",\"config\":\"ptp4l.0.config\""), "248") ","
+			SAMPLE(OPTP("interface_role", "w1", "\"process\":\"ptp4l\",\"iface\":\"ens1f0\""), "1") ","
+			SAMPLE(OPTP("process_status", "w2", "\"process\":\"ptp4l\",\"config\":\"ptp4l.0.config\""), "0") ","
+			SAMPLE(OPTP("process_status", "w2", "\"process\":\"phc2sys\",\"config\":\"phc2sys.0.config\""), "0") ","
+			SAMPLE("\"__name__\":\"openshift_ptp_offset_ns\",\"from\":\"master\",\"process\":\"ptp4l\"", "1")));
+	set_text(&a, PROM_Q_OPENSHIFT_TIME,
+		 VECTOR(SAMPLE("\"node\":\"w0\",\"process\":\"ptp4l\",\"config\":\"ptp4l.0.config\"", "1796302990")));
+	build(&a, NULL, &m);
+	assert_int_equal(m.n_nodes, 3);
+	assert_int_equal(m.unnamed, 1);
+	const prom_node *pn = prometheus_map_find(&m, "w0");
+	const ptp_obs *p = &pn->obs.ptp;
+	assert_true(pn->obs.taken_at == 1796302990.0);
+	assert_int_equal(p->state, OBS_OK);
+	assert_int_equal(p->offset_from_master_ns, -25);
+	assert_int_equal(p->mean_path_delay_ns, 310);
+	assert_int_equal(p->gm_clock_class, 6);
+	assert_int_equal(p->n_ports, 2);
+	assert_int_equal(p->ports[0].state, PTP_PORT_SLAVE);
+	assert_string_equal(p->ports[0].interface, "ens1f0");
+	assert_int_equal(p->ports[1].state, PTP_PORT_MASTER);
+	assert_int_equal(phc_sys_offset_ns(&pn->obs), 7);
+	assert_true(phc_sys_offset_judged(&pn->obs));
+	assert_string_equal(pn->obs.phc.interface, "ens1f0");
+	/* nothing unknown became 0 */
+	assert_int_equal(pn->obs.chrony.state, OBS_NOT_COLLECTED);
+	assert_int_equal(p->gm_present, INT_UNKNOWN);
+	node_init(n, "w0");
+	observation obs = pn->obs;
+	node_update_observation(n, &obs, &th);
+	assert_int_equal(n->findings.count, 0);
+	assert_int_equal(n->status, NODE_STATUS_OK);
+
+	node_init(n, "w1");
+	obs = prometheus_map_find(&m, "w1")->obs;
+	node_update_observation(n, &obs, &th);
+	has_finding(n, "ptp.offset", SEVERITY_WARN);
+	has_finding(n, "ptp.phc_sys_offset", SEVERITY_CRIT);
+	has_finding(n, "ptp.gm_clock_class", SEVERITY_WARN);
+
+	pn = prometheus_map_find(&m, "w2");
+	assert_int_equal(pn->obs.ptp.state, OBS_COMMAND_FAILED);
+	assert_non_null(strstr(pn->obs.ptp.error, "ptp4l (ptp4l.0.config) is down"));
+	assert_int_equal(pn->obs.phc.state, OBS_COMMAND_FAILED);
+	node_init(n, "w2");
+	obs = pn->obs;
+	node_update_observation(n, &obs, &th);
+	assert_true(n->status == NODE_STATUS_WARN || n->status == NODE_STATUS_CRIT);
+	prometheus_map_free(&m);
+	answers_free(&a);
+	free(n);
+}
+
+/* synctop's own export, read back: the grandmaster's class is judged; the
+ * system clock's offset from the PHC is shown, not judged (who steers it
+ * was not exported). */
+static void test_synctop_ptp_readback(void **state)
+{
+	(void)state;
+	answers a = {0};
+	prom_map m;
+	set_text(&a, PROM_Q_SYNCTOP,
+		 VECTOR(SAMPLE("\"__name__\":\"synctop_ptp_gm_clock_class\",\"node\":\"g1\"", "7") ","
+			SAMPLE("\"__name__\":\"synctop_ptp_phc_sys_offset_seconds\",\"node\":\"g1\"", "-0.000004")));
+	build(&a, NULL, &m);
+	const prom_node *pn = prometheus_map_find(&m, "g1");
+	assert_int_equal(pn->obs.ptp.gm_clock_class, 7);
+	assert_int_equal(phc_sys_offset_ns(&pn->obs), -4000);
+	assert_false(phc_sys_offset_judged(&pn->obs));
+	prometheus_map_free(&m);
+	answers_free(&a);
+}
+
+/* The same, from real Prometheus 2.42 answers (prometheus-answers.source.md),
+ * and the target serving them gone down. */
+static void test_captured_exporters(void **state)
+{
+	(void)state;
+	answers a = {0};
+	prom_map m;
+	set_fixture(&a, PROM_Q_CHRONY, "prometheus-chrony.json");
+	set_fixture(&a, PROM_Q_OPENSHIFT_PTP, "prometheus-openshift.json");
+	set_fixture(&a, PROM_Q_OPENSHIFT_TIME, "prometheus-openshift-time.json");
+	build(&a, NULL, &m);
+	assert_int_equal(m.n_nodes, 5);
+	assert_int_equal(m.unnamed, 0);
+	const chrony_obs *c = &prometheus_map_find(&m, "chrony-sim")->obs.chrony;
+	assert_int_equal(c->state, OBS_OK);
+	assert_int_equal(c->n_sources, 2);
+	assert_int_equal(c->sources[0].state, CHRONY_STATE_SELECTED);
+	assert_int_equal(c->sources[1].reach, 076);
+	assert_int_equal(prometheus_map_find(&m, "chrony-down")->obs.chrony.state, OBS_COMMAND_FAILED);
+	const prom_node *w0 = prometheus_map_find(&m, "ptp-w0");
+	assert_int_equal(w0->obs.ptp.offset_from_master_ns, -25);
+	assert_int_equal(phc_sys_offset_ns(&w0->obs), 7);
+	assert_true(w0->obs.taken_at == 1796313686.781); /* its scrape time, not the query's */
+	assert_int_equal(prometheus_map_find(&m, "ptp-w1")->obs.ptp.gm_clock_class, 248);
+	assert_int_equal(prometheus_map_find(&m, "ptp-w2")->obs.ptp.state, OBS_COMMAND_FAILED);
+	prometheus_map_free(&m);
+	answers_free(&a);
+
+	memset(&a, 0, sizeof a);
+	set_fixture(&a, PROM_Q_UP, "prometheus-up-down.json");
+	set_fixture(&a, PROM_Q_SERVED, "prometheus-served.json");
+	build(&a, NULL, &m);
+	assert_int_equal(m.n_nodes, 3);
+	for (size_t i = 0; i < m.n_nodes; i++) {
+		assert_non_null(strstr(m.nodes[i].error, "Prometheus cannot scrape 127.0.0.1:19601 (job textfile): up == 0"));
+		assert_false(m.nodes[i].has_data);
+	}
+	assert_non_null(prometheus_map_find(&m, "ptp-w2"));
+	prometheus_map_free(&m);
+	answers_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -419,6 +688,10 @@ int main(void)
 		cmocka_unit_test(test_chrony_exporter),
 		cmocka_unit_test(test_up),
 		cmocka_unit_test(test_health_from_timex),
+		cmocka_unit_test(test_chrony_exporter_sources),
+		cmocka_unit_test(test_openshift_ptp),
+		cmocka_unit_test(test_synctop_ptp_readback),
+		cmocka_unit_test(test_captured_exporters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
