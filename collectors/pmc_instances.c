@@ -237,7 +237,8 @@ int pmc_instances_parse(const tool_output *out, ptp_instance *list, int max, int
 	}
 	int n = 0;
 	size_t pos = 0;
-	ptp_instance spare;
+	ptp_instance spare; /* frames past max are parsed into it and counted */
+	instance_init(&spare);
 	while (pos < len) {
 		span line;
 		bool cut = false;

@@ -136,6 +136,8 @@ static int parse_item(parser *p, size_t item, size_t close, uint64_t *lo, uint64
 	size_t i = item;
 	int hi_width;
 	char cb[SANITIZE_SHOW_CHAR_LEN];
+	*lo = 0; /* set on every path, for the analyzers too */
+	*width = 0;
 	if (parse_number(p, &i, close, "lower bound", lo, width) != 0) {
 		return -1;
 	}
