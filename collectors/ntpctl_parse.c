@@ -25,25 +25,13 @@ static void fail(openntpd_obs *dst, obs_state state, const char *what, text_span
 	snprintf(dst->error, sizeof dst->error, "%.60s%s%s", what, q[0] ? ": " : "", q);
 }
 
-static text_span first_line(const char *p, size_t n)
-{
-	text_span rest = {p, p ? n : 0}, line;
-	bool terminated;
-	while (text_span_next_line(&rest, &line, &terminated)) {
-		if (text_span_trim(line).n > 0) {
-			return text_span_trim(line);
-		}
-	}
-	return (text_span){p, 0};
-}
-
 /* ntpctl's err(3) messages (ntpd.c ctl_main): "ntpctl: connect: SOCKET:
  * STRERROR" when ntpd's control socket is not there or refuses, "pipe
  * closed" when ntpd hung up. */
 static void classify_failure(const tool_output *out, openntpd_obs *dst)
 {
 	text_span err = {out->err, out->err ? out->err_len : 0};
-	text_span line = first_line(out->err, out->err_len);
+	text_span line = text_span_first_text_line(out->err, out->err_len);
 	if (out->rc == TOOL_RC_NOT_FOUND) {
 		fail(dst, OBS_TOOL_MISSING, "ntpctl not found", line);
 	} else if (out->rc == NTPCTL_TIMEOUT_RC) {

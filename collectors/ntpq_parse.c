@@ -390,20 +390,6 @@ static bool is_rule(text_span line)
 
 /* ---------------------------------------------------------------- failures */
 
-static bool first_line(const char *buf, size_t len, text_span *out)
-{
-	text_span rest = {buf, buf ? len : 0}, line;
-	bool terminated;
-	while (text_span_next_line(&rest, &line, &terminated)) {
-		line = text_span_trim(line);
-		if (line.n > 0) {
-			*out = line;
-			return true;
-		}
-	}
-	return false;
-}
-
 static bool any_line_contains(const char *buf, size_t len, const char *needle, text_span *found)
 {
 	text_span rest = {buf, buf ? len : 0}, line;
@@ -420,9 +406,12 @@ static bool any_line_contains(const char *buf, size_t len, const char *needle, t
 /* The ways the call fails before any output; true when it did. */
 static bool parse_failure(const tool_output *out, ntp_obs *dst)
 {
-	text_span err = {"", 0}, hit;
-	bool have_err = first_line(out->err, out->err_len, &err);
-	bool have_out = first_line(out->out, out->out_len, &hit);
+	text_span err = text_span_first_text_line(out->err, out->err_len);
+	text_span hit = text_span_first_text_line(out->out, out->out_len);
+	bool have_err = err.n > 0, have_out = hit.n > 0;
+	if (!have_err) {
+		err = (text_span){"", 0};
+	}
 	if (have_err && text_span_eq(err, NTPQ_NO_NTPD_LINE)) {
 		fail(dst, OBS_NOT_COLLECTED, "no ntpd process on the node", (text_span){"", 0});
 		return true;

@@ -191,3 +191,16 @@ void text_span_copy_printable(char *dst, size_t cap, text_span s)
 	}
 	dst[j] = '\0';
 }
+
+text_span text_span_first_text_line(const char *p, size_t n)
+{
+	text_span rest = {p, p ? n : 0}, line;
+	bool terminated;
+	while (text_span_next_line(&rest, &line, &terminated)) {
+		line = text_span_trim(line);
+		if (line.n > 0) {
+			return line;
+		}
+	}
+	return (text_span){p, 0};
+}

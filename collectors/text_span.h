@@ -38,6 +38,10 @@ bool text_span_word_space(text_span *rest, text_span *word);
  * have been in the way); *terminated says whether the "\n" was there. */
 bool text_span_next_line(text_span *rest, text_span *line, bool *terminated);
 
+/* The first line of p[0..n) with text on it, trimmed (a tool's message on
+ * stderr); an empty span at p when there is none.  p may be NULL. */
+text_span text_span_first_text_line(const char *p, size_t n);
+
 /* Splits line on sep into at most max fields; returns the count, or max + 1
  * when there are more. */
 int text_span_split(text_span line, char sep, text_span *fields, int max);

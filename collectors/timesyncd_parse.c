@@ -361,25 +361,12 @@ static void fail(timesyncd_obs *dst, obs_state state, const char *what, text_spa
 	snprintf(dst->error, sizeof dst->error, "%.60s%s%s", what, q[0] ? ": " : "", q);
 }
 
-/* The first non-empty line of stderr. */
-static text_span first_line(const char *p, size_t n)
-{
-	text_span rest = {p, p ? n : 0}, line;
-	bool terminated;
-	while (text_span_next_line(&rest, &line, &terminated)) {
-		if (text_span_trim(line).n > 0) {
-			return text_span_trim(line);
-		}
-	}
-	return (text_span){p, 0};
-}
-
 /* Why timedatectl failed.  Without systemd as PID 1 (a container, this
  * project's lab) or without D-Bus it cannot ask anyone. */
 static void classify_failure(const tool_output *out, timesyncd_obs *dst)
 {
 	text_span err = {out->err, out->err ? out->err_len : 0};
-	text_span line = first_line(out->err, out->err_len);
+	text_span line = text_span_first_text_line(out->err, out->err_len);
 	if (out->rc == TOOL_RC_NOT_FOUND) {
 		fail(dst, OBS_TOOL_MISSING, "timedatectl not found", line);
 	} else if (text_span_contains(err, "Failed to connect to bus") ||

@@ -113,6 +113,20 @@ static void test_copy_printable(void **state)
 	assert_string_equal(buf, "");
 }
 
+static void test_first_text_line(void **state)
+{
+	(void)state;
+	const char *err = "\n  \r\n  ntpq: read: Connection refused  \nmore\n";
+	text_span l = text_span_first_text_line(err, strlen(err));
+	assert_true(text_span_eq(l, "ntpq: read: Connection refused"));
+	l = text_span_first_text_line("\n \n", 3);
+	assert_int_equal(l.n, 0);
+	l = text_span_first_text_line(NULL, 5);
+	assert_int_equal(l.n, 0);
+	l = text_span_first_text_line("no newline", 10);
+	assert_true(text_span_eq(l, "no newline"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -121,6 +135,7 @@ int main(void)
 		cmocka_unit_test(test_lines_and_fields),
 		cmocka_unit_test(test_decimal),
 		cmocka_unit_test(test_copy_printable),
+		cmocka_unit_test(test_first_text_line),
 	};
 	return cmocka_run_group_tests_name("text_span", tests, NULL, NULL);
 }
