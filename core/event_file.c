@@ -7,6 +7,7 @@
  * write failed or worked again. */
 #include <config.h>
 
+#include "walltime.h"
 #include "event_file.h"
 
 #include <errno.h>
@@ -304,13 +305,7 @@ void event_file_free(event_file *f, double grace)
 		return;
 	}
 	struct timespec until;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += (time_t)grace;
-	until.tv_nsec += (long)((grace - (double)(time_t)grace) * 1e9);
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	monotonic_after(grace, &until);
 	pthread_mutex_lock(&f->lock);
 	f->stop = true;
 	pthread_cond_signal(&f->wake);

@@ -5,6 +5,7 @@
  * wakes the loop through an ev_async.  Everything shared is under `lock`. */
 #include <config.h>
 
+#include "walltime.h"
 #include "prometheus_sink.h"
 
 #include <errno.h>
@@ -194,13 +195,7 @@ void prometheus_sink_free(prometheus_sink *s, double grace)
 		return;
 	}
 	struct timespec until;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += (time_t)grace;
-	until.tv_nsec += (long)((grace - (double)(time_t)grace) * 1e9);
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	monotonic_after(grace, &until);
 	pthread_mutex_lock(&s->lock);
 	s->stop = true;
 	pthread_cond_signal(&s->wake);

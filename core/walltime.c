@@ -11,3 +11,14 @@ double walltime_now(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+void monotonic_after(double seconds, struct timespec *out)
+{
+	clock_gettime(CLOCK_MONOTONIC, out);
+	out->tv_sec += (time_t)seconds;
+	out->tv_nsec += (long)((seconds - (double)(time_t)seconds) * 1e9);
+	if (out->tv_nsec >= 1000000000L) {
+		out->tv_sec++;
+		out->tv_nsec -= 1000000000L;
+	}
+}
