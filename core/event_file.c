@@ -7,7 +7,6 @@
  * write failed or worked again. */
 #include <config.h>
 
-#include "walltime.h"
 #include "event_file.h"
 
 #include <errno.h>
@@ -22,6 +21,7 @@
 
 #include "json_value.h"
 #include "sanitize.h"
+#include "walltime.h"
 #include "xalloc.h"
 
 #define FILE_ERR_LEN 512

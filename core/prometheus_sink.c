@@ -5,7 +5,6 @@
  * wakes the loop through an ev_async.  Everything shared is under `lock`. */
 #include <config.h>
 
-#include "walltime.h"
 #include "prometheus_sink.h"
 
 #include <errno.h>
@@ -17,6 +16,7 @@
 
 #include "atomic_file.h"
 #include "report_prometheus.h"
+#include "walltime.h"
 #include "xalloc.h"
 
 #define SINK_ERR_LEN 512
