@@ -822,14 +822,21 @@ node_status health_live_status(const node *n)
 		return n->status >= NODE_STATUS_OK && n->status <= NODE_STATUS_UNKNOWN ? n->status
 										    : NODE_STATUS_UNKNOWN;
 	}
-	finding_list settled = {0};
+	/* the worst finding that has lasted (no copy: this runs per node per
+	 * frame while anything waits) */
+	severity settled = SEVERITY_OK;
 	for (int i = 0; i < n->findings.count && i < MAX_FINDINGS; i++) {
-		if (!n->findings.items[i].pending) {
-			settled.items[settled.count++] = n->findings.items[i];
+		const finding *f = &n->findings.items[i];
+		if (!f->pending && f->sev > settled) {
+			settled = f->sev;
 		}
 	}
-	node_status st = health_status(n, &settled);
-	return st == NODE_STATUS_OK ? NODE_STATUS_PENDING : st;
+	switch (settled) {
+	case SEVERITY_CRIT: return NODE_STATUS_CRIT;
+	case SEVERITY_WARN: return NODE_STATUS_WARN;
+	case SEVERITY_OK: break;
+	}
+	return NODE_STATUS_PENDING;
 }
 
 void health_drop_pending(node *n)
