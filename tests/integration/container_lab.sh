@@ -24,6 +24,7 @@
 # the crit goes, the warn stays.
 set -u
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/lab_sshd.sh"
 bin=${SYNCTOP_BIN:?}
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (namespaces, cgroups, sshd)"
@@ -105,23 +106,7 @@ mkdir -p "$tmp/bin"
 printf '#!/bin/sh\nexec /usr/bin/chronyc -h %s "$@"\n' "$tmp/chronyd-host.sock" >"$tmp/bin/chronyc"
 chmod 0755 "$tmp/bin/chronyc"
 
-ssh-keygen -q -t ed25519 -N '' -f "$tmp/hostkey" || exit 1
-ssh-keygen -q -t ed25519 -N '' -f "$tmp/id" || exit 1
-cp "$tmp/id.pub" "$tmp/authorized_keys"
-cat >"$tmp/sshd_config" <<EOF
-ListenAddress $subnet.2
-Port 22
-HostKey $tmp/hostkey
-PidFile $tmp/sshd.pid
-AuthorizedKeysFile $tmp/authorized_keys
-StrictModes no
-UsePAM no
-PermitRootLogin prohibit-password
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-SetEnv PATH=$tmp/bin:/usr/local/bin:/usr/bin:/bin HOME=$tmp
-EOF
-mkdir -p /run/sshd
+lab_sshd_config "$tmp" "$subnet.2" "PATH=$tmp/bin:/usr/local/bin:/usr/bin:/bin HOME=$tmp" || exit 1
 # HOME: the login shell reads no rc file of this machine's root (a shell
 # start-up that waits on a lock would time the poll out)
 

@@ -19,6 +19,7 @@
 # PID.  Cleans up after itself.
 set -u
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/lab_sshd.sh"
 bin=${SYNCTOP_BIN:?}
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (network namespaces, sshd)"
@@ -124,23 +125,7 @@ else
 fi
 EOF
 chmod 0755 "$tmp/bin/chronyc" "$tmp/bin/date"
-ssh-keygen -q -t ed25519 -N '' -f "$tmp/hostkey" || exit 1
-ssh-keygen -q -t ed25519 -N '' -f "$tmp/id" || exit 1
-cp "$tmp/id.pub" "$tmp/authorized_keys"
-cat >"$tmp/sshd_config" <<EOF
-ListenAddress $subnet.10
-Port 22
-HostKey $tmp/hostkey
-PidFile $tmp/sshd.pid
-AuthorizedKeysFile $tmp/authorized_keys
-StrictModes no
-UsePAM no
-PermitRootLogin prohibit-password
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-SetEnv PATH=$tmp/bin:/usr/local/bin:/usr/bin:/bin
-EOF
-mkdir -p /run/sshd
+lab_sshd_config "$tmp" "$subnet.10" "PATH=$tmp/bin:/usr/local/bin:/usr/bin:/bin" || exit 1
 on_node /usr/sbin/sshd -f "$tmp/sshd_config" -E "$tmp/sshd.log" || skip_all "sshd did not start"
 echo "$subnet.10 $(cut -d' ' -f1,2 "$tmp/hostkey.pub")" >"$tmp/known_hosts"
 : >"$tmp/ssh_config"

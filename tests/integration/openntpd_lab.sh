@@ -22,6 +22,7 @@
 # Takes up to ~5 minutes (openntpd syncs after its first adjustment).
 set -u
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/lab_sshd.sh"
 bin=${SYNCTOP_BIN:?}
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (network and mount namespaces, sshd)"
@@ -112,24 +113,9 @@ ip netns exec "$ns_s" setpriv --bounding-set -sys_time /usr/sbin/chronyd -x -d -
 	>"$tmp/chronyd.log" 2>&1 &
 pids="$pids $!"
 
-ssh-keygen -q -t ed25519 -N '' -f "$tmp/hostkey" || exit 1
-ssh-keygen -q -t ed25519 -N '' -f "$tmp/id" || exit 1
-cp "$tmp/id.pub" "$tmp/authorized_keys"
 mkdir -p "$tmp/bin"
 ln -s "$tmp/root/usr/sbin/ntpctl" "$tmp/bin/ntpctl"
-cat >"$tmp/sshd_config" <<EOF
-ListenAddress $subnet.10
-Port 22
-HostKey $tmp/hostkey
-PidFile $tmp/sshd.pid
-AuthorizedKeysFile $tmp/authorized_keys
-StrictModes no
-UsePAM no
-PermitRootLogin prohibit-password
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-SetEnv PATH=$tmp/bin:/usr/local/bin:/usr/bin:/bin
-EOF
+lab_sshd_config "$tmp" "$subnet.10" "PATH=$tmp/bin:/usr/local/bin:/usr/bin:/bin" || exit 1
 echo "server $subnet.1" >"$tmp/ntpd.conf"
 # root logs in to the node with /bin/sh: whatever this machine's root
 # ~/.bashrc runs (bash reads it for ssh commands) stays out of the test

@@ -12,6 +12,7 @@
 # master announces ptp4l's default clockClass 248).  Cleans up after itself.
 set -u
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/lab_sshd.sh"
 bin=${SYNCTOP_BIN:?}
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (network namespaces, sshd)"
@@ -96,23 +97,7 @@ mkdir -p "$tmp/bin"
 printf '#!/bin/sh\nexec /usr/sbin/pmc -s %s "$@"\n' "$tmp/ptp4l-n.sock" >"$tmp/bin/pmc"
 chmod 0755 "$tmp/bin/pmc"
 
-ssh-keygen -q -t ed25519 -N '' -f "$tmp/hostkey" || exit 1
-ssh-keygen -q -t ed25519 -N '' -f "$tmp/id" || exit 1
-cp "$tmp/id.pub" "$tmp/authorized_keys"
-cat >"$tmp/sshd_config" <<EOF
-ListenAddress $subnet.10
-Port 22
-HostKey $tmp/hostkey
-PidFile $tmp/sshd.pid
-AuthorizedKeysFile $tmp/authorized_keys
-StrictModes no
-UsePAM no
-PermitRootLogin prohibit-password
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-SetEnv PATH=$tmp/bin:/usr/local/bin:/usr/bin:/bin
-EOF
-mkdir -p /run/sshd
+lab_sshd_config "$tmp" "$subnet.10" "PATH=$tmp/bin:/usr/local/bin:/usr/bin:/bin" || exit 1
 # The node's ptp4l and sshd in a PID namespace of their own, so `ps` in its
 # ssh sessions shows that node's daemons only (not the chronyd or ntpd of
 # the machine running the test: time.conflicting_daemons otherwise).

@@ -16,6 +16,7 @@
 # socket.  Cleans up after itself.
 set -u
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/lab_sshd.sh"
 bin=${SYNCTOP_BIN:?}
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (network and PID namespaces, sshd)"
@@ -105,23 +106,7 @@ for l in pa pb; do
 	pids="$pids $!"
 done
 
-ssh-keygen -q -t ed25519 -N '' -f "$tmp/hostkey" || exit 1
-ssh-keygen -q -t ed25519 -N '' -f "$tmp/id" || exit 1
-cp "$tmp/id.pub" "$tmp/authorized_keys"
-cat >"$tmp/sshd_config" <<EOF
-ListenAddress $subnet.10
-Port 22
-HostKey $tmp/hostkey
-PidFile $tmp/sshd.pid
-AuthorizedKeysFile $tmp/authorized_keys
-StrictModes no
-UsePAM no
-PermitRootLogin prohibit-password
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-SetEnv PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin
-EOF
-mkdir -p /run/sshd
+lab_sshd_config "$tmp" "$subnet.10" "PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" || exit 1
 # The node: its two ptp4l slaves and its sshd in one PID namespace of their
 # own.  The ptp4l are started the ordinary way (`ptp4l -f FILE -i IFACE`),
 # the second with the short options run together as getopt allows.
