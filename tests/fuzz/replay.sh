@@ -11,11 +11,8 @@
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../integration/tap.sh"
 bin=${FUZZ_REPLAY_BIN:-tests/fuzz}
-targets="chrony_csv chrony_text chrony_select timesyncd ntpq pmc ethtool daemons phc_ctl probe_split probe_decode hostlist hostlist_compress target ntpctl
-	ssh_config known_hosts sanitize report_json config prometheus_query command_template jump_spec"
-if [ -f "$here/fuzz_theme.c" ]; then
-	targets="$targets theme"
-fi
+. "$here/targets.sh"
+targets=$(fuzz_targets "$here")
 
 files_in() { # regular files (not dot files) in a directory that may not exist
 	if [ -d "$1" ]; then
@@ -30,7 +27,7 @@ for t in $targets; do
 	corpus=$here/corpus/$t
 	reg=$here/regressions/$t
 	if [ ! -x "$prog" ]; then
-		ok 1 "$t: $prog not built"
+		ok 1 "$t: $prog not built (is it in Makefile.am's fuzz_replay?)"
 		continue
 	fi
 	want=$(($(files_in "$corpus") + $(files_in "$reg")))
