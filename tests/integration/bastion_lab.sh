@@ -20,6 +20,7 @@
 # Subnets 10.66.0.0/24 .. 10.66.3.0/24 only; names carry "jp" and the PID.
 set -u
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/lab_netns.sh"
 bin=${SYNCTOP_BIN:?}
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (network namespaces, sshd)"
@@ -27,51 +28,31 @@ for p in ip /usr/sbin/sshd ssh-keygen jq timeout; do
 	command -v "$p" >/dev/null 2>&1 || skip_all "no $p"
 done
 for s in 0 1 2 3; do
-	if { ip -4 -o addr show; ip -4 route show table all; } | grep -q " 10\.66\.$s\."; then
-		skip_all "10.66.$s.0/24 is in use on this machine"
-	fi
+	lab_subnet_free "10.66.$s" || skip_all "10.66.$s.0/24 is in use on this machine"
 done
 
-tag=jp$$
-ns_b=${tag}b
-ns_h=${tag}h
-ns_n=${tag}n
-tmp=$(mktemp -d)
+lab_begin jp
+ns_b=${lab_tag}b
+ns_h=${lab_tag}h
+ns_n=${lab_tag}n
 nodes=16
 # BASTION_LAB_LOGS=DIR keeps synctop's and the sshds' logs there.
-cleanup() {
+lab_on_cleanup() {
 	[ -n "${BASTION_LAB_LOGS:-}" ] && cp "$tmp"/*.log "$BASTION_LAB_LOGS"/ 2>/dev/null
 	for f in "$tmp"/*.pid; do
 		[ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null
 	done
 	[ -n "${live_pid:-}" ] && kill "$live_pid" 2>/dev/null
-	sleep 0.2
-	# sshd's per-connection children die with their namespace's links;
-	# the namespaces' processes are all this test's
-	for ns in "$ns_b" "$ns_h" "$ns_n"; do
-		for p in $(ip netns pids "$ns" 2>/dev/null); do
-			kill "$p" 2>/dev/null
-		done
-		ip netns del "$ns" 2>/dev/null
-	done
-	ip link del "${tag}r" 2>/dev/null
+	# sshd's per-connection children die with their namespace's links; the
+	# namespaces' processes are all this test's (lab_cleanup ends them)
 	ip route del unreachable 10.66.1.0/24 2>/dev/null
 	ip route del unreachable 10.66.3.0/24 2>/dev/null
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
 
-ip netns add "$ns_b" && ip netns add "$ns_h" && ip netns add "$ns_n" || skip_all "cannot create network namespaces"
-for ns in "$ns_b" "$ns_h" "$ns_n"; do
-	ip -n "$ns" link set lo up
-done
+lab_netns b h n
 # client <-> bastion
-ip link add "${tag}r" type veth peer name b0 netns "$ns_b" || skip_all "no veth"
-ip addr add 10.66.0.1/24 dev "${tag}r"
-ip link set "${tag}r" up
-ip -n "$ns_b" addr add 10.66.0.2/24 dev b0
-ip -n "$ns_b" link set b0 up
+subnet=10.66.0
+lab_uplink "$ns_b" b0 1 2 24
 # bastion <-> nodes
 ip link add n0 netns "$ns_b" type veth peer name n0 netns "$ns_n"
 ip -n "$ns_b" addr add 10.66.1.1/24 dev n0

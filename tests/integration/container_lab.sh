@@ -25,6 +25,7 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/lab_sshd.sh"
+. "$(dirname "$0")/lab_netns.sh"
 bin=${SYNCTOP_BIN:?}
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (namespaces, cgroups, sshd)"
@@ -35,9 +36,9 @@ cg2=/sys/fs/cgroup/unified
 [ -f /sys/fs/cgroup/cgroup.controllers ] && cg2=/sys/fs/cgroup
 [ -w "$cg2" ] || skip_all "no writable cgroup v2 tree"
 
-tag=ct$$
-ns=${tag}n
-tmp=$(mktemp -d)
+lab_begin ct
+tag=$lab_tag
+ns=${lab_tag}n
 hex=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
 docker_cg=docker-$tag$hex.scope
 pod_cg=kubepods-$tag.slice/kubepods-$tag-besteffort.slice/kubepods-$tag-besteffort-pod${hex:0:8}.slice
@@ -47,7 +48,7 @@ for v1 in /sys/fs/cgroup/systemd /sys/fs/cgroup/pids; do
 	[ -d "$v1" ] && [ -w "$v1" ] && trees="$trees $v1"
 done
 init=
-cleanup() {
+lab_on_cleanup() {
 	# unshare --fork ignores SIGTERM: end the node's PID 1 (sshd), which
 	# ends every process of its PID namespace
 	if [ -n "$init" ] && [ -r "/proc/$init/task/$init/children" ]; then
@@ -70,26 +71,16 @@ cleanup() {
 		done
 		rmdir "$t/$docker_cg" 2>/dev/null
 	done
-	ip netns del "$ns" 2>/dev/null
-	ip link del "${tag}r" 2>/dev/null
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
 
 for t in $trees; do
 	mkdir -p "$t/$pod_cg" "$t/$docker_cg" || skip_all "cannot create cgroups under $t"
 done
 
 # this helper's subnets are 10.62.0.0/24 .. 10.62.9.0/24
-subnet=10.62.$(($$ % 10))
-ip netns add "$ns" || skip_all "cannot create a network namespace"
-ip -n "$ns" link set lo up
-ip link add "${tag}r" type veth peer name ssh0 netns "$ns" || skip_all "no veth"
-ip addr add "$subnet.1/30" dev "${tag}r"
-ip link set "${tag}r" up
-ip -n "$ns" addr add "$subnet.2/30" dev ssh0
-ip -n "$ns" link set ssh0 up
+lab_subnet 10.62.0-9
+lab_netns n
+lab_uplink "$ns" ssh0 1 2 30
 
 # chronyd: no sources, no NTP port, its own command socket and files
 for who in host docker pod; do

@@ -20,6 +20,7 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/lab_sshd.sh"
+. "$(dirname "$0")/lab_netns.sh"
 bin=${SYNCTOP_BIN:?}
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (network namespaces, sshd)"
@@ -27,45 +28,24 @@ for p in ip nsenter unshare setpriv /usr/sbin/sshd /usr/sbin/chronyd /usr/bin/ch
 	command -v "$p" >/dev/null 2>&1 || skip_all "no $p"
 done
 
-tag=ev$$
-ns=${tag}n
-tmp=$(mktemp -d)
+lab_begin ev
+ns=${lab_tag}n
 chmod 0750 "$tmp" # chronyd refuses a command socket in a directory open to others
 synctop_pid=
 init_pid=
 unshare_pid=
-cleanup() {
+lab_on_cleanup() {
 	[ -n "$synctop_pid" ] && kill "$synctop_pid" 2>/dev/null
 	[ -S "$tmp/tmux.sock" ] && tmux -S "$tmp/tmux.sock" kill-server 2>/dev/null
 	# chronyd and sshd live in the node's PID namespace: ending its init
 	# (our sleep) ends them all
 	[ -n "$init_pid" ] && kill -9 "$init_pid" 2>/dev/null
 	[ -n "$unshare_pid" ] && wait "$unshare_pid" 2>/dev/null
-	sleep 0.2
-	ip netns del "$ns" 2>/dev/null
-	ip link del "${tag}r" 2>/dev/null
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
 
-subnet=
-for n in 0 1 2 3 4 5 6 7 8 9; do
-	s=10.68.$n
-	if ! { ip -4 -o addr show; ip -4 route show table all; } | grep -q "$s\."; then
-		subnet=$s
-		break
-	fi
-done
-[ -n "$subnet" ] || skip_all "every 10.68.0-9.0/24 is in use"
-
-ip netns add "$ns" || skip_all "cannot create a network namespace"
-ip -n "$ns" link set lo up
-ip link add "${tag}r" type veth peer name ssh0 netns "$ns" || skip_all "no veth"
-ip addr add "$subnet.9/30" dev "${tag}r"
-ip link set "${tag}r" up
-ip -n "$ns" addr add "$subnet.10/30" dev ssh0
-ip -n "$ns" link set ssh0 up
+lab_subnet 10.68.0-9
+lab_netns n
+lab_uplink "$ns" ssh0 9 10 30
 
 # the node's PID namespace: its init is a sleep; everything else enters it
 ip netns exec "$ns" unshare --pid --fork --mount-proc sleep 100000 2>/dev/null &

@@ -24,6 +24,7 @@
 # -sys_time, chronyd -x).  Cleans up after itself.
 set -u
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/lab_netns.sh"
 bin=${SYNCTOP_BIN:?}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 
@@ -32,46 +33,21 @@ for p in ip /usr/sbin/sshd ssh ssh-keygen /usr/sbin/chronyd chronyc /usr/sbin/pt
 	command -v "$p" >/dev/null 2>&1 || skip_all "no $p"
 done
 
-tag=ex$$
-ns=${tag}n
-tmp=$(mktemp -d /tmp/synctop-exlab.XXXXXX)
+lab_begin ex /tmp/synctop-exlab.XXXXXX
+ns=${lab_tag}n
 chmod 0750 "$tmp" # chronyd refuses a command socket in a directory others can enter
 marker=/tmp/PWNED-$$
-pids=
-cleanup() {
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
-	[ -s "$tmp/sshd.pid" ] && kill "$(cat "$tmp/sshd.pid")" 2>/dev/null
-	[ -s "$tmp/sshd_cert.pid" ] && kill "$(cat "$tmp/sshd_cert.pid")" 2>/dev/null
-	[ -s "$tmp/chronyd.pid" ] && kill "$(cat "$tmp/chronyd.pid")" 2>/dev/null
-	sleep 0.2
-	ip netns del "$ns" 2>/dev/null
-	ip link del "${tag}r" 2>/dev/null
-	rm -rf "$tmp"
+lab_pidfile "$tmp/sshd.pid" "$tmp/sshd_cert.pid" "$tmp/chronyd.pid"
+lab_on_cleanup() {
 	rm -f "$marker"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
 
 # one of this test's /24s that nothing here uses yet
-subnet=
-for i in 0 1 2 3 4 5 6 7 8 9; do
-	if ! { ip -4 -o addr show; ip -4 route show table all; } | grep -q "10\.65\.$i\."; then
-		subnet=10.65.$i
-		break
-	fi
-done
-[ -n "$subnet" ] || skip_all "10.65.0-9.0/24 are all in use"
+lab_subnet 10.65.0-9
 node=$subnet.2
 
-ip netns add "$ns" || skip_all "cannot create a network namespace"
-ip -n "$ns" link set lo up
-ip link add "${tag}r" type veth peer name eth0 netns "$ns" || skip_all "no veth"
-ip addr add "$subnet.1/24" dev "${tag}r"
-ip link set "${tag}r" up
-ip -n "$ns" addr add "$node/24" dev eth0
-ip -n "$ns" link set eth0 up
+lab_netns n
+lab_uplink "$ns" eth0 1 2 24
 # a link of its own for ptp4l (a lone master on software timestamps)
 ip link add ptp0 netns "$ns" type veth peer name ptp1 netns "$ns"
 ip -n "$ns" link set ptp0 up
@@ -100,7 +76,7 @@ use_syslog 0
 EOF
 ip netns exec "$ns" setpriv --bounding-set -sys_time \
 	/usr/sbin/ptp4l -f "$tmp/ptp4l.conf" -i ptp0 -S -m >"$tmp/ptp4l.log" 2>&1 &
-pids="$pids $!"
+lab_pid $!
 # plain `chronyc` / `pmc` on the node reach its daemons
 printf '#!/bin/sh\nexec /usr/bin/chronyc -h %s "$@"\n' "$tmp/chronyd.sock" >"$tmp/bin/chronyc"
 printf '#!/bin/sh\nexec /usr/sbin/pmc -s %s "$@"\n' "$tmp/ptp4l.sock" >"$tmp/bin/pmc"

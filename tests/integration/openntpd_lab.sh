@@ -23,6 +23,7 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/lab_sshd.sh"
+. "$(dirname "$0")/lab_netns.sh"
 bin=${SYNCTOP_BIN:?}
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (network and mount namespaces, sshd)"
@@ -30,24 +31,9 @@ for p in ip unshare nsenter /usr/sbin/chronyd /usr/sbin/sshd setpriv ssh-keygen 
 	command -v "$p" >/dev/null 2>&1 || skip_all "no $p"
 done
 
-tag=on$$
-ns_s=${tag}s
-ns_n=${tag}n
-tmp=$(mktemp -d)
-pids=
-cleanup() {
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
-	[ -s "$tmp/node.pid" ] && kill "$(cat "$tmp/node.pid")" 2>/dev/null
-	sleep 0.3
-	ip netns del "$ns_s" 2>/dev/null
-	ip netns del "$ns_n" 2>/dev/null
-	ip link del "${tag}r" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+lab_begin on
+ns_s=${lab_tag}s
+ns_n=${lab_tag}n
 
 # openntpd's binaries, unpacked
 deb=${OPENNTPD_DEB:-}
@@ -77,29 +63,14 @@ C
 cc -shared -fPIC -O2 -o "$tmp/noadj.so" "$tmp/noadj.c" || skip_all "cannot build the adjtime library"
 
 # one of this helper's /24s (10.64.3-9) that nothing here uses
-subnet=
-for i in 3 4 5 6 7 8 9; do
-	x=$(((i + $$) % 7 + 3))
-	if ! { ip -4 -o addr show; ip -4 route show table all; } | grep -q "10\.64\.$x\."; then
-		subnet=10.64.$x
-		break
-	fi
-done
-[ -n "$subnet" ] || skip_all "no free /24 in 10.64.3-9"
-
-ip netns add "$ns_s" && ip netns add "$ns_n" || skip_all "cannot create network namespaces"
-ip -n "$ns_s" link set lo up
-ip -n "$ns_n" link set lo up
+lab_subnet 10.64.3-9
+lab_netns s n
 ip link add ntp0 netns "$ns_n" type veth peer name ntp0 netns "$ns_s" || skip_all "no veth"
 ip -n "$ns_s" addr add "$subnet.1/30" dev ntp0
 ip -n "$ns_n" addr add "$subnet.2/30" dev ntp0
 ip -n "$ns_s" link set ntp0 up
 ip -n "$ns_n" link set ntp0 up
-ip link add "${tag}r" type veth peer name ssh0 netns "$ns_n"
-ip addr add "$subnet.9/30" dev "${tag}r"
-ip link set "${tag}r" up
-ip -n "$ns_n" addr add "$subnet.10/30" dev ssh0
-ip -n "$ns_n" link set ssh0 up
+lab_uplink "$ns_n" ssh0 9 10 30
 
 cat >"$tmp/chrony.conf" <<EOF
 local stratum 2
@@ -111,7 +82,7 @@ driftfile $tmp/chrony.drift
 EOF
 ip netns exec "$ns_s" setpriv --bounding-set -sys_time /usr/sbin/chronyd -x -d -f "$tmp/chrony.conf" \
 	>"$tmp/chronyd.log" 2>&1 &
-pids="$pids $!"
+lab_pid $!
 
 mkdir -p "$tmp/bin"
 ln -s "$tmp/root/usr/sbin/ntpctl" "$tmp/bin/ntpctl"
@@ -148,6 +119,7 @@ mkdir -p /run/sshd
 # it every process of the node
 ip netns exec "$ns_n" unshare -m -p -f --mount-proc --kill-child "$tmp/node.sh" >"$tmp/node.log" 2>&1 &
 echo $! >"$tmp/node.pid"
+lab_pid_kill $!
 for i in $(seq 50); do
 	[ -s "$tmp/sshd.pid" ] && break
 	sleep 0.1

@@ -13,6 +13,7 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/lab_sshd.sh"
+. "$(dirname "$0")/lab_netns.sh"
 bin=${SYNCTOP_BIN:?}
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (network namespaces, sshd)"
@@ -20,44 +21,13 @@ for p in ip /usr/sbin/ptp4l /usr/sbin/pmc /usr/sbin/sshd ethtool setpriv unshare
 	command -v "$p" >/dev/null 2>&1 || skip_all "no $p"
 done
 
-tag=sp$$
-ns_m=${tag}m
-ns_n=${tag}n
-tmp=$(mktemp -d)
-pids=
-node_pid=
-cleanup() {
-	if [ -n "$node_pid" ]; then
-		kill -KILL "$node_pid" 2>/dev/null
-		wait "$node_pid" 2>/dev/null
-	fi
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
-	[ -s "$tmp/sshd.pid" ] && kill "$(cat "$tmp/sshd.pid")" 2>/dev/null
-	sleep 0.2
-	ip netns del "$ns_m" 2>/dev/null
-	ip netns del "$ns_n" 2>/dev/null
-	ip link del "${tag}r" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+lab_begin sp
+ns_m=${lab_tag}m
+ns_n=${lab_tag}n
 
-# a /24 no interface or route of this machine uses
-subnet=
-for i in $(seq 20); do
-	s=10.$((200 + $(od -An -N1 -tu1 /dev/urandom | tr -d ' ') % 50)).$(($(od -An -N1 -tu1 /dev/urandom | tr -d ' ') % 250))
-	if ! { ip -4 -o addr show; ip -4 route show table all; } | grep -q "$s\."; then
-		subnet=$s
-		break
-	fi
-done
-[ -n "$subnet" ] || skip_all "no free /24 found"
-
-ip netns add "$ns_m" && ip netns add "$ns_n" || skip_all "cannot create network namespaces"
-ip -n "$ns_m" link set lo up
-ip -n "$ns_n" link set lo up
+# one of this test's /24s that nothing here uses
+lab_subnet 10.200.0-9
+lab_netns m n
 # the PTP link (not the default route) and the default route's link
 ip link add vptp netns "$ns_n" type veth peer name vptp netns "$ns_m" || skip_all "no veth"
 ip link add eth0 netns "$ns_n" type veth peer name eth0 netns "$ns_m"
@@ -69,11 +39,7 @@ ip -n "$ns_n" addr add "$subnet.2/30" dev eth0
 ip -n "$ns_m" addr add "$subnet.1/30" dev eth0
 ip -n "$ns_n" route add default via "$subnet.1" dev eth0
 # the client's way in
-ip link add "${tag}r" type veth peer name ssh0 netns "$ns_n"
-ip addr add "$subnet.9/30" dev "${tag}r"
-ip link set "${tag}r" up
-ip -n "$ns_n" addr add "$subnet.10/30" dev ssh0
-ip -n "$ns_n" link set ssh0 up
+lab_uplink "$ns_n" ssh0 9 10 30
 
 for who in m n; do
 	{
@@ -88,10 +54,9 @@ for who in m n; do
 		[ $who = n ] && echo "slaveOnly 1"
 	} >"$tmp/ptp4l-$who.conf"
 	[ $who = n ] && continue # the node's: in its own PID namespace, below
-	ns=$tag$who
-	ip netns exec "$ns" setpriv --bounding-set -sys_time \
+	ip netns exec "$lab_tag$who" setpriv --bounding-set -sys_time \
 		/usr/sbin/ptp4l -f "$tmp/ptp4l-$who.conf" -i vptp -S -m >"$tmp/ptp4l-$who.log" 2>&1 &
-	pids="$pids $!"
+	lab_pid $!
 done
 mkdir -p "$tmp/bin"
 printf '#!/bin/sh\nexec /usr/sbin/pmc -s %s "$@"\n' "$tmp/ptp4l-n.sock" >"$tmp/bin/pmc"
@@ -116,7 +81,7 @@ exec /usr/sbin/sshd -D -f $tmp/sshd_config -E $tmp/sshd.log
 EOF
 chmod 0755 "$tmp/node.sh"
 unshare --pid --fork --kill-child --mount-proc ip netns exec "$ns_n" "$tmp/node.sh" </dev/null >/dev/null 2>&1 &
-node_pid=$!
+lab_pid_kill $!
 echo "$subnet.10 $(cut -d' ' -f1,2 "$tmp/hostkey.pub")" >"$tmp/known_hosts"
 : >"$tmp/ssh_config"
 # chronyd is not this test's business (the host may run one)

@@ -17,6 +17,7 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/lab_sshd.sh"
+. "$(dirname "$0")/lab_netns.sh"
 bin=${SYNCTOP_BIN:?}
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (network and PID namespaces, sshd)"
@@ -25,46 +26,13 @@ for p in ip /usr/sbin/ptp4l /usr/sbin/pmc /usr/sbin/sshd ethtool setpriv unshare
 done
 unshare --help 2>&1 | grep -q -- --kill-child || skip_all "unshare has no --kill-child"
 
-tag=mp$$
-ns_m=${tag}m
-ns_n=${tag}n
-tmp=$(mktemp -d)
-pids=
-node_pid=
-cleanup() {
-	# the node's PID namespace dies with its first process (unshare's
-	# child, killed by --kill-child when unshare goes)
-	# (unshare --fork ignores SIGTERM while it waits: KILL)
-	if [ -n "$node_pid" ]; then
-		kill -KILL "$node_pid" 2>/dev/null
-		wait "$node_pid" 2>/dev/null
-	fi
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
-	sleep 0.3
-	ip netns del "$ns_m" 2>/dev/null
-	ip netns del "$ns_n" 2>/dev/null
-	ip link del "${tag}r" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+lab_begin mp
+ns_m=${lab_tag}m
+ns_n=${lab_tag}n
 
 # this helper's subnets are 10.61.0.0/24 .. 10.61.9.0/24: one that is free
-subnet=
-for i in $(seq 0 9); do
-	s=10.61.$(((i + $$) % 10))
-	if ! { ip -4 -o addr show; ip -4 route show table all; } | grep -q "$s\."; then
-		subnet=$s
-		break
-	fi
-done
-[ -n "$subnet" ] || skip_all "no free /24 among 10.61.0-9"
-
-ip netns add "$ns_m" && ip netns add "$ns_n" || skip_all "cannot create network namespaces"
-ip -n "$ns_m" link set lo up
-ip -n "$ns_n" link set lo up
+lab_subnet 10.61.0-9
+lab_netns m n
 # two PTP links, one per ptp4l
 for l in pa pb; do
 	ip link add "$l" netns "$ns_n" type veth peer name "$l" netns "$ns_m" || skip_all "no veth"
@@ -78,11 +46,7 @@ ip -n "$ns_n" addr add "$subnet.18/30" dev pa
 ip -n "$ns_m" addr add "$subnet.21/30" dev pb
 ip -n "$ns_n" addr add "$subnet.22/30" dev pb
 # the client's way in
-ip link add "${tag}r" type veth peer name ssh0 netns "$ns_n"
-ip addr add "$subnet.9/30" dev "${tag}r"
-ip link set "${tag}r" up
-ip -n "$ns_n" addr add "$subnet.10/30" dev ssh0
-ip -n "$ns_n" link set ssh0 up
+lab_uplink "$ns_n" ssh0 9 10 30
 
 ptp_conf() { # ptp_conf NAME ROLE
 	{
@@ -103,7 +67,7 @@ for l in pa pb; do
 	ptp_conf "n$l" slave
 	ip netns exec "$ns_m" setpriv --bounding-set -sys_time \
 		/usr/sbin/ptp4l -f "$tmp/ptp4l-m$l.conf" -i "$l" -S -m >"$tmp/ptp4l-m$l.log" 2>&1 &
-	pids="$pids $!"
+	lab_pid $!
 done
 
 lab_sshd_config "$tmp" "$subnet.10" "PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" || exit 1
@@ -126,7 +90,7 @@ chmod 0755 "$tmp/node.sh"
 # unshare first: it stays this script's child ($!), and --kill-child takes
 # the whole PID namespace down with it (`ip netns exec` forks)
 unshare --pid --fork --kill-child --mount-proc ip netns exec "$ns_n" "$tmp/node.sh" </dev/null >/dev/null 2>&1 &
-node_pid=$!
+lab_pid_kill $!
 echo "$subnet.10 $(cut -d' ' -f1,2 "$tmp/hostkey.pub")" >"$tmp/known_hosts"
 : >"$tmp/ssh_config"
 printf '{"defaults": {"expect": {"chrony": "no"}}}\n' >"$tmp/synctop.json"

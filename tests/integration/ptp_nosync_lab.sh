@@ -20,6 +20,7 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/lab_sshd.sh"
+. "$(dirname "$0")/lab_netns.sh"
 bin=${SYNCTOP_BIN:?}
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (network namespaces, sshd)"
@@ -27,40 +28,16 @@ for p in ip /usr/sbin/ptp4l /usr/sbin/pmc /usr/sbin/sshd setpriv ssh-keygen jq o
 	command -v "$p" >/dev/null 2>&1 || skip_all "no $p"
 done
 
-tag=ns$$
-ns_m=${tag}m
-ns_n=${tag}n
-tmp=$(mktemp -d)
-master_pid=
-slave_pid=
-cleanup() {
-	[ -n "$master_pid" ] && kill "$master_pid" 2>/dev/null
-	[ -n "$slave_pid" ] && kill "$slave_pid" 2>/dev/null
-	[ -s "$tmp/sshd.pid" ] && kill "$(cat "$tmp/sshd.pid")" 2>/dev/null
+lab_begin ns
+ns_m=${lab_tag}m
+ns_n=${lab_tag}n
+lab_on_cleanup() {
 	[ -S "$tmp/tmux.sock" ] && tmux -S "$tmp/tmux.sock" kill-server 2>/dev/null
-	sleep 0.2
-	ip netns del "$ns_m" 2>/dev/null
-	ip netns del "$ns_n" 2>/dev/null
-	ip link del "${tag}r" 2>/dev/null
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
 
-# a /24 no interface or route of this machine uses
-subnet=
-for _ in $(seq 20); do
-	s=10.$((200 + $(od -An -N1 -tu1 /dev/urandom | tr -d ' ') % 50)).$(($(od -An -N1 -tu1 /dev/urandom | tr -d ' ') % 250))
-	if ! { ip -4 -o addr show; ip -4 route show table all; } | grep -q "$s\."; then
-		subnet=$s
-		break
-	fi
-done
-[ -n "$subnet" ] || skip_all "no free /24 found"
-
-ip netns add "$ns_m" && ip netns add "$ns_n" || skip_all "cannot create network namespaces"
-ip -n "$ns_m" link set lo up
-ip -n "$ns_n" link set lo up
+# one of this test's /24s that nothing here uses
+lab_subnet 10.201.0-9
+lab_netns m n
 ip link add vptp netns "$ns_n" type veth peer name vptp netns "$ns_m" || skip_all "no veth"
 # ptp4l's UDPv4 transport needs an address on the link: without one the
 # slave never hears the master's Announce messages here
@@ -69,11 +46,7 @@ ip -n "$ns_n" addr add "$subnet.2/30" dev vptp
 ip -n "$ns_n" link set vptp up
 ip -n "$ns_m" link set vptp up
 # the client's way in
-ip link add "${tag}r" type veth peer name ssh0 netns "$ns_n"
-ip addr add "$subnet.9/30" dev "${tag}r"
-ip link set "${tag}r" up
-ip -n "$ns_n" addr add "$subnet.10/30" dev ssh0
-ip -n "$ns_n" link set ssh0 up
+lab_uplink "$ns_n" ssh0 9 10 30
 
 for who in m n; do
 	{
@@ -88,16 +61,17 @@ for who in m n; do
 		[ $who = n ] && echo "slaveOnly 1"
 		[ $who = n ] && echo "announceReceiptTimeout 20"
 	} >"$tmp/ptp4l-$who.conf"
-	ns=$tag$who
-	ip netns exec "$ns" setpriv --bounding-set -sys_time \
+	ip netns exec "$lab_tag$who" setpriv --bounding-set -sys_time \
 		/usr/sbin/ptp4l -f "$tmp/ptp4l-$who.conf" -i vptp -S -m >"$tmp/ptp4l-$who.log" 2>&1 &
-	if [ $who = m ]; then master_pid=$!; else slave_pid=$!; fi
+	lab_pid $!
+	[ $who = m ] && master_pid=$!
 done
 mkdir -p "$tmp/bin"
 printf '#!/bin/sh\nexec /usr/sbin/pmc -s %s "$@"\n' "$tmp/ptp4l-n.sock" >"$tmp/bin/pmc"
 chmod 0755 "$tmp/bin/pmc"
 
 lab_sshd_config "$tmp" "$subnet.10" "PATH=$tmp/bin:/usr/local/bin:/usr/bin:/bin" || exit 1
+lab_pidfile "$tmp/sshd.pid"
 ip netns exec "$ns_n" /usr/sbin/sshd -f "$tmp/sshd_config" -E "$tmp/sshd.log" || skip_all "sshd did not start"
 echo "$subnet.10 $(cut -d' ' -f1,2 "$tmp/hostkey.pub")" >"$tmp/known_hosts"
 : >"$tmp/ssh_config"
@@ -151,7 +125,6 @@ fi
 
 kill "$master_pid"
 wait "$master_pid" 2>/dev/null
-master_pid=
 stopped=$(date +%s.%N)
 
 # poll quickly: warn after 3 s, crit after 8 s, ptp4l leaves SLAVE after 20 s
