@@ -30,6 +30,8 @@
 # lab_cleanup's order: lab_on_cleanup, the PIDs and PID files above, then
 # whatever still runs in the lab's namespaces (all of it this test's: the
 # names carry its PID), the namespaces, the client's link, $tmp.
+lab_lock_dir=/run/lock
+[ -d "$lab_lock_dir" ] || lab_lock_dir=/tmp
 lab_tag=
 lab_namespaces=
 lab_pids=
@@ -46,7 +48,10 @@ lab_begin() {
 lab_netns() {
 	local name
 	for name in "$@"; do
-		ip netns add "$lab_tag$name" || skip_all "cannot create network namespaces"
+		# under a lock: the first `ip netns add` of a boot mounts /run/netns,
+		# and two doing that at once leave a mess (Debian bug 949235)
+		flock "$lab_lock_dir/synctop-netns.lock" ip netns add "$lab_tag$name" ||
+			skip_all "cannot create network namespaces"
 		lab_namespaces="$lab_namespaces $lab_tag$name"
 		ip -n "$lab_tag$name" link set lo up
 	done
