@@ -22,6 +22,9 @@
  *     two events.  Each poll's answer is a real state the node was in, and a
  *     one-poll grandmaster change is what an operator needs to see; holding
  *     findings back until they last is the `for` setting's job, not this.
+ *   - The cluster's findings on a node (consistency.c) are not its events:
+ *     event_cluster.h makes one cluster event per code of them; they still
+ *     make the node's status, whose event names the worst code.
  *   - A daemon restart is the daemons collector's verdict (process age, ps
  *     etimes, never a wall-clock start time): once per restart.
  *   - A clock step: the chrony offset, the PTP offsetFromMaster or the clock
@@ -42,7 +45,6 @@
 typedef struct {
 	const char *code; /* static, as finding.code */
 	severity sev;
-	bool cluster;     /* a cluster-wide finding (consistency.c) */
 	char message[FINDING_MESSAGE_LEN];
 } event_finding;
 
@@ -55,7 +57,8 @@ typedef struct {
 	bool answered_ever; /* the node has an observation */
 	bool reachable;
 	node_status status;
-	int n_findings;
+	const char *why;    /* the worst finding's code (its own or the cluster's), NULL if none */
+	int n_findings;     /* its own findings: the cluster's are event_cluster.h's */
 	event_finding findings[MAX_FINDINGS];
 
 	bool chrony_ok;

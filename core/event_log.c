@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event_cluster.h"
 #include "xalloc.h"
 
 struct event_log {
@@ -21,6 +22,8 @@ struct event_log {
 	size_t count;
 	uint64_t last_id;
 	unsigned long overwritten;
+
+	event_cluster_state cluster; /* the settled nodes' cluster findings at the last refresh */
 
 	event *staged;    /* this refresh's, before grouping */
 	size_t n_staged, staged_cap;
@@ -93,6 +96,33 @@ void event_log_watch_refresh(event_watch *w, const node *n, double t)
 		return;
 	}
 	event_log_watch(w, n, t);
+}
+
+void event_log_refresh(event_log *l, const node *nodes, size_t n, double t)
+{
+	event_cluster_state now, before = l->cluster;
+	now.count = 0;
+	for (size_t i = 0; i < n; i++) {
+		event_watch *w = nodes[i].watch;
+		if (!w) {
+			continue;
+		}
+		bool was_settled = w->settled;
+		event_log_watch_refresh(w, &nodes[i], t);
+		if (!w->settled) {
+			continue;
+		}
+		event_cluster_add(&now, &nodes[i]);
+		if (!was_settled) {
+			event_cluster_add(&before, &nodes[i]); /* start-up: already so */
+		}
+	}
+	event found[2 * EVENT_CLUSTER_CODES];
+	size_t count = event_cluster_compare(&before, &now, t, found, sizeof found / sizeof found[0]);
+	for (size_t i = 0; i < count && i < sizeof found / sizeof found[0]; i++) {
+		event_log_stage(l, &found[i]);
+	}
+	l->cluster = now;
 }
 
 static void append(event_log *l, event *e)

@@ -22,11 +22,14 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "event_cluster.h"
 #include "event_detect.h"
 #include "event_file.h"
 #include "event_log.h"
 #include "events.h"
 #include "filter.h"
+#include "finding.h"
+#include "health.h"
 #include "node.h"
 #include "conffile.h"
 #include "node_settings.h"
@@ -167,21 +170,192 @@ static void test_findings(void **state)
 	d.n_findings = 0;
 	e = one(&c, &d, EVENT_FINDING_CLEARED, "crit", "");
 	assert_string_equal(e->subject, "chrony.offset");
+}
 
-	/* a cluster-wide finding is its own kind */
-	event_state f = later(&a);
-	f.n_findings = 1;
-	f.findings[0] = (event_finding){.code = "cluster.grandmaster", .sev = SEVERITY_WARN, .cluster = true};
-	one(&a, &f, EVENT_CLUSTER_FINDING_RAISED, "", "warn");
-	event_state g = later(&f);
-	g.findings[0].sev = SEVERITY_CRIT;
-	one(&f, &g, EVENT_CLUSTER_FINDING_RAISED, "warn", "crit");
-	one(&f, &a, EVENT_CLUSTER_FINDING_CLEARED, "warn", "");
-	/* the same code as the node's own and as a cluster finding: two things */
-	event_state h = later(&f);
-	h.n_findings = 2;
-	h.findings[1] = (event_finding){.code = "cluster.grandmaster", .sev = SEVERITY_WARN, .cluster = false};
-	one(&f, &h, EVENT_FINDING_RAISED, "", "warn");
+/* ------------------------------------------------ cluster-scope events */
+
+static void test_cluster_compare(void **state)
+{
+	(void)state;
+	event ev[8];
+	event_cluster_state none = {0}, three = {0}, worse = {0};
+	for (int i = 0; i < 3; i++) {
+		char host[16];
+		snprintf(host, sizeof host, "gpu%03d", i + 1);
+		event_cluster_add_finding(&three, "cluster.offset_spread", SEVERITY_WARN, host, "4 ms from the median");
+		event_cluster_add_finding(&worse, "cluster.offset_spread", i == 2 ? SEVERITY_CRIT : SEVERITY_WARN, host,
+					  "4 ms from the median");
+	}
+	assert_int_equal(three.count, 1);
+	assert_int_equal(three.items[0].nodes, 3);
+	assert_string_equal(three.items[0].first, "gpu001");
+
+	/* three nodes out of line: one event about the cluster */
+	assert_int_equal(event_cluster_compare(&none, &three, 300, ev, 8), 1);
+	assert_int_equal(ev[0].kind, EVENT_CLUSTER_FINDING_RAISED);
+	assert_int_equal(ev[0].node, EVENT_NODE_CLUSTER);
+	assert_int_equal(ev[0].group, 0);
+	assert_int_equal(ev[0].group_size, 3);
+	assert_string_equal(ev[0].subject, "cluster.offset_spread");
+	assert_string_equal(ev[0].from, "");
+	assert_string_equal(ev[0].to, "warn");
+	assert_true(ev[0].t == 300);
+	assert_non_null(strstr(ev[0].message, "3 nodes (gpu001 and 2 more)"));
+	assert_non_null(strstr(ev[0].message, "4 ms from the median"));
+
+	/* the same: silent; worse on one node: raised again from warn */
+	assert_int_equal(event_cluster_compare(&three, &three, 301, ev, 8), 0);
+	assert_int_equal(event_cluster_compare(&three, &worse, 301, ev, 8), 1);
+	assert_int_equal(ev[0].kind, EVENT_CLUSTER_FINDING_RAISED);
+	assert_string_equal(ev[0].from, "warn");
+	assert_string_equal(ev[0].to, "crit");
+
+	/* gone from every node: cleared, once */
+	assert_int_equal(event_cluster_compare(&worse, &none, 302, ev, 8), 1);
+	assert_int_equal(ev[0].kind, EVENT_CLUSTER_FINDING_CLEARED);
+	assert_int_equal(ev[0].node, EVENT_NODE_CLUSTER);
+	assert_string_equal(ev[0].from, "crit");
+	assert_string_equal(ev[0].to, "");
+	assert_int_equal(ev[0].group_size, 0);
+
+	/* max bounds what is written, not what is counted */
+	event_cluster_state two = three;
+	event_cluster_add_finding(&two, "cluster.leap", SEVERITY_WARN, "gpu009", "leap");
+	assert_int_equal(event_cluster_compare(&none, &two, 303, ev, 1), 2);
+}
+
+/* n nodes with watches, answered, ok. */
+static node *cluster_nodes(size_t n, event_log *l, event_watch *w)
+{
+	node *nodes = calloc(n, sizeof *nodes);
+	assert_non_null(nodes);
+	for (size_t i = 0; i < n; i++) {
+		char host[16];
+		snprintf(host, sizeof host, "gpu%03zu", i + 1);
+		node_init(&nodes[i], host);
+		nodes[i].has_observation = true;
+		nodes[i].reachable = true;
+		nodes[i].obs.taken_at = 1000;
+		nodes[i].status = NODE_STATUS_OK;
+		w[i] = (event_watch){.log = l, .index = (uint32_t)i, .limits = limits};
+		nodes[i].watch = &w[i];
+	}
+	return nodes;
+}
+
+static void give_cluster_finding(node *nd, const char *code, severity sev, const thresholds *th)
+{
+	finding f;
+	finding_start(&f, sev, code);
+	finding_message(&f, "out of line with the cluster");
+	health_set_cluster_findings(nd, &f, code ? 1 : 0, th);
+}
+
+static void test_cluster_events_in_the_log(void **state)
+{
+	(void)state;
+	enum { N = 10 };
+	event_log *l = event_log_new(256);
+	event_watch w[N];
+	node *nodes = cluster_nodes(N, l, w);
+	thresholds th;
+	thresholds_init_defaults(&th);
+	/* node 0 is out of line from the start: the baseline, not a change */
+	give_cluster_finding(&nodes[0], "cluster.reference", SEVERITY_WARN, &th);
+	event_log_refresh(l, nodes, N, 1000);
+	assert_int_equal(event_log_commit(l, 5), 0);
+
+	/* seven nodes out of line: one cluster event, and the status of each
+	 * (the grid's colours) grouped; no per-node cluster finding events */
+	for (int i = 1; i < 8; i++) {
+		give_cluster_finding(&nodes[i], "cluster.offset_spread", SEVERITY_WARN, &th);
+	}
+	event_log_refresh(l, nodes, N, 1001);
+	assert_int_equal(event_log_commit(l, 5), 1 + 1 + 7);
+	int cluster = 0, groups = 0, status = 0;
+	for (size_t i = 0; i < event_log_count(l); i++) {
+		const event *e = event_log_at(l, i);
+		if (e->kind == EVENT_CLUSTER_FINDING_RAISED) {
+			cluster++;
+			assert_int_equal(e->node, EVENT_NODE_CLUSTER);
+			assert_int_equal(e->group, 0);
+			assert_int_equal(e->group_size, 7);
+			assert_string_equal(e->subject, "cluster.offset_spread");
+			assert_non_null(strstr(e->message, "7 nodes (gpu002 and 6 more)"));
+		} else if (e->kind == EVENT_GROUP) {
+			groups++;
+			assert_int_equal(e->group_kind, EVENT_STATUS);
+		} else {
+			status++;
+			assert_int_equal(e->kind, EVENT_STATUS);
+			/* the status event names the cluster finding that made it */
+			assert_non_null(strstr(e->message, "cluster.offset_spread"));
+		}
+	}
+	assert_int_equal(cluster, 1);
+	assert_int_equal(groups, 1);
+	assert_int_equal(status, 7);
+
+	/* one more node joins: no cluster event (its status says it) */
+	give_cluster_finding(&nodes[8], "cluster.offset_spread", SEVERITY_WARN, &th);
+	event_log_refresh(l, nodes, N, 1002);
+	assert_int_equal(event_log_commit(l, 5), 1);
+	assert_int_equal(event_log_at(l, event_log_count(l) - 1)->kind, EVENT_STATUS);
+
+	/* all back in line: one cleared */
+	for (int i = 1; i < 9; i++) {
+		give_cluster_finding(&nodes[i], NULL, SEVERITY_OK, &th);
+	}
+	size_t before = event_log_count(l);
+	event_log_refresh(l, nodes, N, 1003);
+	event_log_commit(l, 5);
+	int cleared = 0;
+	for (size_t i = before; i < event_log_count(l); i++) {
+		const event *e = event_log_at(l, i);
+		if (e->kind == EVENT_CLUSTER_FINDING_CLEARED) {
+			cleared++;
+			assert_int_equal(e->node, EVENT_NODE_CLUSTER);
+			assert_string_equal(e->subject, "cluster.offset_spread");
+		}
+		assert_int_not_equal(e->kind, EVENT_CLUSTER_FINDING_RAISED);
+	}
+	assert_int_equal(cleared, 1);
+
+	/* a node settling late brings its cluster finding as baseline */
+	event_watch late = {.log = l, .index = 9, .limits = limits};
+	nodes[9].watch = &late;
+	w[9].settled = false;
+	give_cluster_finding(&nodes[9], "cluster.leap", SEVERITY_WARN, &th);
+	event_log_refresh(l, nodes, N, 1004);
+	assert_int_equal(event_log_commit(l, 5), 0);
+
+	/* its JSON line says scope cluster, no node, and how many carry it */
+	give_cluster_finding(&nodes[9], NULL, SEVERITY_OK, &th);
+	give_cluster_finding(&nodes[3], "cluster.utc_offset", SEVERITY_CRIT, &th);
+	event_log_refresh(l, nodes, N, 1005);
+	assert_true(event_log_commit(l, 5) >= 2);
+	bool json_seen = false;
+	for (size_t i = 0; i < event_log_count(l); i++) {
+		const event *e = event_log_at(l, i);
+		if (e->kind != EVENT_CLUSTER_FINDING_RAISED || strcmp(e->subject, "cluster.utc_offset") != 0) {
+			continue;
+		}
+		size_t len;
+		char *line = event_file_format(e, NULL, &len);
+		assert_non_null(line);
+		json_error_t jerr;
+		json_t *o = json_loads(line, 0, &jerr);
+		assert_non_null(o);
+		assert_string_equal(json_string_value(json_object_get(o, "scope")), "cluster");
+		assert_true(json_is_null(json_object_get(o, "node")));
+		assert_int_equal(json_integer_value(json_object_get(o, "nodes")), 1);
+		json_decref(o);
+		free(line);
+		json_seen = true;
+	}
+	assert_true(json_seen);
+	event_log_free(l);
+	free(nodes);
 }
 
 static void test_chrony(void **state)
@@ -763,6 +937,8 @@ int main(void)
 		cmocka_unit_test(test_baseline),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_findings),
+		cmocka_unit_test(test_cluster_compare),
+		cmocka_unit_test(test_cluster_events_in_the_log),
 		cmocka_unit_test(test_chrony),
 		cmocka_unit_test(test_ntp_peer),
 		cmocka_unit_test(test_ptp),
