@@ -55,6 +55,9 @@ void event_cluster_add(event_cluster_state *s, const node *n)
 	snprintf(host, sizeof host, "%.*s", (int)strnlen(n->host, sizeof n->host), n->host);
 	for (int i = own; i < n->findings.count && i < MAX_FINDINGS; i++) {
 		const finding *f = &n->findings.items[i];
+		if (f->pending) {
+			continue; /* not an event until it has lasted its `for` */
+		}
 		char message[FINDING_MESSAGE_LEN];
 		snprintf(message, sizeof message, "%.*s", (int)strnlen(f->message, sizeof f->message), f->message);
 		event_cluster_add_finding(s, f->code, f->sev, host, message);

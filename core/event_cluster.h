@@ -41,7 +41,8 @@ typedef struct {
 	event_cluster_finding items[EVENT_CLUSTER_CODES];
 } event_cluster_state;
 
-/* Adds n's cluster findings (findings.items[n_own_findings..]) to s.
+/* Adds n's cluster findings (findings.items[n_own_findings..]) that have
+ * lasted their `for` (not pending: finding_wait.h) to s.
  * Codes past EVENT_CLUSTER_CODES are left out. */
 void event_cluster_add(event_cluster_state *s, const node *n);
 

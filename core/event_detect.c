@@ -10,11 +10,22 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "health.h"
 #include "units.h"
 
 static void copy(char *out, size_t out_len, const char *s)
 {
 	snprintf(out, out_len, "%s", s ? s : "");
+}
+
+/* The status the live view draws the node in, less "pending": what its
+ * findings that have lasted their `for` make it (finding_wait.h).  A node
+ * whose only findings still wait is ok here, as none of them is an event
+ * yet. */
+static node_status lasting_status(const node *n)
+{
+	node_status st = health_live_status(n);
+	return st == NODE_STATUS_PENDING ? NODE_STATUS_OK : st;
 }
 
 void event_detect_capture(const node *n, event_state *s)
@@ -23,7 +34,7 @@ void event_detect_capture(const node *n, event_state *s)
 	memset(s, 0, sizeof *s);
 	s->answered_ever = n->has_observation;
 	s->reachable = n->reachable;
-	s->status = cluster_node_status(n);
+	s->status = lasting_status(n);
 	int count = n->findings.count < MAX_FINDINGS ? n->findings.count : MAX_FINDINGS;
 	/* the cluster's findings are cluster events (event_cluster.h), not the
 	 * node's; they still make its status, whose event names the worst */
@@ -31,19 +42,20 @@ void event_detect_capture(const node *n, event_state *s)
 	severity worst = SEVERITY_OK;
 	for (int i = 0; i < count; i++) {
 		const finding *f = &n->findings.items[i];
-		if (f->code && (!s->why || f->sev > worst)) {
+		if (f->code && !f->pending && (!s->why || f->sev > worst)) {
 			s->why = f->code;
 			worst = f->sev;
 		}
 	}
 	for (int i = 0; i < own; i++) {
 		const finding *f = &n->findings.items[i];
-		if (!f->code) {
-			continue;
+		if (!f->code || f->pending) {
+			continue; /* not an event until it has lasted its `for` */
 		}
 		event_finding *ef = &s->findings[s->n_findings++];
 		ef->code = f->code;
 		ef->sev = f->sev;
+		ef->since = f->since;
 		snprintf(ef->message, sizeof ef->message, "%.*s", (int)strnlen(f->message, sizeof f->message),
 			 f->message);
 	}
@@ -172,8 +184,13 @@ static void compare_findings(emitter *em, const event_state *a, const event_stat
 		const event_finding *now = &b->findings[i];
 		const event_finding *was = find_code(a, now->code);
 		if (!was) {
-			emit(em, EVENT_FINDING_RAISED, now->code, "", severity_name(now->sev), "%s %s: %s",
-			     severity_name(now->sev), now->code, now->message);
+			/* one that waited its `for` says how long it has lasted */
+			char lasted[32] = "";
+			if (isfinite(now->since) && now->since > 0 && em->t - now->since >= 1) {
+				snprintf(lasted, sizeof lasted, " for %.0f s", em->t - now->since);
+			}
+			emit(em, EVENT_FINDING_RAISED, now->code, "", severity_name(now->sev), "%s %s%s: %s",
+			     severity_name(now->sev), now->code, lasted, now->message);
 		} else if (was->sev != now->sev) {
 			emit(em, EVENT_FINDING_CHANGED, now->code, severity_name(was->sev), severity_name(now->sev),
 			     "%s %s -> %s: %s", now->code, severity_name(was->sev), severity_name(now->sev),

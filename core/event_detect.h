@@ -20,8 +20,12 @@
  *     the last ones it gave once it answers.
  *   - No debounce: a value that flips and flips back one poll later gives
  *     two events.  Each poll's answer is a real state the node was in, and a
- *     one-poll grandmaster change is what an operator needs to see; holding
- *     findings back until they last is the `for` setting's job, not this.
+ *     one-poll grandmaster change is what an operator needs to see.
+ *   - Findings follow what the live view shows (finding_wait.h): one still
+ *     waiting its `for` (pending) is not captured, so it is raised when it
+ *     has lasted, and one that goes before that was never raised and costs
+ *     no event; the status is the one its lasting findings make (pending
+ *     alone is ok here).  Outside the live view nothing waits.
  *   - The cluster's findings on a node (consistency.c) are not its events:
  *     event_cluster.h makes one cluster event per code of them; they still
  *     make the node's status, whose event names the worst code.
@@ -45,6 +49,7 @@
 typedef struct {
 	const char *code; /* static, as finding.code */
 	severity sev;
+	double since;     /* finding.since: the first poll of its run */
 	char message[FINDING_MESSAGE_LEN];
 } event_finding;
 
@@ -56,7 +61,7 @@ typedef struct {
 typedef struct {
 	bool answered_ever; /* the node has an observation */
 	bool reachable;
-	node_status status;
+	node_status status;  /* health_live_status(), pending counted as ok */
 	const char *why;    /* the worst finding's code (its own or the cluster's), NULL if none */
 	int n_findings;     /* its own findings: the cluster's are event_cluster.h's */
 	event_finding findings[MAX_FINDINGS];

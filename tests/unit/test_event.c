@@ -28,6 +28,7 @@
 #include "event_log.h"
 #include "events.h"
 #include "filter.h"
+#include "finding_wait.h"
 #include "finding.h"
 #include "health.h"
 #include "node.h"
@@ -676,6 +677,126 @@ static void test_node_update_detects(void **state)
 	free(n);
 }
 
+/* The kinds of the events committed since index from, as "kind subject"
+ * lines, and how many. */
+static size_t committed(event_log *l, size_t from, char *out, size_t out_len)
+{
+	out[0] = '\0';
+	size_t used = 0;
+	for (size_t i = from; i < event_log_count(l); i++) {
+		const event *e = event_log_at(l, i);
+		used += (size_t)snprintf(out + used, used < out_len ? out_len - used : 0, "%s %s %s>%s;",
+					 event_kind_name(e->kind), e->subject, e->from, e->to);
+		if (used >= out_len) {
+			used = out_len - 1;
+		}
+	}
+	print_message("# %s\n", out);
+	return event_log_count(l) - from;
+}
+
+/* One poll of a PTP node whose offset is offset_ns, then the refresh. */
+static size_t poll_offset(node *n, event_log *l, const thresholds *th, double t, int64_t offset_ns, char *what,
+			  size_t what_len)
+{
+	observation o;
+	answered_obs(&o, t, GM_A, PTP_PORT_SLAVE);
+	o.ptp.offset_from_master_ns = offset_ns;
+	node_update_observation(n, &o, th);
+	size_t from = event_log_count(l);
+	event_log_refresh(l, n, 1, t + 0.1);
+	event_log_commit(l, 5);
+	return committed(l, from, what, what_len);
+}
+
+/* Events follow what the live view shows (finding_wait.h): a finding is no
+ * event while it waits its `for`, a flap shorter than that is none at all,
+ * and the status event is the status the node is drawn in. */
+static void test_events_wait_for(void **state)
+{
+	(void)state;
+	node *n = calloc(1, sizeof *n);
+	assert_non_null(n);
+	node_init(n, "gpu001");
+	thresholds th;
+	thresholds_init_defaults(&th);
+	th.findings_wait = true; /* the live view */
+	assert_true(finding_wait_for(&th, "ptp.offset") == 30.0);
+	event_log *l = event_log_new(256);
+	event_watch w = {.log = l, .index = 0, .limits = {.step_s = th.event_step_s}};
+	n->watch = &w;
+	char what[512];
+
+	assert_int_equal(poll_offset(n, l, &th, 1000, 40, what, sizeof what), 0); /* the baseline */
+	assert_true(w.settled);
+	/* 5 µs off: ptp.offset, pending for 30 s: drawn "pending", no event */
+	assert_int_equal(poll_offset(n, l, &th, 1001, 5000, what, sizeof what), 0);
+	assert_int_equal(health_live_status(n), NODE_STATUS_PENDING);
+	assert_int_equal(poll_offset(n, l, &th, 1011, 5000, what, sizeof what), 0);
+	/* back before its `for`: a flap, and it costs no event */
+	assert_int_equal(poll_offset(n, l, &th, 1021, 40, what, sizeof what), 0);
+	/* off again: it waits from the start */
+	assert_int_equal(poll_offset(n, l, &th, 1031, 5000, what, sizeof what), 0);
+	assert_int_equal(poll_offset(n, l, &th, 1051, 5000, what, sizeof what), 0);
+	/* lasted 30 s: now it is raised, and the node is warn */
+	assert_int_equal(poll_offset(n, l, &th, 1061, 5000, what, sizeof what), 2);
+	assert_non_null(strstr(what, "status  ok>warn;"));
+	assert_non_null(strstr(what, "finding_raised ptp.offset >warn;"));
+	const event *raised = event_log_at(l, event_log_count(l) - 1);
+	if (raised->kind != EVENT_FINDING_RAISED) {
+		raised = event_log_at(l, event_log_count(l) - 2);
+	}
+	assert_true(raised->t == 1061);
+	assert_non_null(strstr(raised->message, "for 30 s"));
+	/* gone: cleared, and ok */
+	assert_int_equal(poll_offset(n, l, &th, 1071, 40, what, sizeof what), 2);
+	assert_non_null(strstr(what, "status  warn>ok;"));
+	assert_non_null(strstr(what, "finding_cleared ptp.offset warn>;"));
+
+	/* a finding real at once (`for` 0) beside a pending one: raised at
+	 * once, and the status is the lasting one */
+	assert_int_equal(poll_offset(n, l, &th, 1081, 5000, what, sizeof what), 0);
+	observation o;
+	answered_obs(&o, 1082, GM_A, PTP_PORT_FAULTY);
+	o.ptp.offset_from_master_ns = 5000;
+	node_update_observation(n, &o, &th);
+	size_t from = event_log_count(l);
+	event_log_refresh(l, n, 1, 1082.1);
+	event_log_commit(l, 5);
+	committed(l, from, what, sizeof what);
+	assert_non_null(strstr(what, "finding_raised ptp.port_state >"));
+	assert_null(strstr(what, "ptp.offset"));
+	char status[64];
+	snprintf(status, sizeof status, "status  ok>%s;", node_status_name(health_live_status(n)));
+	assert_non_null(strstr(what, status));
+
+	/* a cluster finding waits its `for` too: cluster.offset_spread, 30 s */
+	event_log_free(l);
+	l = event_log_new(256);
+	enum { N = 3 };
+	event_watch cw[N];
+	node *nodes = cluster_nodes(N, l, cw);
+	event_log_refresh(l, nodes, N, 2000);
+	for (double t = 2001; t < 2030; t += 10) {
+		for (int i = 0; i < N; i++) {
+			nodes[i].obs.taken_at = t;
+		}
+		give_cluster_finding(&nodes[0], "cluster.offset_spread", SEVERITY_WARN, &th);
+		event_log_refresh(l, nodes, N, t);
+		assert_int_equal(event_log_commit(l, 5), 0);
+	}
+	nodes[0].obs.taken_at = 2031;
+	give_cluster_finding(&nodes[0], "cluster.offset_spread", SEVERITY_WARN, &th);
+	event_log_refresh(l, nodes, N, 2031);
+	assert_int_equal(committed(l, 0, what, sizeof what), 0);
+	event_log_commit(l, 5);
+	assert_int_equal(committed(l, 0, what, sizeof what), 2);
+	assert_non_null(strstr(what, "cluster_finding_raised cluster.offset_spread >warn;"));
+	event_log_free(l);
+	free(nodes);
+	free(n);
+}
+
 /* ------------------------------------------------------ --events FILE */
 
 static void test_file_format(void **state)
@@ -951,6 +1072,7 @@ int main(void)
 		cmocka_unit_test(test_ring),
 		cmocka_unit_test(test_hundred_thousand),
 		cmocka_unit_test(test_node_update_detects),
+		cmocka_unit_test(test_events_wait_for),
 		cmocka_unit_test(test_file_format),
 		cmocka_unit_test(test_file_appends),
 		cmocka_unit_test(test_file_hung_never_blocks),
