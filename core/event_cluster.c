@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "event_detect.h"
+
 /* The index of code's entry in s, -1 if none. */
 static int find(const event_cluster_state *s, const char *code)
 {
@@ -48,14 +50,14 @@ void event_cluster_add_finding(event_cluster_state *s, const char *code, severit
 	c->nodes++;
 }
 
-void event_cluster_add(event_cluster_state *s, const node *n)
+void event_cluster_add(event_cluster_state *s, const node *n, double baseline_t)
 {
 	int own = n->n_own_findings < 0 ? 0 : n->n_own_findings;
 	char host[EVENT_CLUSTER_HOST_LEN];
 	snprintf(host, sizeof host, "%.*s", (int)strnlen(n->host, sizeof n->host), n->host);
 	for (int i = own; i < n->findings.count && i < MAX_FINDINGS; i++) {
 		const finding *f = &n->findings.items[i];
-		if (f->pending) {
+		if (!event_detect_counts(f, baseline_t)) {
 			continue; /* not an event until it has lasted its `for` */
 		}
 		char message[FINDING_MESSAGE_LEN];

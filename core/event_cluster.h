@@ -41,10 +41,10 @@ typedef struct {
 	event_cluster_finding items[EVENT_CLUSTER_CODES];
 } event_cluster_state;
 
-/* Adds n's cluster findings (findings.items[n_own_findings..]) that have
- * lasted their `for` (not pending: finding_wait.h) to s.
+/* Adds n's cluster findings (findings.items[n_own_findings..]) that count
+ * (event_detect_counts: lasted their `for`, or there since baseline_t) to s.
  * Codes past EVENT_CLUSTER_CODES are left out. */
-void event_cluster_add(event_cluster_state *s, const node *n);
+void event_cluster_add(event_cluster_state *s, const node *n, double baseline_t);
 
 /* Adds one node's finding (what event_cluster_add does per finding). */
 void event_cluster_add_finding(event_cluster_state *s, const char *code, severity sev, const char *host,

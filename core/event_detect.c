@@ -18,23 +18,37 @@ static void copy(char *out, size_t out_len, const char *s)
 	snprintf(out, out_len, "%s", s ? s : "");
 }
 
-/* The status the live view draws the node in, less "pending": what its
- * findings that have lasted their `for` make it (finding_wait.h).  A node
- * whose only findings still wait is ok here, as none of them is an event
- * yet. */
-static node_status lasting_status(const node *n)
+bool event_detect_counts(const finding *f, double baseline_t)
 {
-	node_status st = health_live_status(n);
-	return st == NODE_STATUS_PENDING ? NODE_STATUS_OK : st;
+	return f->code && (!f->pending || !(f->since > baseline_t));
 }
 
-void event_detect_capture(const node *n, event_state *s)
+/* The status the live view draws the node in, less "pending": what its
+ * counted findings make it (finding_wait.h).  A node whose only findings
+ * still wait is ok here, as none of them is an event yet. */
+static node_status lasting_status(const node *n, double baseline_t)
+{
+	node_status st = cluster_node_status(n);
+	if (st == NODE_STATUS_UNKNOWN) {
+		return st;
+	}
+	severity worst = SEVERITY_OK;
+	for (int i = 0; i < n->findings.count && i < MAX_FINDINGS; i++) {
+		const finding *f = &n->findings.items[i];
+		if (event_detect_counts(f, baseline_t) && f->sev > worst) {
+			worst = f->sev;
+		}
+	}
+	return worst == SEVERITY_CRIT ? NODE_STATUS_CRIT : (worst == SEVERITY_WARN ? NODE_STATUS_WARN : NODE_STATUS_OK);
+}
+
+void event_detect_capture(const node *n, double baseline_t, event_state *s)
 {
 	const observation *o = &n->obs;
 	memset(s, 0, sizeof *s);
 	s->answered_ever = n->has_observation;
 	s->reachable = n->reachable;
-	s->status = lasting_status(n);
+	s->status = lasting_status(n, baseline_t);
 	int count = n->findings.count < MAX_FINDINGS ? n->findings.count : MAX_FINDINGS;
 	/* the cluster's findings are cluster events (event_cluster.h), not the
 	 * node's; they still make its status, whose event names the worst */
@@ -42,14 +56,14 @@ void event_detect_capture(const node *n, event_state *s)
 	severity worst = SEVERITY_OK;
 	for (int i = 0; i < count; i++) {
 		const finding *f = &n->findings.items[i];
-		if (f->code && !f->pending && (!s->why || f->sev > worst)) {
+		if (event_detect_counts(f, baseline_t) && (!s->why || f->sev > worst)) {
 			s->why = f->code;
 			worst = f->sev;
 		}
 	}
 	for (int i = 0; i < own; i++) {
 		const finding *f = &n->findings.items[i];
-		if (!f->code || f->pending) {
+		if (!event_detect_counts(f, baseline_t)) {
 			continue; /* not an event until it has lasted its `for` */
 		}
 		event_finding *ef = &s->findings[s->n_findings++];

@@ -25,7 +25,10 @@
  *     waiting its `for` (pending) is not captured, so it is raised when it
  *     has lasted, and one that goes before that was never raised and costs
  *     no event; the status is the one its lasting findings make (pending
- *     alone is ok here).  Outside the live view nothing waits.
+ *     alone is ok here).  Outside the live view nothing waits.  A finding
+ *     already there when the node settled (start-up) is part of the
+ *     baseline even while it waits: how long it had lasted before synctop
+ *     started is unknown.
  *   - The cluster's findings on a node (consistency.c) are not its events:
  *     event_cluster.h makes one cluster event per code of them; they still
  *     make the node's status, whose event names the worst code.
@@ -61,7 +64,7 @@ typedef struct {
 typedef struct {
 	bool answered_ever; /* the node has an observation */
 	bool reachable;
-	node_status status;  /* health_live_status(), pending counted as ok */
+	node_status status;  /* what the counted findings make (pending ones count as ok) */
 	const char *why;    /* the worst finding's code (its own or the cluster's), NULL if none */
 	int n_findings;     /* its own findings: the cluster's are event_cluster.h's */
 	event_finding findings[MAX_FINDINGS];
@@ -98,8 +101,16 @@ typedef struct {
 	double step_s;  /* thresholds.event_step_s */
 } event_limits;
 
-/* Reads n's judged state into *s. */
-void event_detect_capture(const node *n, event_state *s);
+/* Whether finding f counts for events: it has lasted its `for` (not
+ * pending), or it was already there at start-up (since <= baseline_t: its
+ * age before synctop started is unknown, so it is part of the baseline,
+ * as if it had lasted). */
+bool event_detect_counts(const finding *f, double baseline_t);
+
+/* Reads n's judged state into *s, with the findings that count
+ * (event_detect_counts) and the status they make; baseline_t: when the
+ * node settled (INFINITY while it settles: everything counts). */
+void event_detect_capture(const node *n, double baseline_t, event_state *s);
 
 /* An unreachable node's findings are not judged (health.c gives it none):
  * keeps the last judged ones in now, so that losing the connection clears

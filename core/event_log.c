@@ -3,6 +3,7 @@
 
 #include "event_log.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +70,7 @@ void event_log_watch(event_watch *w, const node *n, double t)
 {
 	event_state now;
 	event found[32];
-	event_detect_capture(n, &now);
+	event_detect_capture(n, w->settled_at, &now);
 	event_detect_keep_findings(&w->prev, &now);
 	if (w->settled) {
 		size_t count = event_detect_compare(&w->prev, &now, &w->limits, t, w->index, found,
@@ -91,7 +92,8 @@ void event_log_watch_refresh(event_watch *w, const node *n, double t)
 		bool checked = !w->await_clock_check || n->obs.clock.state != OBS_NOT_COLLECTED;
 		if (n->has_observation && checked) {
 			w->settled = true;
-			event_detect_capture(n, &w->prev);
+			w->settled_at = t;
+			event_detect_capture(n, INFINITY, &w->prev);
 		}
 		return;
 	}
@@ -112,9 +114,9 @@ void event_log_refresh(event_log *l, const node *nodes, size_t n, double t)
 		if (!w->settled) {
 			continue;
 		}
-		event_cluster_add(&now, &nodes[i]);
+		event_cluster_add(&now, &nodes[i], w->settled_at);
 		if (!was_settled) {
-			event_cluster_add(&before, &nodes[i]); /* start-up: already so */
+			event_cluster_add(&before, &nodes[i], INFINITY); /* start-up: already so */
 		}
 	}
 	event found[2 * EVENT_CLUSTER_CODES];

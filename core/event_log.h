@@ -46,6 +46,7 @@ typedef struct event_watch {
 	uint32_t index;      /* the node's index in the model */
 	bool await_clock_check; /* clock checks run: settle after the first */
 	bool settled;
+	double settled_at;   /* the refresh it settled at: findings since then wait their `for` */
 	event_limits limits; /* from the node's thresholds */
 	event_state prev;
 } event_watch;

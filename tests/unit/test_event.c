@@ -797,6 +797,36 @@ static void test_events_wait_for(void **state)
 	free(n);
 }
 
+/* What is wrong at start-up is the baseline even while it waits its `for`:
+ * how long it had lasted before synctop started is unknown. */
+static void test_start_up_pending_is_baseline(void **state)
+{
+	(void)state;
+	node *n = calloc(1, sizeof *n);
+	assert_non_null(n);
+	node_init(n, "gpu001");
+	thresholds th;
+	thresholds_init_defaults(&th);
+	th.findings_wait = true;
+	event_log *l = event_log_new(256);
+	event_watch w = {.log = l, .index = 0, .limits = {.step_s = th.event_step_s}};
+	n->watch = &w;
+	char what[512];
+	assert_int_equal(poll_offset(n, l, &th, 1000, 5000, what, sizeof what), 0);
+	assert_true(w.settled);
+	assert_int_equal(health_live_status(n), NODE_STATUS_PENDING);
+	for (double t = 1010; t <= 1040; t += 10) {
+		assert_int_equal(poll_offset(n, l, &th, t, 5000, what, sizeof what), 0);
+	}
+	assert_int_equal(health_live_status(n), NODE_STATUS_WARN); /* lasted: no event, it was there */
+	/* it goes: that is a change */
+	assert_int_equal(poll_offset(n, l, &th, 1050, 40, what, sizeof what), 2);
+	assert_non_null(strstr(what, "finding_cleared ptp.offset warn>;"));
+	assert_non_null(strstr(what, "status  warn>ok;"));
+	event_log_free(l);
+	free(n);
+}
+
 /* ------------------------------------------------------ --events FILE */
 
 static void test_file_format(void **state)
@@ -1073,6 +1103,7 @@ int main(void)
 		cmocka_unit_test(test_hundred_thousand),
 		cmocka_unit_test(test_node_update_detects),
 		cmocka_unit_test(test_events_wait_for),
+		cmocka_unit_test(test_start_up_pending_is_baseline),
 		cmocka_unit_test(test_file_format),
 		cmocka_unit_test(test_file_appends),
 		cmocka_unit_test(test_file_hung_never_blocks),
