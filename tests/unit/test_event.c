@@ -1054,6 +1054,73 @@ static void test_screen_rows(void **state)
 
 /* The two settings are configuration keys: the step per node or group, the
  * grouping limit in "defaults". */
+/* A new filter over a full ring is matched a budget a frame, newest first:
+ * no frame tests every event; the rest fills in between frames. */
+static void test_screen_scan_budget(void **state)
+{
+	(void)state;
+	enum { N = 3 * EVENTS_SCAN_BUDGET + 100 };
+	node *nodes = calloc(3, sizeof *nodes);
+	assert_non_null(nodes);
+	node_init(&nodes[0], "gpu001");
+	node_init(&nodes[1], "gpu002");
+	node_init(&nodes[2], "login1");
+	event_log *l = event_log_new(N);
+	for (uint32_t i = 0; i < N; i++) {
+		stage(l, EVENT_STATUS, i % 3, "ok", "warn");
+		event_log_commit(l, 5); /* one at a time: no groups */
+	}
+	node_filter f;
+	filter_init(&f);
+	events_state s;
+	events_init(&s);
+	events_prepare(&s, l, nodes, 3, &f, 2, 12);
+	assert_true(events_scanning(&s));
+	assert_int_equal(s.n_rows, EVENTS_SCAN_BUDGET); /* no filter: every event tested is a row */
+	assert_int_equal(events_row_id(&s, 0), N);    /* newest first */
+	while (events_scan_step(&s, l, nodes, 3, &f)) {
+	}
+	assert_int_equal(s.n_rows, N);
+	assert_int_equal(events_row_id(&s, N - 1), 1);
+
+	/* the user is on an older event; typing a filter keeps it selected once
+	 * the scan reaches it, and new events arrive above the rows meanwhile */
+	s.selected = 3 * EVENTS_SCAN_BUDGET; /* id N - 3 * budget */
+	events_prepare(&s, l, nodes, 3, &f, 2, 12);
+	uint64_t chosen = s.selected_id;
+	assert_int_equal(chosen, (uint64_t)N - 3 * EVENTS_SCAN_BUDGET);
+	assert_true(nodes[(chosen - 1) % 3].host[3] == '0'); /* a gpu node */
+	char err[64];
+	const char *host = nodes[(chosen - 1) % 3].host;
+	filter_set(&f, host, err, sizeof err);
+	events_prepare(&s, l, nodes, 3, &f, 2, 12);
+	assert_true(events_scanning(&s));
+	size_t first = s.n_rows;
+	assert_true(first > 0 && first <= EVENTS_SCAN_BUDGET);
+	stage(l, EVENT_STATUS, (uint32_t)((chosen - 1) % 3), "warn", "crit");
+	event_log_commit(l, 5); /* the ring is full: id 1 leaves it */
+	events_prepare(&s, l, nodes, 3, &f, 2, 12);
+	assert_int_equal(events_row_id(&s, 0), N + 1); /* the new one on top at once */
+	while (events_scan_step(&s, l, nodes, 3, &f)) {
+	}
+	events_prepare(&s, l, nodes, 3, &f, 2, 12);
+	/* every third event, less the one that left the ring, plus the new one */
+	size_t want = 1;
+	for (uint64_t id = 2; id <= (uint64_t)N; id++) {
+		want += (id - 1) % 3 == (chosen - 1) % 3;
+	}
+	assert_int_equal(s.n_rows, want);
+	assert_int_equal(s.selected_id, chosen);
+	assert_int_equal(events_row_id(&s, s.selected), chosen);
+	for (long r = 1; r < (long)s.n_rows; r++) {
+		assert_true(events_row_id(&s, r) < events_row_id(&s, r - 1));
+	}
+	events_free(&s);
+	filter_free(&f);
+	event_log_free(l);
+	free(nodes);
+}
+
 static void test_config_keys(void **state)
 {
 	(void)state;
@@ -1109,6 +1176,7 @@ int main(void)
 		cmocka_unit_test(test_file_hung_never_blocks),
 		cmocka_unit_test(test_config_keys),
 		cmocka_unit_test(test_screen_rows),
+		cmocka_unit_test(test_screen_scan_budget),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
