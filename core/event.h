@@ -32,7 +32,8 @@ typedef enum {
 	EVENT_CLOCK_STEP,         /* an offset jumped by more than event_step_s (subject: which) */
 	EVENT_CONNECTION_LOST,
 	EVENT_CONNECTION_RESTORED,
-	EVENT_CLUSTER_FINDING_RAISED,  /* a cluster-wide finding (consistency.c) on a node */
+	EVENT_CLUSTER_FINDING_RAISED,  /* a cluster-wide finding (consistency.c): node
+					  EVENT_NODE_CLUSTER, one per code (event_cluster.h) */
 	EVENT_CLUSTER_FINDING_CLEARED,
 	EVENT_GROUP,              /* the same change on many nodes in one refresh */
 	EVENT_KIND_COUNT
@@ -56,7 +57,8 @@ typedef struct {
 	uint64_t group;   /* a member of a group: the group's id; else 0 */
 	double t;         /* client unix time of the poll (or refresh) that saw it */
 	uint32_t node;    /* index into the model's nodes, or EVENT_NODE_* */
-	uint32_t group_size; /* EVENT_GROUP: its members; else 0 */
+	uint32_t group_size; /* EVENT_GROUP: its members; a cluster finding
+				event: the nodes carrying it; else 0 */
 	event_kind kind;  /* EVENT_GROUP: the members' kind is in group_kind */
 	event_kind group_kind;
 	char subject[EVENT_SUBJECT_LEN]; /* finding code, port, daemon, offset name; "" if none */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "health.h"
 #include "units.h"
 
 static void copy(char *out, size_t out_len, const char *s)
@@ -17,23 +18,58 @@ static void copy(char *out, size_t out_len, const char *s)
 	snprintf(out, out_len, "%s", s ? s : "");
 }
 
-void event_detect_capture(const node *n, event_state *s)
+bool event_detect_counts(const finding *f, double baseline_t)
+{
+	return f->code && (!f->pending || !(f->since > baseline_t));
+}
+
+/* The status the live view draws the node in, less "pending": what its
+ * counted findings make it (finding_wait.h).  A node whose only findings
+ * still wait is ok here, as none of them is an event yet. */
+static node_status lasting_status(const node *n, double baseline_t)
+{
+	node_status st = cluster_node_status(n);
+	if (st == NODE_STATUS_UNKNOWN) {
+		return st;
+	}
+	severity worst = SEVERITY_OK;
+	for (int i = 0; i < n->findings.count && i < MAX_FINDINGS; i++) {
+		const finding *f = &n->findings.items[i];
+		if (event_detect_counts(f, baseline_t) && f->sev > worst) {
+			worst = f->sev;
+		}
+	}
+	return worst == SEVERITY_CRIT ? NODE_STATUS_CRIT : (worst == SEVERITY_WARN ? NODE_STATUS_WARN : NODE_STATUS_OK);
+}
+
+void event_detect_capture(const node *n, double baseline_t, event_state *s)
 {
 	const observation *o = &n->obs;
 	memset(s, 0, sizeof *s);
 	s->answered_ever = n->has_observation;
 	s->reachable = n->reachable;
-	s->status = cluster_node_status(n);
+	s->status = lasting_status(n, baseline_t);
 	int count = n->findings.count < MAX_FINDINGS ? n->findings.count : MAX_FINDINGS;
+	/* the cluster's findings are cluster events (event_cluster.h), not the
+	 * node's; they still make its status, whose event names the worst */
+	int own = n->n_own_findings < count ? n->n_own_findings : count;
+	severity worst = SEVERITY_OK;
 	for (int i = 0; i < count; i++) {
 		const finding *f = &n->findings.items[i];
-		if (!f->code) {
-			continue;
+		if (event_detect_counts(f, baseline_t) && (!s->why || f->sev > worst)) {
+			s->why = f->code;
+			worst = f->sev;
+		}
+	}
+	for (int i = 0; i < own; i++) {
+		const finding *f = &n->findings.items[i];
+		if (!event_detect_counts(f, baseline_t)) {
+			continue; /* not an event until it has lasted its `for` */
 		}
 		event_finding *ef = &s->findings[s->n_findings++];
 		ef->code = f->code;
 		ef->sev = f->sev;
-		ef->cluster = i >= n->n_own_findings;
+		ef->since = f->since;
 		snprintf(ef->message, sizeof ef->message, "%.*s", (int)strnlen(f->message, sizeof f->message),
 			 f->message);
 	}
@@ -145,10 +181,10 @@ static void emit(emitter *em, event_kind kind, const char *subject, const char *
 	em->count++;
 }
 
-static const event_finding *find_code(const event_state *s, const char *code, bool cluster)
+static const event_finding *find_code(const event_state *s, const char *code)
 {
 	for (int i = 0; i < s->n_findings; i++) {
-		if (s->findings[i].cluster == cluster && strcmp(s->findings[i].code, code) == 0) {
+		if (strcmp(s->findings[i].code, code) == 0) {
 			return &s->findings[i];
 		}
 	}
@@ -160,24 +196,26 @@ static void compare_findings(emitter *em, const event_state *a, const event_stat
 	/* raised and changed, in b's order (most severe first) */
 	for (int i = 0; i < b->n_findings; i++) {
 		const event_finding *now = &b->findings[i];
-		const event_finding *was = find_code(a, now->code, now->cluster);
+		const event_finding *was = find_code(a, now->code);
 		if (!was) {
-			emit(em, now->cluster ? EVENT_CLUSTER_FINDING_RAISED : EVENT_FINDING_RAISED, now->code, "",
-			     severity_name(now->sev), "%s %s: %s", severity_name(now->sev), now->code, now->message);
+			/* one that waited its `for` says how long it has lasted */
+			char lasted[32] = "";
+			if (isfinite(now->since) && now->since > 0 && em->t - now->since >= 1) {
+				snprintf(lasted, sizeof lasted, " for %.0f s", em->t - now->since);
+			}
+			emit(em, EVENT_FINDING_RAISED, now->code, "", severity_name(now->sev), "%s %s%s: %s",
+			     severity_name(now->sev), now->code, lasted, now->message);
 		} else if (was->sev != now->sev) {
-			/* a cluster finding has no "changed" kind: raised again, from
-			 * its old severity */
-			emit(em, now->cluster ? EVENT_CLUSTER_FINDING_RAISED : EVENT_FINDING_CHANGED, now->code,
-			     severity_name(was->sev), severity_name(now->sev), "%s %s -> %s: %s", now->code,
-			     severity_name(was->sev), severity_name(now->sev), now->message);
+			emit(em, EVENT_FINDING_CHANGED, now->code, severity_name(was->sev), severity_name(now->sev),
+			     "%s %s -> %s: %s", now->code, severity_name(was->sev), severity_name(now->sev),
+			     now->message);
 		}
 	}
 	for (int i = 0; i < a->n_findings; i++) {
 		const event_finding *was = &a->findings[i];
-		if (!find_code(b, was->code, was->cluster)) {
-			emit(em, was->cluster ? EVENT_CLUSTER_FINDING_CLEARED : EVENT_FINDING_CLEARED, was->code,
-			     severity_name(was->sev), "", "%s cleared (was %s: %s)", was->code,
-			     severity_name(was->sev), was->message);
+		if (!find_code(b, was->code)) {
+			emit(em, EVENT_FINDING_CLEARED, was->code, severity_name(was->sev), "", "%s cleared (was %s: %s)",
+			     was->code, severity_name(was->sev), was->message);
 		}
 	}
 }
@@ -271,7 +309,7 @@ size_t event_detect_compare(const event_state *before, const event_state *after,
 		emit(&em, EVENT_CONNECTION_RESTORED, "", "down", "up", "connection restored");
 	}
 	if (a->status != b->status) {
-		const char *why = b->n_findings > 0 ? b->findings[0].code : "";
+		const char *why = b->why ? b->why : "";
 		emit(&em, EVENT_STATUS, "", node_status_name(a->status), node_status_name(b->status), "status %s -> %s%s%s",
 		     node_status_name(a->status), node_status_name(b->status), why[0] ? ": " : "", why);
 	}

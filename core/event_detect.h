@@ -20,8 +20,18 @@
  *     the last ones it gave once it answers.
  *   - No debounce: a value that flips and flips back one poll later gives
  *     two events.  Each poll's answer is a real state the node was in, and a
- *     one-poll grandmaster change is what an operator needs to see; holding
- *     findings back until they last is the `for` setting's job, not this.
+ *     one-poll grandmaster change is what an operator needs to see.
+ *   - Findings follow what the live view shows (finding_wait.h): one still
+ *     waiting its `for` (pending) is not captured, so it is raised when it
+ *     has lasted, and one that goes before that was never raised and costs
+ *     no event; the status is the one its lasting findings make (pending
+ *     alone is ok here).  Outside the live view nothing waits.  A finding
+ *     already there when the node settled (start-up) is part of the
+ *     baseline even while it waits: how long it had lasted before synctop
+ *     started is unknown.
+ *   - The cluster's findings on a node (consistency.c) are not its events:
+ *     event_cluster.h makes one cluster event per code of them; they still
+ *     make the node's status, whose event names the worst code.
  *   - A daemon restart is the daemons collector's verdict (process age, ps
  *     etimes, never a wall-clock start time): once per restart.
  *   - A clock step: the chrony offset, the PTP offsetFromMaster or the clock
@@ -42,7 +52,7 @@
 typedef struct {
 	const char *code; /* static, as finding.code */
 	severity sev;
-	bool cluster;     /* a cluster-wide finding (consistency.c) */
+	double since;     /* finding.since: the first poll of its run */
 	char message[FINDING_MESSAGE_LEN];
 } event_finding;
 
@@ -54,8 +64,9 @@ typedef struct {
 typedef struct {
 	bool answered_ever; /* the node has an observation */
 	bool reachable;
-	node_status status;
-	int n_findings;
+	node_status status;  /* what the counted findings make (pending ones count as ok) */
+	const char *why;    /* the worst finding's code (its own or the cluster's), NULL if none */
+	int n_findings;     /* its own findings: the cluster's are event_cluster.h's */
 	event_finding findings[MAX_FINDINGS];
 
 	bool chrony_ok;
@@ -90,8 +101,16 @@ typedef struct {
 	double step_s;  /* thresholds.event_step_s */
 } event_limits;
 
-/* Reads n's judged state into *s. */
-void event_detect_capture(const node *n, event_state *s);
+/* Whether finding f counts for events: it has lasted its `for` (not
+ * pending), or it was already there at start-up (since <= baseline_t: its
+ * age before synctop started is unknown, so it is part of the baseline,
+ * as if it had lasted). */
+bool event_detect_counts(const finding *f, double baseline_t);
+
+/* Reads n's judged state into *s, with the findings that count
+ * (event_detect_counts) and the status they make; baseline_t: when the
+ * node settled (INFINITY while it settles: everything counts). */
+void event_detect_capture(const node *n, double baseline_t, event_state *s);
 
 /* An unreachable node's findings are not judged (health.c gives it none):
  * keeps the last judged ones in now, so that losing the connection clears

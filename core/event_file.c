@@ -82,6 +82,8 @@ char *event_file_format(const event *e, const char *host, size_t *len)
 	if (e->kind == EVENT_GROUP) {
 		json_value_put(o, "group_kind", json_string(event_kind_name(e->group_kind)), &ok);
 		json_value_put(o, "nodes", json_integer(e->group_size), &ok);
+	} else if (e->node == EVENT_NODE_CLUSTER) {
+		json_value_put(o, "nodes", json_integer(e->group_size), &ok);
 	}
 	char *text = ok ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(o);

@@ -15,6 +15,8 @@
  *    "from": "..." | null, "to": "..." | null, "message": "...",
  *    "group": 11 | null,                     a member: its group's id
  *    "group_kind": "ptp_grandmaster", "nodes": 41}   a group only
+ *    "nodes": 3                   scope "cluster" only (cluster_finding_*):
+ *                                 the nodes carrying the finding, 0 when cleared
  * Text goes through sanitize.h as in --json; jansson escapes it. */
 #ifndef SYNCTOP_EVENT_FILE_H
 #define SYNCTOP_EVENT_FILE_H

@@ -3,10 +3,12 @@
 
 #include "event_log.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "event_cluster.h"
 #include "xalloc.h"
 
 struct event_log {
@@ -21,6 +23,8 @@ struct event_log {
 	size_t count;
 	uint64_t last_id;
 	unsigned long overwritten;
+
+	event_cluster_state cluster; /* the settled nodes' cluster findings at the last refresh */
 
 	event *staged;    /* this refresh's, before grouping */
 	size_t n_staged, staged_cap;
@@ -66,7 +70,7 @@ void event_log_watch(event_watch *w, const node *n, double t)
 {
 	event_state now;
 	event found[32];
-	event_detect_capture(n, &now);
+	event_detect_capture(n, w->settled_at, &now);
 	event_detect_keep_findings(&w->prev, &now);
 	if (w->settled) {
 		size_t count = event_detect_compare(&w->prev, &now, &w->limits, t, w->index, found,
@@ -88,11 +92,39 @@ void event_log_watch_refresh(event_watch *w, const node *n, double t)
 		bool checked = !w->await_clock_check || n->obs.clock.state != OBS_NOT_COLLECTED;
 		if (n->has_observation && checked) {
 			w->settled = true;
-			event_detect_capture(n, &w->prev);
+			w->settled_at = t;
+			event_detect_capture(n, INFINITY, &w->prev);
 		}
 		return;
 	}
 	event_log_watch(w, n, t);
+}
+
+void event_log_refresh(event_log *l, const node *nodes, size_t n, double t)
+{
+	event_cluster_state now, before = l->cluster;
+	now.count = 0;
+	for (size_t i = 0; i < n; i++) {
+		event_watch *w = nodes[i].watch;
+		if (!w) {
+			continue;
+		}
+		bool was_settled = w->settled;
+		event_log_watch_refresh(w, &nodes[i], t);
+		if (!w->settled) {
+			continue;
+		}
+		event_cluster_add(&now, &nodes[i], w->settled_at);
+		if (!was_settled) {
+			event_cluster_add(&before, &nodes[i], INFINITY); /* start-up: already so */
+		}
+	}
+	event found[2 * EVENT_CLUSTER_CODES];
+	size_t count = event_cluster_compare(&before, &now, t, found, sizeof found / sizeof found[0]);
+	for (size_t i = 0; i < count && i < sizeof found / sizeof found[0]; i++) {
+		event_log_stage(l, &found[i]);
+	}
+	l->cluster = now;
 }
 
 static void append(event_log *l, event *e)

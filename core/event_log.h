@@ -46,6 +46,7 @@ typedef struct event_watch {
 	uint32_t index;      /* the node's index in the model */
 	bool await_clock_check; /* clock checks run: settle after the first */
 	bool settled;
+	double settled_at;   /* the refresh it settled at: findings since then wait their `for` */
 	event_limits limits; /* from the node's thresholds */
 	event_state prev;
 } event_watch;
@@ -58,6 +59,14 @@ void event_log_watch(event_watch *w, const node *n, double t);
 /* The same after the cluster rules ran (once per refresh); settles the
  * node when it is ready. */
 void event_log_watch_refresh(event_watch *w, const node *n, double t);
+
+/* Once per refresh, after the cluster rules: event_log_watch_refresh() for
+ * every node with a watch (nodes[i].watch; NULL ones are skipped), then the
+ * cluster's own change detection (event_cluster.h) over the settled nodes'
+ * cluster findings: one event per code raised or cleared, node
+ * EVENT_NODE_CLUSTER.  A node that settles in this refresh brings its
+ * cluster findings as part of the baseline, not as a change. */
+void event_log_refresh(event_log *l, const node *nodes, size_t n, double t);
 
 /* Stages one event (as event_log_watch does). */
 void event_log_stage(event_log *l, const event *e);

@@ -36,6 +36,25 @@
 #define UPSTREAM1_ADDR "192.0.2.11"
 #define UPSTREAM1_REFID 0xC000020Bu
 #define UPSTREAM2_ADDR "198.51.100.7"
+#define UPSTREAM2_REFID 0xC6336407u
+/* Changes over time, so the events screen has something to show (none
+ * changes a node's status, which the tests count):
+ *   - gpu044 (FAULTY port, crit already) was also given a public server in
+ *     chrony.conf; chronyd reselects between it and ntp1 every
+ *     REFERENCE_SWITCH_S (cluster.reference is raised while it is on the
+ *     public one);
+ *   - grandmaster B's holdover estimate sits at its spec limit: clockClass
+ *     7 (within) and 52 (out of specification) in turn every CLASS_SWITCH_S,
+ *     both a warning;
+ *   - a configuration run restarts chronyd on rack 2 (the healthy gpu020 ..
+ *     gpu040) every RACK_RESTART_S, the first RACK_RESTART_FIRST_S after the
+ *     epoch: one grouped daemon_restarted event. */
+#define REFERENCE_SWITCH_S 20.0
+#define CLASS_SWITCH_S 30.0
+#define RACK_RESTART_S 60.0
+#define RACK_RESTART_FIRST_S 25.0
+#define RACK_FIRST_GPU 20
+#define RACK_LAST_GPU 40
 /* ethtool's netlink request names the device at this offset (fixture
  * ethtool-T-no-such-dev.stderr.txt). */
 #define ETHTOOL_NAME_OFFSET 24
@@ -90,6 +109,8 @@ typedef struct {
 	nic_kind nic;
 	char clock_id[PTP_ID_LEN];
 	int gm;                 /* index of the grandmaster node followed, -1 = none */
+	bool two_servers;       /* chronyd reselects between ntp1 and a public server */
+	bool rack_restarts;     /* chronyd restarted with its rack every RACK_RESTART_S */
 
 	/* chrony: offset = bias + sinusoid + wander + white noise */
 	double freq_base_ppm;
@@ -389,7 +410,10 @@ demo_cluster *demo_cluster_new(uint64_t seed, double epoch)
 		}
 		char name[16];
 		snprintf(name, sizeof name, "gpu%03d", g);
-		node_setup(c, c->n++, name, s);
+		node_setup(c, c->n, name, s);
+		c->nodes[c->n].two_servers = s == DEMO_PTP_FAULTY;
+		c->nodes[c->n].rack_restarts = s == DEMO_HEALTHY && g >= RACK_FIRST_GPU && g <= RACK_LAST_GPU;
+		c->n++;
 	}
 	for (size_t i = 0; i < c->n; i++) {
 		demo_node *nd = &c->nodes[i];
@@ -686,6 +710,19 @@ static void sourcestat_at(chrony_obs *co, const demo_node *nd, const char *name,
 	ss->std_dev_s = 3e-6 + 2e-6 * fabs(wander(nd->seed, S_STATS_STDDEV, t, 600)) + fabs(extra_offset_s) / 4;
 }
 
+/* gpu044's chronyd: on the public server for every other REFERENCE_SWITCH_S. */
+static bool on_public_server(double t)
+{
+	return (int64_t)floor(t / REFERENCE_SWITCH_S) % 2 != 0;
+}
+
+/* Grandmaster B's clockClass: 7 (holdover within specification) and 52
+ * (out of it) in turn. */
+static int class_b(double t)
+{
+	return (int64_t)floor(t / CLASS_SWITCH_S) % 2 != 0 ? 52 : 7;
+}
+
 static void chrony_truth(const demo_cluster *c, const demo_node *nd, double now, chrony_obs *co)
 {
 	double t = now - c->epoch;
@@ -736,10 +773,30 @@ static void chrony_truth(const demo_cluster *c, const demo_node *nd, double now,
 
 	chrony_leap leap = nd->scenario == DEMO_LEAP ? CHRONY_LEAP_INSERT : CHRONY_LEAP_NORMAL;
 	double error = st.root_delay_s / 2 + nd->disp_s + 8e-6;
+	if (nd->two_servers && on_public_server(t)) {
+		/* the public server, a stratum 2 over the WAN, selected for now */
+		double lan = 45e-6 + 20e-6 * wander(nd->seed, S_UPSTREAM, t, 900);
+		tracking_at(&co->tracking, UPSTREAM2_REFID, UPSTREAM2_ADDR, 3, now, &st, leap);
+		source_at(co, CHRONY_STATE_SELECTED, UPSTREAM2_ADDR, 2, CLIENT_POLL, (int64_t)st.since_update_s,
+			  st.update_offset_s, st.update_offset_s + 1.1e-6, error + 0.4e-3);
+		source_at(co, CHRONY_STATE_COMBINED, NTP_SERVER_ADDR, 2, CLIENT_POLL,
+			  (int64_t)wrap(t + nd->update_phase_s + 31, 1 << CLIENT_POLL), st.offset_s + lan,
+			  st.offset_s + lan - 0.3e-6, error);
+		sourcestat_at(co, nd, UPSTREAM2_ADDR, t, &st, CLIENT_POLL, 0, 1.6 * st.skew_ppm);
+		sourcestat_at(co, nd, NTP_SERVER_ADDR, t, &st, CLIENT_POLL, lan, st.skew_ppm);
+		return;
+	}
 	tracking_at(&co->tracking, NTP_SERVER_REFID, NTP_SERVER_ADDR, 3, now, &st, leap);
 	source_at(co, CHRONY_STATE_SELECTED, NTP_SERVER_ADDR, 2, CLIENT_POLL, (int64_t)st.since_update_s,
 		  st.update_offset_s, st.update_offset_s + 0.3e-6 * white(nd->seed, S_MEASURED, t, 1), error);
 	sourcestat_at(co, nd, NTP_SERVER_ADDR, t, &st, CLIENT_POLL, 0, st.skew_ppm);
+	if (nd->two_servers) {
+		double wan = -45e-6 - 20e-6 * wander(nd->seed, S_UPSTREAM, t, 900);
+		source_at(co, CHRONY_STATE_COMBINED, UPSTREAM2_ADDR, 2, CLIENT_POLL,
+			  (int64_t)wrap(t + nd->update_phase_s + 31, 1 << CLIENT_POLL), st.offset_s + wan,
+			  st.offset_s + wan + 1.1e-6, error + 0.4e-3);
+		sourcestat_at(co, nd, UPSTREAM2_ADDR, t, &st, CLIENT_POLL, wan, 1.6 * st.skew_ppm);
+	}
 }
 
 /* One source as selectdata reports it: its offset interval is the offset
@@ -785,9 +842,16 @@ static void selection_truth(const demo_cluster *c, const demo_node *nd, double n
 			    st.offset_s + second, 0.000884102, CHRONY_LEAP_NORMAL);
 		return;
 	}
-	selected_at(sel, '*', NTP_SERVER_ADDR, (int64_t)st.since_update_s, st.update_offset_s,
-		    st.root_delay_s / 2 + nd->disp_s + 8e-6,
-		    nd->scenario == DEMO_LEAP ? CHRONY_LEAP_INSERT : CHRONY_LEAP_NORMAL);
+	chrony_leap leap = nd->scenario == DEMO_LEAP ? CHRONY_LEAP_INSERT : CHRONY_LEAP_NORMAL;
+	double error = st.root_delay_s / 2 + nd->disp_s + 8e-6;
+	bool public = nd->two_servers && on_public_server(t);
+	selected_at(sel, public ? '+' : '*', NTP_SERVER_ADDR, (int64_t)st.since_update_s, st.update_offset_s, error,
+		    leap);
+	if (nd->two_servers) {
+		selected_at(sel, public ? '*' : '+', UPSTREAM2_ADDR,
+			    (int64_t)wrap(t + nd->update_phase_s + 31, 1 << CLIENT_POLL), st.offset_s, error + 0.4e-3,
+			    leap);
+	}
 }
 
 /* ---------------------------------------------------------------- ptp4l */
@@ -822,7 +886,8 @@ static void ptp_truth(const demo_cluster *c, const demo_node *nd, double now, pt
 	p->number_ports = 1;
 	p->priority1 = master ? 100 : 128;
 	p->priority2 = 128;
-	p->clock_class = !master ? 255 : nd->scenario == DEMO_GRANDMASTER_B ? 7 : 6;
+	double t_class = now - c->epoch;
+	p->clock_class = !master ? 255 : nd->scenario == DEMO_GRANDMASTER_B ? class_b(t_class) : 6;
 
 	/* false on the grandmaster itself and on a clock that lost its master */
 	p->master_offset_ns = gm ? ptp.offset_ns : 0;
@@ -838,9 +903,9 @@ static void ptp_truth(const demo_cluster *c, const demo_node *nd, double now, pt
 	p->gm_priority1 = gm || master ? 100 : 128;
 	p->gm_priority2 = 128;
 	/* grandmaster A is locked to GNSS (class 6); B has lost its reference
-	 * and is in holdover within specification (class 7) */
+	 * and is in holdover at the edge of its specification (class 7 / 52) */
 	const demo_node *gm_node = gm ? gm : master ? nd : NULL;
-	p->gm_clock_class = !gm_node ? 255 : gm_node->scenario == DEMO_GRANDMASTER_B ? 7 : 6;
+	p->gm_clock_class = !gm_node ? 255 : gm_node->scenario == DEMO_GRANDMASTER_B ? class_b(t_class) : 6;
 
 	p->current_utc_offset = 37;
 	p->current_utc_offset_valid = 0;
@@ -941,7 +1006,16 @@ static void daemons_truth(const demo_cluster *c, const demo_node *nd, double now
 	double uptime = now - c->epoch + draw(nd->seed, 40, 2 * 86400.0, 40 * 86400.0);
 	int base = 400 + (int)draw(nd->seed, 41, 0, 300);
 	if (runs_chronyd(nd->scenario)) {
-		add_place(uptime, d, DAEMON_CHRONYD, base + 12, 9.0, "/system.slice/chrony.service");
+		int pid = base + 12;
+		double started = 9.0;
+		double t = now - c->epoch;
+		if (nd->rack_restarts && t >= RACK_RESTART_FIRST_S) {
+			/* the k-th restart by its rack's configuration run: a new PID */
+			int64_t k = (int64_t)floor((t - RACK_RESTART_FIRST_S) / RACK_RESTART_S) + 1;
+			pid = base + 2000 + (int)(17 * (k % 100000));
+			started = uptime - (t - (RACK_RESTART_FIRST_S + (double)(k - 1) * RACK_RESTART_S));
+		}
+		add_place(uptime, d, DAEMON_CHRONYD, pid, started, "/system.slice/chrony.service");
 	}
 	if (runs_ptp4l(nd->scenario)) {
 		add_place(uptime, d, DAEMON_PTP4L, base + 341, 11.0, "/system.slice/ptp4l.service");

@@ -4,7 +4,10 @@
  * each playing one scenario.  Every number a node shows is a pure function
  * of (seed, node, time since the epoch): sinusoids, smooth noise that wanders
  * like a random walk, and white noise per sample, so the same seed and time
- * always give the same bytes and tests can rely on them.
+ * always give the same bytes and tests can rely on them.  A few states
+ * change over time (demo_cluster.c: a chrony reference, a clockClass, a
+ * rack's chronyd restarts) so that the events screen has something to show;
+ * none of them changes a node's status.
  *
  * The simulator gives each node's true state (demo_cluster_truth: the parts
  * of an observation), and each collector's demo renderer prints it as its

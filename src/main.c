@@ -195,12 +195,7 @@ static void commit_events(app *a)
 	if (!a->events) {
 		return;
 	}
-	double now = walltime_now();
-	for (size_t i = 0; i < a->n_nodes; i++) {
-		if (a->nodes[i].watch) {
-			event_log_watch_refresh(a->nodes[i].watch, &a->nodes[i], now);
-		}
-	}
+	event_log_refresh(a->events, a->nodes, a->n_nodes, walltime_now());
 	size_t added = event_log_commit(a->events, a->group_over);
 	if (added == 0 || !a->events_file) {
 		return;

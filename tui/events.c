@@ -25,17 +25,30 @@ void events_init(events_state *s)
 
 void events_free(events_state *s)
 {
-	free(s->rows);
+	free(s->front);
+	free(s->back);
 	memset(s, 0, sizeof *s);
 }
 
-static void push_row(events_state *s, uint64_t id)
+static void push(uint64_t **ids, size_t *n, size_t *cap, uint64_t id)
 {
-	if (s->n_rows == s->cap_rows) {
-		s->cap_rows = s->cap_rows ? 2 * s->cap_rows : 256;
-		s->rows = xrealloc(s->rows, s->cap_rows * sizeof *s->rows);
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 256;
+		*ids = xrealloc(*ids, *cap * sizeof **ids);
 	}
-	s->rows[s->n_rows++] = id;
+	(*ids)[(*n)++] = id;
+}
+
+static void push_front(events_state *s, uint64_t id)
+{
+	push(&s->front, &s->n_front, &s->cap_front, id);
+	s->n_rows = s->n_front + s->n_back;
+}
+
+static void push_back(events_state *s, uint64_t id)
+{
+	push(&s->back, &s->n_back, &s->cap_back, id);
+	s->n_rows = s->n_front + s->n_back;
 }
 
 static const char *host_of(const event *e, const node *nodes, size_t n_nodes, char *buf, size_t len)
@@ -70,14 +83,28 @@ uint64_t events_row_id(const events_state *s, long r)
 	if (r < 0 || (size_t)r >= s->n_rows) {
 		return 0;
 	}
-	return s->rows[s->n_rows - 1 - (size_t)r];
+	size_t i = (size_t)r;
+	if (i < s->n_front) {
+		return s->front[s->n_front - 1 - i];
+	}
+	return s->back[i - s->n_front];
 }
 
-/* Appends the rows of log's events from index `from` on (oldest first); an
- * expanded group's members go before it, so that on screen (newest first)
- * they are listed under it. */
-static void add_rows(events_state *s, const event_log *log, size_t from, const node *nodes, size_t n_nodes,
-		     const node_filter *filter)
+bool events_scanning(const events_state *s)
+{
+	return s->scan_next != 0;
+}
+
+static uint64_t oldest_id(const event_log *log)
+{
+	return event_log_count(log) ? event_log_at(log, 0)->id : UINT64_MAX;
+}
+
+/* Appends the rows of log's events from index `from` on (oldest first) to
+ * front; an expanded group's members go before it, so that on screen
+ * (newest first) they are listed under it. */
+static void add_front(events_state *s, const event_log *log, size_t from, const node *nodes, size_t n_nodes,
+		      const node_filter *filter)
 {
 	for (size_t i = from; i < event_log_count(log); i++) {
 		const event *e = event_log_at(log, i);
@@ -89,56 +116,142 @@ static void add_rows(events_state *s, const event_log *log, size_t from, const n
 			for (uint32_t k = e->group_size; k >= 1; k--) {
 				const event *m = event_log_find(log, e->id + k);
 				if (m && m->group == e->id && matches(m, nodes, n_nodes, filter)) {
-					push_row(s, m->id);
+					push_front(s, m->id);
 					shown = true;
 				}
 			}
 		}
 		if (shown || matches(e, nodes, n_nodes, filter)) {
-			push_row(s, e->id);
+			push_front(s, e->id);
 		}
 	}
 }
 
-static void rebuild(events_state *s, const event_log *log, const node *nodes, size_t n_nodes,
-		    const node_filter *filter)
+/* The rows that left the ring: the oldest, at the end of back (or, when
+ * back is empty, at the start of front). */
+static void drop_gone(events_state *s, const event_log *log)
 {
-	bool same = s->built && strcmp(s->built_filter, filter->text) == 0 && s->built_expanded == s->expanded;
-	size_t added_from = 0;
-	if (same) {
-		/* only new events: drop the rows that left the ring, append */
-		uint64_t oldest = event_log_count(log) ? event_log_at(log, 0)->id : UINT64_MAX;
+	uint64_t oldest = oldest_id(log);
+	while (s->n_back > 0 && s->back[s->n_back - 1] < oldest) {
+		s->n_back--;
+	}
+	if (s->n_back == 0) {
 		size_t drop = 0;
-		while (drop < s->n_rows && s->rows[drop] < oldest) {
+		while (drop < s->n_front && s->front[drop] < oldest) {
 			drop++;
 		}
-		if (drop > 0) { /* rows may still be NULL: no row yet */
-			memmove(s->rows, s->rows + drop, (s->n_rows - drop) * sizeof *s->rows);
-			s->n_rows -= drop;
+		if (drop > 0) {
+			memmove(s->front, s->front + drop, (s->n_front - drop) * sizeof *s->front);
+			s->n_front -= drop;
 		}
-		uint64_t first_new = s->built_last_id + 1;
-		added_from = event_log_count(log);
-		if (event_log_count(log) && first_new >= oldest) {
-			added_from = (size_t)(first_new - oldest);
-		} else if (event_log_count(log)) {
-			added_from = 0;
-		}
-	} else {
-		s->n_rows = 0;
 	}
+	if (s->scan_next != 0 && s->scan_next < oldest) {
+		s->scan_next = 0; /* the rest left the ring */
+	}
+	s->n_rows = s->n_front + s->n_back;
+}
+
+/* Tests up to `budget` events of the scan (going down from scan_next) and
+ * appends the matching ones to back; an expanded group is followed by its
+ * matching members.  Finds seek_id's row when it comes. */
+static void scan(events_state *s, const event_log *log, const node *nodes, size_t n_nodes,
+		 const node_filter *filter, size_t budget)
+{
+	uint64_t oldest = oldest_id(log);
+	size_t tested = 0, first_new = s->n_back;
+	while (s->scan_next != 0 && s->scan_next >= oldest && tested < budget) {
+		const event *e = event_log_find(log, s->scan_next);
+		s->scan_next--;
+		tested++;
+		if (!e || e->group != 0) {
+			continue; /* a member: listed under its group */
+		}
+		if (e->kind == EVENT_GROUP && e->id == s->expanded) {
+			size_t mark = s->n_back;
+			push_back(s, e->id);
+			bool shown = false;
+			for (uint32_t k = 1; k <= e->group_size; k++) {
+				const event *m = event_log_find(log, e->id + k);
+				if (m && m->group == e->id && matches(m, nodes, n_nodes, filter)) {
+					push_back(s, m->id);
+					shown = true;
+				}
+			}
+			tested += e->group_size;
+			if (!shown && !matches(e, nodes, n_nodes, filter)) {
+				s->n_back = mark;
+				s->n_rows = s->n_front + s->n_back;
+			}
+			continue;
+		}
+		if (matches(e, nodes, n_nodes, filter)) {
+			push_back(s, e->id);
+		}
+	}
+	if (s->scan_next < oldest) {
+		s->scan_next = 0;
+	}
+	if (s->seek_id) {
+		for (size_t i = first_new; i < s->n_back; i++) {
+			if (s->back[i] == s->seek_id) {
+				s->selected = (long)(s->n_front + i);
+				s->seek_id = 0;
+				break;
+			}
+		}
+		if (!events_scanning(s)) {
+			s->seek_id = 0; /* filtered out */
+		}
+	}
+}
+
+bool events_scan_step(events_state *s, const event_log *log, const node *nodes, size_t n_nodes,
+		      const node_filter *filter)
+{
+	if (log && events_scanning(s)) {
+		drop_gone(s, log);
+		scan(s, log, nodes, n_nodes, filter, EVENTS_SCAN_BUDGET);
+	}
+	return events_scanning(s);
+}
+
+/* A new filter or expansion: the rows start again from the newest event,
+ * and the selected event is looked for as the scan goes. */
+static void restart(events_state *s, const event_log *log, const node_filter *filter)
+{
+	s->n_front = s->n_back = s->n_rows = 0;
+	s->scan_top = event_log_last_id(log);
+	s->scan_next = event_log_count(log) ? s->scan_top : 0;
+	s->seek_id = s->built ? s->selected_id : 0;
+	if (s->seek_id) {
+		s->selected = 0;
+	}
+	s->built = true;
+	s->built_last_id = s->scan_top;
+	snprintf(s->built_filter, sizeof s->built_filter, "%s", filter->text);
+	s->built_expanded = s->expanded;
+}
+
+/* The events logged since the rows last saw the log: appended to front. */
+static void add_new(events_state *s, const event_log *log, const node *nodes, size_t n_nodes,
+		    const node_filter *filter)
+{
+	uint64_t last = event_log_last_id(log);
+	if (last == s->built_last_id) {
+		return;
+	}
+	uint64_t oldest = oldest_id(log);
+	uint64_t first_new = s->built_last_id + 1;
+	size_t from = first_new >= oldest ? (size_t)(first_new - oldest) : 0;
 	size_t before = s->n_rows;
-	add_rows(s, log, added_from, nodes, n_nodes, filter);
+	add_front(s, log, from, nodes, n_nodes, filter);
 	/* the selection stays on its event as new ones arrive above it, unless
 	 * it is on the newest row, which it follows */
-	if (same && s->selected > 0) {
+	if (s->selected > 0 || s->seek_id) {
 		s->selected += (long)(s->n_rows - before);
 		s->top += (long)(s->n_rows - before);
 	}
-	s->built = true;
-	s->built_last_id = event_log_last_id(log);
-	s->built_count = event_log_count(log);
-	snprintf(s->built_filter, sizeof s->built_filter, "%s", filter->text);
-	s->built_expanded = s->expanded;
+	s->built_last_id = last;
 }
 
 void events_prepare(events_state *s, const event_log *log, const node *nodes, size_t n_nodes,
@@ -149,23 +262,20 @@ void events_prepare(events_state *s, const event_log *log, const node *nodes, si
 		s->page = 1;
 	}
 	if (!log) {
-		s->n_rows = 0;
+		s->n_front = s->n_back = s->n_rows = 0;
+		s->scan_next = 0;
 		return;
 	}
-	if (!s->built || s->built_last_id != event_log_last_id(log) || s->built_count != event_log_count(log) ||
-	    strcmp(s->built_filter, filter->text) != 0 || s->built_expanded != s->expanded) {
-		bool refiltered = s->built && (strcmp(s->built_filter, filter->text) != 0 ||
-					       s->built_expanded != s->expanded);
-		rebuild(s, log, nodes, n_nodes, filter);
-		if (refiltered && s->selected_id) {
-			/* find the selected event among the new rows */
-			for (size_t r = 0; r < s->n_rows; r++) {
-				if (events_row_id(s, (long)r) == s->selected_id) {
-					s->selected = (long)r;
-					break;
-				}
-			}
-		}
+	if (s->seek_id && s->selected_id != s->seek_id) {
+		s->seek_id = 0; /* the user moved meanwhile */
+	}
+	if (!s->built || strcmp(s->built_filter, filter->text) != 0 || s->built_expanded != s->expanded) {
+		restart(s, log, filter);
+	}
+	drop_gone(s, log);
+	add_new(s, log, nodes, n_nodes, filter);
+	if (events_scanning(s)) {
+		scan(s, log, nodes, n_nodes, filter, EVENTS_SCAN_BUDGET);
 	}
 	if (s->selected >= (long)s->n_rows) {
 		s->selected = (long)s->n_rows - 1;
@@ -173,7 +283,9 @@ void events_prepare(events_state *s, const event_log *log, const node *nodes, si
 	if (s->selected < 0) {
 		s->selected = 0;
 	}
-	s->selected_id = events_row_id(s, s->selected);
+	if (!s->seek_id) {
+		s->selected_id = events_row_id(s, s->selected);
+	}
 	if (s->top > s->selected) {
 		s->top = s->selected;
 	}
@@ -245,18 +357,31 @@ void events_draw(const tui *t, int y0, int y1, int cols)
 	snprintf(title, sizeof title, " events, newest first  %s  %-22s %s", "time    ", "node", "kind / what changed");
 	int used = draw_text(y0, 0, cols, attr | A_BOLD, title, t->utf8);
 	char pos[64];
-	snprintf(pos, sizeof pos, "%ld/%zu ", s->n_rows ? s->selected + 1 : 0, s->n_rows);
+	if (events_scanning(s)) {
+		/* the rows are still being matched (events_scan_step) */
+		uint64_t oldest = oldest_id(t->event_log);
+		uint64_t span = s->scan_top >= oldest ? s->scan_top - oldest + 1 : 1;
+		uint64_t done = s->scan_top >= s->scan_next ? s->scan_top - s->scan_next : 0;
+		snprintf(pos, sizeof pos, "matching %u%%  %zu ", (unsigned)(done * 100 / span), s->n_rows);
+	} else {
+		snprintf(pos, sizeof pos, "%ld/%zu ", s->n_rows ? s->selected + 1 : 0, s->n_rows);
+	}
 	int w = tw_width(pos);
 	if (used + 2 + w <= cols) {
 		draw_text(y0, cols - w, w, attr, pos, t->utf8);
 	}
 	if (s->n_rows == 0) {
 		draw_text(y0 + 2, 2, cols - 2, draw_attr(ROLE_DIM, false),
-			  filter_active(&t->view.filter) ? "no event matches the filter"
-							 : "no event yet: changes appear here as the nodes report them",
+			  events_scanning(s) ? "matching..."
+			  : filter_active(&t->view.filter) ? "no event matches the filter"
+							  : "no event yet: changes appear here as the nodes report them",
 			  t->utf8);
 		return;
 	}
+	/* rows of the same second share their time's text (localtime_r is the
+	 * dearest part of a row) */
+	time_t shown_tt = (time_t)-1;
+	char when[16] = "?";
 	for (int i = 0; i < y1 - (y0 + 1); i++) {
 		long r = s->top + i;
 		int y = y0 + 1 + i;
@@ -271,11 +396,14 @@ void events_draw(const tui *t, int y0, int y1, int cols)
 			continue; /* left the ring since the rows were built */
 		}
 		char host[NODE_NAME_LEN], clean[NODE_NAME_LEN * 3 + 1], line[EVENT_MESSAGE_LEN + 64], cell[sizeof clean + 8];
-		char when[16] = "?";
-		time_t tt = (time_t)e->t;
-		struct tm tm;
-		if (isfinite(e->t) && localtime_r(&tt, &tm)) {
-			strftime(when, sizeof when, "%H:%M:%S", &tm);
+		time_t tt = isfinite(e->t) ? (time_t)e->t : (time_t)-1;
+		if (tt != shown_tt) {
+			struct tm tm;
+			snprintf(when, sizeof when, "?");
+			if (tt != (time_t)-1 && localtime_r(&tt, &tm)) {
+				strftime(when, sizeof when, "%H:%M:%S", &tm);
+			}
+			shown_tt = tt;
 		}
 		int x = 1;
 		draw_text(y, x, cols - x, row_attr, when, t->utf8);

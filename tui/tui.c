@@ -421,6 +421,22 @@ static void on_prepare(struct ev_loop *loop, ev_prepare *w, int revents)
 	t->last_frame = now;
 	t->dirty = false;
 	t->force = false;
+	if (t->screen == SCREEN_EVENTS && events_scanning(&t->events) && !ev_is_active(&t->scan_idle)) {
+		ev_idle_start(loop, &t->scan_idle);
+	}
+}
+
+/* The events screen's rows, one budget at a time while the loop has
+ * nothing else to do: a filter over 100,000 events never holds a frame. */
+static void on_scan_idle(struct ev_loop *loop, ev_idle *w, int revents)
+{
+	tui *t = w->data;
+	(void)revents;
+	if (t->screen != SCREEN_EVENTS || !events_scan_step(&t->events, t->event_log, t->nodes, t->n_nodes,
+							    &t->view.filter)) {
+		ev_idle_stop(loop, w);
+	}
+	t->dirty = true;
 }
 
 static void on_frame_timer(struct ev_loop *loop, ev_timer *w, int revents)
@@ -685,6 +701,8 @@ int tui_run(tui *t, struct ev_loop *loop, node *nodes, size_t n, scheduler *sche
 	ev_prepare_init(&t->prepare, on_prepare);
 	ev_init(&t->frame_timer, on_frame_timer);
 	ev_timer_init(&t->tick, on_tick, 1.0, 1.0);
+	ev_idle_init(&t->scan_idle, on_scan_idle);
+	t->scan_idle.data = t;
 	t->input.data = t->sigwinch.data = t->sigint.data = t->sigterm.data = t->sighup.data = t;
 	t->prepare.data = t->frame_timer.data = t->tick.data = t;
 	ev_io_start(loop, &t->input);
@@ -707,6 +725,7 @@ int tui_run(tui *t, struct ev_loop *loop, node *nodes, size_t n, scheduler *sche
 	ev_prepare_stop(loop, &t->prepare);
 	ev_timer_stop(loop, &t->frame_timer);
 	ev_timer_stop(loop, &t->tick);
+	ev_idle_stop(loop, &t->scan_idle);
 
 	if (t->mouse) {
 		mousemask(0, NULL);

@@ -89,6 +89,7 @@ struct tui {
 	ev_signal sigwinch, sigint, sigterm, sighup;
 	ev_prepare prepare;
 	ev_timer frame_timer, tick;
+	ev_idle scan_idle;   /* the events screen's rows being matched, between frames */
 };
 
 /* The model half of tui_run's set-up, once curses is up (the bench calls

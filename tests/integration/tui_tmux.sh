@@ -146,8 +146,9 @@ ok $? "the drill-down has the node's own events"
 keys e
 wait_for "events, newest first" 3
 ok $? "e opens the events screen"
-# the demo's states hold still: start-up is the baseline, so no events yet
-# (or, should a state have moved, rows with a time and a kind)
+# start-up is the baseline: no events until the demo's first change at +20 s
+# (or rows with a time and a kind, should one have come; events_tmux.sh
+# drives this screen further)
 screen | grep -Eq "no event yet|^ [0-9]{2}:[0-9]{2}:[0-9]{2} " && screen | grep -q "Enter node / expand group"
 ok $? "the events screen lists events (or says there are none) and its keys"
 keys Escape

@@ -24,12 +24,14 @@
 #include "chrony_select.h"
 #include "cluster.h"
 #include "collector.h"
+#include "consistency.h"
 #include "demo_cluster.h"
 #include "text_sink.h"
 #include "demo_transport.h"
 #include "health.h"
 #include "log.h"
 #include "node.h"
+#include "node_settings.h"
 #include "probe.h"
 #include "probe_decode.h"
 #include "thresholds.h"
@@ -746,6 +748,74 @@ static void test_cluster_view(void **state)
 	demo_cluster_free(c);
 }
 
+/* The demo changes over time (demo_cluster.c: gpu044's chrony reference,
+ * grandmaster B's clockClass, rack 2's chronyd restarts), so the events
+ * screen has something to show, but no node's status changes: the tests
+ * count them. */
+static void test_changes_over_time(void **state)
+{
+	(void)state;
+	static const double times[] = {10, 22, 26, 31, 45, 61, 86, 95};
+	enum { N_TIMES = sizeof times / sizeof times[0] };
+	demo_cluster *c = demo_cluster_new(DEMO_CLUSTER_DEFAULT_SEED, EPOCH);
+	size_t n = demo_cluster_count(c);
+	node *nodes = new_nodes(c);
+	node_settings *settings = calloc(n, sizeof *settings);
+	node_status *first = calloc(n, sizeof *first);
+	assert_non_null(settings);
+	assert_non_null(first);
+	for (size_t i = 0; i < n; i++) {
+		node_settings_init(&settings[i]);
+		snprintf(settings[i].ntp_upstream, sizeof settings[i].ntp_upstream, "%s", demo_cluster_ntp_upstream(c, i));
+	}
+	size_t gpu044 = n - 1, gm_b = index_of(c, DEMO_GRANDMASTER_B), gpu020 = 4 + 19;
+	assert_string_equal(demo_cluster_name(c, gpu044), "gpu044");
+	assert_string_equal(demo_cluster_name(c, gpu020), "gpu020");
+	char refs[N_TIMES][64];
+	int classes[N_TIMES], pids[N_TIMES];
+	for (size_t k = 0; k < N_TIMES; k++) {
+		for (size_t i = 0; i < n; i++) {
+			if (demo_cluster_reachable(c, i)) {
+				poll_node(c, i, EPOCH + times[k], PROBE_FLAG_ETHTOOL, "-", &nodes[i]);
+			}
+			health_apply(&nodes[i], &settings[i].th);
+		}
+		consistency_evaluate(nodes, n, settings, NULL);
+		for (size_t i = 0; i < n; i++) {
+			if (k == 0) {
+				first[i] = nodes[i].status;
+			} else if (nodes[i].status != first[i]) {
+				print_findings(&nodes[i]);
+				fail_msg("%s at +%.0f s: %s, at +10 s %s", nodes[i].host, times[k],
+					 node_status_name(nodes[i].status), node_status_name(first[i]));
+			}
+		}
+		snprintf(refs[k], sizeof refs[k], "%s", nodes[gpu044].obs.chrony.tracking.reference_name);
+		classes[k] = nodes[gm_b].obs.ptp.gm_clock_class;
+		pids[k] = nodes[gpu020].obs.daemons.procs[daemon_index(DAEMON_CHRONYD)].pid;
+		print_message("# +%.0f s: gpu044 on %s, B class %d, gpu020 chronyd %d\n", times[k], refs[k], classes[k],
+			      pids[k]);
+	}
+	/* gpu044 reselects every 20 s: ntp1, the public server, ntp1 ... */
+	assert_string_equal(refs[0], "10.20.0.10");
+	assert_string_equal(refs[1], "198.51.100.7");
+	assert_string_equal(refs[4], "10.20.0.10");
+	assert_true(has_code(&nodes[gpu044], "ptp.port_state"));
+	/* B: 7, then 52 from +30 s, 7 again from +60 s */
+	assert_int_equal(classes[0], 7);
+	assert_int_equal(classes[3], 52);
+	assert_int_equal(classes[5], 7);
+	/* rack 2's chronyd: restarted at +25 s and +85 s, a new PID each time */
+	assert_int_equal(pids[0], pids[1]);
+	assert_int_not_equal(pids[2], pids[1]);
+	assert_int_equal(pids[2], pids[5]);
+	assert_int_not_equal(pids[6], pids[5]);
+	free(first);
+	free(settings);
+	free(nodes);
+	demo_cluster_free(c);
+}
+
 /* ---------------------------------------------------------- transport */
 
 typedef struct {
@@ -1011,6 +1081,7 @@ int main(void)
 		cmocka_unit_test(test_small_buffers),
 		cmocka_unit_test(test_chunks),
 		cmocka_unit_test(test_cluster_view),
+		cmocka_unit_test(test_changes_over_time),
 		cmocka_unit_test(test_transport_answers),
 		cmocka_unit_test(test_transport_restart_drops_the_answer),
 		cmocka_unit_test(test_transport_unreachable),

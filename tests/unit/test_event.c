@@ -22,11 +22,15 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "event_cluster.h"
 #include "event_detect.h"
 #include "event_file.h"
 #include "event_log.h"
 #include "events.h"
 #include "filter.h"
+#include "finding_wait.h"
+#include "finding.h"
+#include "health.h"
 #include "node.h"
 #include "conffile.h"
 #include "node_settings.h"
@@ -167,21 +171,192 @@ static void test_findings(void **state)
 	d.n_findings = 0;
 	e = one(&c, &d, EVENT_FINDING_CLEARED, "crit", "");
 	assert_string_equal(e->subject, "chrony.offset");
+}
 
-	/* a cluster-wide finding is its own kind */
-	event_state f = later(&a);
-	f.n_findings = 1;
-	f.findings[0] = (event_finding){.code = "cluster.grandmaster", .sev = SEVERITY_WARN, .cluster = true};
-	one(&a, &f, EVENT_CLUSTER_FINDING_RAISED, "", "warn");
-	event_state g = later(&f);
-	g.findings[0].sev = SEVERITY_CRIT;
-	one(&f, &g, EVENT_CLUSTER_FINDING_RAISED, "warn", "crit");
-	one(&f, &a, EVENT_CLUSTER_FINDING_CLEARED, "warn", "");
-	/* the same code as the node's own and as a cluster finding: two things */
-	event_state h = later(&f);
-	h.n_findings = 2;
-	h.findings[1] = (event_finding){.code = "cluster.grandmaster", .sev = SEVERITY_WARN, .cluster = false};
-	one(&f, &h, EVENT_FINDING_RAISED, "", "warn");
+/* ------------------------------------------------ cluster-scope events */
+
+static void test_cluster_compare(void **state)
+{
+	(void)state;
+	event ev[8];
+	event_cluster_state none = {0}, three = {0}, worse = {0};
+	for (int i = 0; i < 3; i++) {
+		char host[16];
+		snprintf(host, sizeof host, "gpu%03d", i + 1);
+		event_cluster_add_finding(&three, "cluster.offset_spread", SEVERITY_WARN, host, "4 ms from the median");
+		event_cluster_add_finding(&worse, "cluster.offset_spread", i == 2 ? SEVERITY_CRIT : SEVERITY_WARN, host,
+					  "4 ms from the median");
+	}
+	assert_int_equal(three.count, 1);
+	assert_int_equal(three.items[0].nodes, 3);
+	assert_string_equal(three.items[0].first, "gpu001");
+
+	/* three nodes out of line: one event about the cluster */
+	assert_int_equal(event_cluster_compare(&none, &three, 300, ev, 8), 1);
+	assert_int_equal(ev[0].kind, EVENT_CLUSTER_FINDING_RAISED);
+	assert_int_equal(ev[0].node, EVENT_NODE_CLUSTER);
+	assert_int_equal(ev[0].group, 0);
+	assert_int_equal(ev[0].group_size, 3);
+	assert_string_equal(ev[0].subject, "cluster.offset_spread");
+	assert_string_equal(ev[0].from, "");
+	assert_string_equal(ev[0].to, "warn");
+	assert_true(ev[0].t == 300);
+	assert_non_null(strstr(ev[0].message, "3 nodes (gpu001 and 2 more)"));
+	assert_non_null(strstr(ev[0].message, "4 ms from the median"));
+
+	/* the same: silent; worse on one node: raised again from warn */
+	assert_int_equal(event_cluster_compare(&three, &three, 301, ev, 8), 0);
+	assert_int_equal(event_cluster_compare(&three, &worse, 301, ev, 8), 1);
+	assert_int_equal(ev[0].kind, EVENT_CLUSTER_FINDING_RAISED);
+	assert_string_equal(ev[0].from, "warn");
+	assert_string_equal(ev[0].to, "crit");
+
+	/* gone from every node: cleared, once */
+	assert_int_equal(event_cluster_compare(&worse, &none, 302, ev, 8), 1);
+	assert_int_equal(ev[0].kind, EVENT_CLUSTER_FINDING_CLEARED);
+	assert_int_equal(ev[0].node, EVENT_NODE_CLUSTER);
+	assert_string_equal(ev[0].from, "crit");
+	assert_string_equal(ev[0].to, "");
+	assert_int_equal(ev[0].group_size, 0);
+
+	/* max bounds what is written, not what is counted */
+	event_cluster_state two = three;
+	event_cluster_add_finding(&two, "cluster.leap", SEVERITY_WARN, "gpu009", "leap");
+	assert_int_equal(event_cluster_compare(&none, &two, 303, ev, 1), 2);
+}
+
+/* n nodes with watches, answered, ok. */
+static node *cluster_nodes(size_t n, event_log *l, event_watch *w)
+{
+	node *nodes = calloc(n, sizeof *nodes);
+	assert_non_null(nodes);
+	for (size_t i = 0; i < n; i++) {
+		char host[16];
+		snprintf(host, sizeof host, "gpu%03zu", i + 1);
+		node_init(&nodes[i], host);
+		nodes[i].has_observation = true;
+		nodes[i].reachable = true;
+		nodes[i].obs.taken_at = 1000;
+		nodes[i].status = NODE_STATUS_OK;
+		w[i] = (event_watch){.log = l, .index = (uint32_t)i, .limits = limits};
+		nodes[i].watch = &w[i];
+	}
+	return nodes;
+}
+
+static void give_cluster_finding(node *nd, const char *code, severity sev, const thresholds *th)
+{
+	finding f;
+	finding_start(&f, sev, code);
+	finding_message(&f, "out of line with the cluster");
+	health_set_cluster_findings(nd, &f, code ? 1 : 0, th);
+}
+
+static void test_cluster_events_in_the_log(void **state)
+{
+	(void)state;
+	enum { N = 10 };
+	event_log *l = event_log_new(256);
+	event_watch w[N];
+	node *nodes = cluster_nodes(N, l, w);
+	thresholds th;
+	thresholds_init_defaults(&th);
+	/* node 0 is out of line from the start: the baseline, not a change */
+	give_cluster_finding(&nodes[0], "cluster.reference", SEVERITY_WARN, &th);
+	event_log_refresh(l, nodes, N, 1000);
+	assert_int_equal(event_log_commit(l, 5), 0);
+
+	/* seven nodes out of line: one cluster event, and the status of each
+	 * (the grid's colours) grouped; no per-node cluster finding events */
+	for (int i = 1; i < 8; i++) {
+		give_cluster_finding(&nodes[i], "cluster.offset_spread", SEVERITY_WARN, &th);
+	}
+	event_log_refresh(l, nodes, N, 1001);
+	assert_int_equal(event_log_commit(l, 5), 1 + 1 + 7);
+	int cluster = 0, groups = 0, status = 0;
+	for (size_t i = 0; i < event_log_count(l); i++) {
+		const event *e = event_log_at(l, i);
+		if (e->kind == EVENT_CLUSTER_FINDING_RAISED) {
+			cluster++;
+			assert_int_equal(e->node, EVENT_NODE_CLUSTER);
+			assert_int_equal(e->group, 0);
+			assert_int_equal(e->group_size, 7);
+			assert_string_equal(e->subject, "cluster.offset_spread");
+			assert_non_null(strstr(e->message, "7 nodes (gpu002 and 6 more)"));
+		} else if (e->kind == EVENT_GROUP) {
+			groups++;
+			assert_int_equal(e->group_kind, EVENT_STATUS);
+		} else {
+			status++;
+			assert_int_equal(e->kind, EVENT_STATUS);
+			/* the status event names the cluster finding that made it */
+			assert_non_null(strstr(e->message, "cluster.offset_spread"));
+		}
+	}
+	assert_int_equal(cluster, 1);
+	assert_int_equal(groups, 1);
+	assert_int_equal(status, 7);
+
+	/* one more node joins: no cluster event (its status says it) */
+	give_cluster_finding(&nodes[8], "cluster.offset_spread", SEVERITY_WARN, &th);
+	event_log_refresh(l, nodes, N, 1002);
+	assert_int_equal(event_log_commit(l, 5), 1);
+	assert_int_equal(event_log_at(l, event_log_count(l) - 1)->kind, EVENT_STATUS);
+
+	/* all back in line: one cleared */
+	for (int i = 1; i < 9; i++) {
+		give_cluster_finding(&nodes[i], NULL, SEVERITY_OK, &th);
+	}
+	size_t before = event_log_count(l);
+	event_log_refresh(l, nodes, N, 1003);
+	event_log_commit(l, 5);
+	int cleared = 0;
+	for (size_t i = before; i < event_log_count(l); i++) {
+		const event *e = event_log_at(l, i);
+		if (e->kind == EVENT_CLUSTER_FINDING_CLEARED) {
+			cleared++;
+			assert_int_equal(e->node, EVENT_NODE_CLUSTER);
+			assert_string_equal(e->subject, "cluster.offset_spread");
+		}
+		assert_int_not_equal(e->kind, EVENT_CLUSTER_FINDING_RAISED);
+	}
+	assert_int_equal(cleared, 1);
+
+	/* a node settling late brings its cluster finding as baseline */
+	event_watch late = {.log = l, .index = 9, .limits = limits};
+	nodes[9].watch = &late;
+	w[9].settled = false;
+	give_cluster_finding(&nodes[9], "cluster.leap", SEVERITY_WARN, &th);
+	event_log_refresh(l, nodes, N, 1004);
+	assert_int_equal(event_log_commit(l, 5), 0);
+
+	/* its JSON line says scope cluster, no node, and how many carry it */
+	give_cluster_finding(&nodes[9], NULL, SEVERITY_OK, &th);
+	give_cluster_finding(&nodes[3], "cluster.utc_offset", SEVERITY_CRIT, &th);
+	event_log_refresh(l, nodes, N, 1005);
+	assert_true(event_log_commit(l, 5) >= 2);
+	bool json_seen = false;
+	for (size_t i = 0; i < event_log_count(l); i++) {
+		const event *e = event_log_at(l, i);
+		if (e->kind != EVENT_CLUSTER_FINDING_RAISED || strcmp(e->subject, "cluster.utc_offset") != 0) {
+			continue;
+		}
+		size_t len;
+		char *line = event_file_format(e, NULL, &len);
+		assert_non_null(line);
+		json_error_t jerr;
+		json_t *o = json_loads(line, 0, &jerr);
+		assert_non_null(o);
+		assert_string_equal(json_string_value(json_object_get(o, "scope")), "cluster");
+		assert_true(json_is_null(json_object_get(o, "node")));
+		assert_int_equal(json_integer_value(json_object_get(o, "nodes")), 1);
+		json_decref(o);
+		free(line);
+		json_seen = true;
+	}
+	assert_true(json_seen);
+	event_log_free(l);
+	free(nodes);
 }
 
 static void test_chrony(void **state)
@@ -502,6 +677,156 @@ static void test_node_update_detects(void **state)
 	free(n);
 }
 
+/* The kinds of the events committed since index from, as "kind subject"
+ * lines, and how many. */
+static size_t committed(event_log *l, size_t from, char *out, size_t out_len)
+{
+	out[0] = '\0';
+	size_t used = 0;
+	for (size_t i = from; i < event_log_count(l); i++) {
+		const event *e = event_log_at(l, i);
+		used += (size_t)snprintf(out + used, used < out_len ? out_len - used : 0, "%s %s %s>%s;",
+					 event_kind_name(e->kind), e->subject, e->from, e->to);
+		if (used >= out_len) {
+			used = out_len - 1;
+		}
+	}
+	print_message("# %s\n", out);
+	return event_log_count(l) - from;
+}
+
+/* One poll of a PTP node whose offset is offset_ns, then the refresh. */
+static size_t poll_offset(node *n, event_log *l, const thresholds *th, double t, int64_t offset_ns, char *what,
+			  size_t what_len)
+{
+	observation o;
+	answered_obs(&o, t, GM_A, PTP_PORT_SLAVE);
+	o.ptp.offset_from_master_ns = offset_ns;
+	node_update_observation(n, &o, th);
+	size_t from = event_log_count(l);
+	event_log_refresh(l, n, 1, t + 0.1);
+	event_log_commit(l, 5);
+	return committed(l, from, what, what_len);
+}
+
+/* Events follow what the live view shows (finding_wait.h): a finding is no
+ * event while it waits its `for`, a flap shorter than that is none at all,
+ * and the status event is the status the node is drawn in. */
+static void test_events_wait_for(void **state)
+{
+	(void)state;
+	node *n = calloc(1, sizeof *n);
+	assert_non_null(n);
+	node_init(n, "gpu001");
+	thresholds th;
+	thresholds_init_defaults(&th);
+	th.findings_wait = true; /* the live view */
+	assert_true(finding_wait_for(&th, "ptp.offset") == 30.0);
+	event_log *l = event_log_new(256);
+	event_watch w = {.log = l, .index = 0, .limits = {.step_s = th.event_step_s}};
+	n->watch = &w;
+	char what[512];
+
+	assert_int_equal(poll_offset(n, l, &th, 1000, 40, what, sizeof what), 0); /* the baseline */
+	assert_true(w.settled);
+	/* 5 µs off: ptp.offset, pending for 30 s: drawn "pending", no event */
+	assert_int_equal(poll_offset(n, l, &th, 1001, 5000, what, sizeof what), 0);
+	assert_int_equal(health_live_status(n), NODE_STATUS_PENDING);
+	assert_int_equal(poll_offset(n, l, &th, 1011, 5000, what, sizeof what), 0);
+	/* back before its `for`: a flap, and it costs no event */
+	assert_int_equal(poll_offset(n, l, &th, 1021, 40, what, sizeof what), 0);
+	/* off again: it waits from the start */
+	assert_int_equal(poll_offset(n, l, &th, 1031, 5000, what, sizeof what), 0);
+	assert_int_equal(poll_offset(n, l, &th, 1051, 5000, what, sizeof what), 0);
+	/* lasted 30 s: now it is raised, and the node is warn */
+	assert_int_equal(poll_offset(n, l, &th, 1061, 5000, what, sizeof what), 2);
+	assert_non_null(strstr(what, "status  ok>warn;"));
+	assert_non_null(strstr(what, "finding_raised ptp.offset >warn;"));
+	const event *raised = event_log_at(l, event_log_count(l) - 1);
+	if (raised->kind != EVENT_FINDING_RAISED) {
+		raised = event_log_at(l, event_log_count(l) - 2);
+	}
+	assert_true(raised->t == 1061);
+	assert_non_null(strstr(raised->message, "for 30 s"));
+	/* gone: cleared, and ok */
+	assert_int_equal(poll_offset(n, l, &th, 1071, 40, what, sizeof what), 2);
+	assert_non_null(strstr(what, "status  warn>ok;"));
+	assert_non_null(strstr(what, "finding_cleared ptp.offset warn>;"));
+
+	/* a finding real at once (`for` 0) beside a pending one: raised at
+	 * once, and the status is the lasting one */
+	assert_int_equal(poll_offset(n, l, &th, 1081, 5000, what, sizeof what), 0);
+	observation o;
+	answered_obs(&o, 1082, GM_A, PTP_PORT_FAULTY);
+	o.ptp.offset_from_master_ns = 5000;
+	node_update_observation(n, &o, &th);
+	size_t from = event_log_count(l);
+	event_log_refresh(l, n, 1, 1082.1);
+	event_log_commit(l, 5);
+	committed(l, from, what, sizeof what);
+	assert_non_null(strstr(what, "finding_raised ptp.port_state >"));
+	assert_null(strstr(what, "ptp.offset"));
+	char status[64];
+	snprintf(status, sizeof status, "status  ok>%s;", node_status_name(health_live_status(n)));
+	assert_non_null(strstr(what, status));
+
+	/* a cluster finding waits its `for` too: cluster.offset_spread, 30 s */
+	event_log_free(l);
+	l = event_log_new(256);
+	enum { N = 3 };
+	event_watch cw[N];
+	node *nodes = cluster_nodes(N, l, cw);
+	event_log_refresh(l, nodes, N, 2000);
+	for (double t = 2001; t < 2030; t += 10) {
+		for (int i = 0; i < N; i++) {
+			nodes[i].obs.taken_at = t;
+		}
+		give_cluster_finding(&nodes[0], "cluster.offset_spread", SEVERITY_WARN, &th);
+		event_log_refresh(l, nodes, N, t);
+		assert_int_equal(event_log_commit(l, 5), 0);
+	}
+	nodes[0].obs.taken_at = 2031;
+	give_cluster_finding(&nodes[0], "cluster.offset_spread", SEVERITY_WARN, &th);
+	event_log_refresh(l, nodes, N, 2031);
+	assert_int_equal(committed(l, 0, what, sizeof what), 0);
+	event_log_commit(l, 5);
+	assert_int_equal(committed(l, 0, what, sizeof what), 2);
+	assert_non_null(strstr(what, "cluster_finding_raised cluster.offset_spread >warn;"));
+	event_log_free(l);
+	free(nodes);
+	free(n);
+}
+
+/* What is wrong at start-up is the baseline even while it waits its `for`:
+ * how long it had lasted before synctop started is unknown. */
+static void test_start_up_pending_is_baseline(void **state)
+{
+	(void)state;
+	node *n = calloc(1, sizeof *n);
+	assert_non_null(n);
+	node_init(n, "gpu001");
+	thresholds th;
+	thresholds_init_defaults(&th);
+	th.findings_wait = true;
+	event_log *l = event_log_new(256);
+	event_watch w = {.log = l, .index = 0, .limits = {.step_s = th.event_step_s}};
+	n->watch = &w;
+	char what[512];
+	assert_int_equal(poll_offset(n, l, &th, 1000, 5000, what, sizeof what), 0);
+	assert_true(w.settled);
+	assert_int_equal(health_live_status(n), NODE_STATUS_PENDING);
+	for (double t = 1010; t <= 1040; t += 10) {
+		assert_int_equal(poll_offset(n, l, &th, t, 5000, what, sizeof what), 0);
+	}
+	assert_int_equal(health_live_status(n), NODE_STATUS_WARN); /* lasted: no event, it was there */
+	/* it goes: that is a change */
+	assert_int_equal(poll_offset(n, l, &th, 1050, 40, what, sizeof what), 2);
+	assert_non_null(strstr(what, "finding_cleared ptp.offset warn>;"));
+	assert_non_null(strstr(what, "status  warn>ok;"));
+	event_log_free(l);
+	free(n);
+}
+
 /* ------------------------------------------------------ --events FILE */
 
 static void test_file_format(void **state)
@@ -729,6 +1054,73 @@ static void test_screen_rows(void **state)
 
 /* The two settings are configuration keys: the step per node or group, the
  * grouping limit in "defaults". */
+/* A new filter over a full ring is matched a budget a frame, newest first:
+ * no frame tests every event; the rest fills in between frames. */
+static void test_screen_scan_budget(void **state)
+{
+	(void)state;
+	enum { N = 3 * EVENTS_SCAN_BUDGET + 100 };
+	node *nodes = calloc(3, sizeof *nodes);
+	assert_non_null(nodes);
+	node_init(&nodes[0], "gpu001");
+	node_init(&nodes[1], "gpu002");
+	node_init(&nodes[2], "login1");
+	event_log *l = event_log_new(N);
+	for (uint32_t i = 0; i < N; i++) {
+		stage(l, EVENT_STATUS, i % 3, "ok", "warn");
+		event_log_commit(l, 5); /* one at a time: no groups */
+	}
+	node_filter f;
+	filter_init(&f);
+	events_state s;
+	events_init(&s);
+	events_prepare(&s, l, nodes, 3, &f, 2, 12);
+	assert_true(events_scanning(&s));
+	assert_int_equal(s.n_rows, EVENTS_SCAN_BUDGET); /* no filter: every event tested is a row */
+	assert_int_equal(events_row_id(&s, 0), N);    /* newest first */
+	while (events_scan_step(&s, l, nodes, 3, &f)) {
+	}
+	assert_int_equal(s.n_rows, N);
+	assert_int_equal(events_row_id(&s, N - 1), 1);
+
+	/* the user is on an older event; typing a filter keeps it selected once
+	 * the scan reaches it, and new events arrive above the rows meanwhile */
+	s.selected = 3 * EVENTS_SCAN_BUDGET; /* id N - 3 * budget */
+	events_prepare(&s, l, nodes, 3, &f, 2, 12);
+	uint64_t chosen = s.selected_id;
+	assert_int_equal(chosen, (uint64_t)N - 3 * EVENTS_SCAN_BUDGET);
+	assert_true(nodes[(chosen - 1) % 3].host[3] == '0'); /* a gpu node */
+	char err[64];
+	const char *host = nodes[(chosen - 1) % 3].host;
+	filter_set(&f, host, err, sizeof err);
+	events_prepare(&s, l, nodes, 3, &f, 2, 12);
+	assert_true(events_scanning(&s));
+	size_t first = s.n_rows;
+	assert_true(first > 0 && first <= EVENTS_SCAN_BUDGET);
+	stage(l, EVENT_STATUS, (uint32_t)((chosen - 1) % 3), "warn", "crit");
+	event_log_commit(l, 5); /* the ring is full: id 1 leaves it */
+	events_prepare(&s, l, nodes, 3, &f, 2, 12);
+	assert_int_equal(events_row_id(&s, 0), N + 1); /* the new one on top at once */
+	while (events_scan_step(&s, l, nodes, 3, &f)) {
+	}
+	events_prepare(&s, l, nodes, 3, &f, 2, 12);
+	/* every third event, less the one that left the ring, plus the new one */
+	size_t want = 1;
+	for (uint64_t id = 2; id <= (uint64_t)N; id++) {
+		want += (id - 1) % 3 == (chosen - 1) % 3;
+	}
+	assert_int_equal(s.n_rows, want);
+	assert_int_equal(s.selected_id, chosen);
+	assert_int_equal(events_row_id(&s, s.selected), chosen);
+	for (long r = 1; r < (long)s.n_rows; r++) {
+		assert_true(events_row_id(&s, r) < events_row_id(&s, r - 1));
+	}
+	events_free(&s);
+	filter_free(&f);
+	event_log_free(l);
+	free(nodes);
+}
+
 static void test_config_keys(void **state)
 {
 	(void)state;
@@ -763,6 +1155,8 @@ int main(void)
 		cmocka_unit_test(test_baseline),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_findings),
+		cmocka_unit_test(test_cluster_compare),
+		cmocka_unit_test(test_cluster_events_in_the_log),
 		cmocka_unit_test(test_chrony),
 		cmocka_unit_test(test_ntp_peer),
 		cmocka_unit_test(test_ptp),
@@ -775,11 +1169,14 @@ int main(void)
 		cmocka_unit_test(test_ring),
 		cmocka_unit_test(test_hundred_thousand),
 		cmocka_unit_test(test_node_update_detects),
+		cmocka_unit_test(test_events_wait_for),
+		cmocka_unit_test(test_start_up_pending_is_baseline),
 		cmocka_unit_test(test_file_format),
 		cmocka_unit_test(test_file_appends),
 		cmocka_unit_test(test_file_hung_never_blocks),
 		cmocka_unit_test(test_config_keys),
 		cmocka_unit_test(test_screen_rows),
+		cmocka_unit_test(test_screen_scan_budget),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
