@@ -11,7 +11,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../integration/tap.sh"
 bin=${FUZZ_REPLAY_BIN:-tests/fuzz}
-targets="chrony_csv chrony_text chrony_select timesyncd ntpq pmc ethtool daemons phc_ctl probe_split probe_decode hostlist hostlist_compress target ntpctl
+targets="chrony_csv chrony_text chrony_select chrony_ntpdata timesyncd ntpq pmc ethtool daemons phc_ctl probe_split probe_decode hostlist hostlist_compress target ntpctl
 	ssh_config known_hosts sanitize report_json config prometheus_query command_template jump_spec"
 if [ -f "$here/fuzz_theme.c" ]; then
 	targets="$targets theme"
