@@ -52,6 +52,7 @@ static const threshold_key chrony_keys[] = {
 	THRESHOLD_KEY(chrony_drift_warn_ppm_per_hour, THRESHOLD_DOUBLE, NULL),
 	THRESHOLD_KEY(chrony_drift_window_s, THRESHOLD_DOUBLE, NULL),
 	THRESHOLD_KEY(chrony_drift_min_span_s, THRESHOLD_DOUBLE, NULL),
+	THRESHOLD_KEY(min_sources, THRESHOLD_INT, NULL),
 };
 
 static json_t *jsource_mode(chrony_source_mode mode)

@@ -1,7 +1,8 @@
 /* chrony_rules.c - the health rules for chrony's part of an observation:
  * leap status, offset, error bound, the selected source, reach, frequency,
- * skew and drift.  Limits from thresholds.h (docs/checks.md lists each
- * code with its numbers and where they come from). */
+ * skew, drift and the number of usable sources.  Limits from thresholds.h
+ * (docs/checks.md lists each code with its numbers and where they come
+ * from). */
 #include <config.h>
 
 #include "chrony_rules.h"
@@ -202,6 +203,41 @@ static void rule_chrony_reach(const chrony_obs *c, finding_list *out)
 	health_add_finding(out, &f);
 }
 
+/* A source counts as usable when chronyd's last selection accepted it
+ * (`sources` state '*', '+' or '-': it passed the intersection, '-' being
+ * only left out of the combined average) and it answered at least once in
+ * the last 8 polls.  `sources` is read every poll without chronyd's
+ * authorisation, which selectdata needs; 'x', '~' and '?' are not usable. */
+static bool chrony_source_usable(const chrony_source *s)
+{
+	bool accepted = s->state == CHRONY_STATE_SELECTED || s->state == CHRONY_STATE_COMBINED ||
+			s->state == CHRONY_STATE_NOT_COMBINED;
+	return accepted && (s->reach & HEALTH_REACH_ALL_EIGHT) != 0;
+}
+
+static void rule_chrony_few_sources(const chrony_obs *c, const thresholds *th, finding_list *out)
+{
+	if (th->min_sources <= 0) {
+		return; /* off by default */
+	}
+	int n = c->n_sources < CHRONY_MAX_SOURCES ? c->n_sources : CHRONY_MAX_SOURCES;
+	int usable = 0;
+	for (int i = 0; i < n; i++) {
+		usable += chrony_source_usable(&c->sources[i]);
+	}
+	if (usable >= th->min_sources || c->n_sources_total > n) {
+		return; /* enough, or some sources were not kept and may be usable */
+	}
+	finding f;
+	finding_start(&f, SEVERITY_WARN, "chrony.few_sources");
+	finding_message(&f, "%d usable source%s of %d (the group wants at least %d)", usable,
+			usable == 1 ? "" : "s", n, th->min_sources);
+	finding_hint(&f, "Usable: '*', '+' or '-' in `chronyc sources` with a nonzero reach. Add "
+		     "`server`/`pool` lines to chrony.conf (RFC 8633: at least four sources, so one "
+		     "falseticker is outvoted), or lower `min_sources` for this group.");
+	health_add_finding(out, &f);
+}
+
 static void rule_chrony_frequency(const chrony_obs *c, const thresholds *th, finding_list *out)
 {
 	double freq = c->tracking.frequency_ppm;
@@ -310,6 +346,7 @@ void chrony_rules(const health_context *ctx, finding_list *out)
 	}
 	rule_chrony_selected_source(c, out);
 	rule_chrony_reach(c, out);
+	rule_chrony_few_sources(c, th, out);
 	if (numbers) {
 		rule_chrony_frequency(c, th, out);
 		rule_chrony_skew(c, th, out);

@@ -65,6 +65,7 @@
 #define PROBE_FLAG_TIME_ONLY (1u << 2) /* "T" */
 #define PROBE_FLAG_SELECTDATA (1u << 3) /* "L": chronyc selectdata */
 #define PROBE_FLAG_NTPQ (1u << 4) /* "N": ntpq (ntpd) */
+#define PROBE_FLAG_NTPDATA (1u << 5) /* "D": chronyc ntpdata */
 
 /* rc of the ethtool section when no interface could be determined. */
 #define PROBE_RC_NO_IFACE 125

@@ -9,6 +9,7 @@
 
 extern const collector chrony_collector;
 extern const collector chrony_select_collector;
+extern const collector chrony_ntpdata_collector;
 extern const collector pmc_collector;
 extern const collector daemons_collector;
 extern const collector ethtool_collector;
@@ -21,6 +22,7 @@ extern const collector kernel_clock_collector;
 const collector *const collector_registry[] = {
 	&chrony_collector,
 	&chrony_select_collector,
+	&chrony_ntpdata_collector,
 	&pmc_collector,
 	&daemons_collector,
 	&ntpq_collector, /* after daemons, whose $synctop_ps it reads */

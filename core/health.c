@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "collector.h"
+#include "health_ntp_tools.h"
 #include "health_rule.h"
 #include "sanitize.h"
 #include "system_clock.h"
@@ -372,6 +373,14 @@ static void rule_time_service(const observation *o, const role *r, bool conflict
 	 * synctop cannot look inside.  One it read has its own findings. */
 	unsigned others = o->daemons.state == OBS_OK ?
 		o->daemons.running & (DAEMON_NTPD | DAEMON_TIMESYNCD) & ~inspected_daemons(o) : 0;
+	/* an ntpd whose ntpq/ntpctl failed has its collection finding, which
+	 * says why and how to fix it (health_ntp_tools.h) */
+	if (health_ntp_tool_failed(o)) {
+		others &= ~(unsigned)DAEMON_NTPD;
+		if (!others) {
+			return;
+		}
+	}
 	if (others) {
 		const char *name = (others & DAEMON_NTPD) ? "ntpd" : "systemd-timesyncd";
 		finding_start(&f, SEVERITY_WARN, "time.other_daemon");
@@ -696,6 +705,7 @@ void health_evaluate(const node *n, const thresholds *th, finding_list *out)
 			r.chronyd, r.chrony_expected, out);
 	rule_collection(&ptp_part, o->ptp.state, o->ptp.error, sizeof o->ptp.error,
 			r.ptp4l, r.ptp_expected, out);
+	health_ntp_tools(o, out);
 	/* each interface checked; a missing ethtool is said once */
 	for (int i = 0; i < observation_nic_count(o); i++) {
 		const nic_obs *nic = observation_nic_at(o, i);

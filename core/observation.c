@@ -272,6 +272,7 @@ void observation_init(observation *obs)
 	ntp_obs_init(&obs->ntp);
 	kernel_clock_obs_init(&obs->kernel);
 	openntpd_obs_init(&obs->openntpd);
+	chrony_ntpdata_init(&obs->ntpdata);
 }
 
 void timesyncd_obs_init(timesyncd_obs *t)
@@ -386,9 +387,41 @@ bool chrony_tracking_is_local(const chrony_tracking *t)
 	return t->has_reference_id && t->reference_id == CHRONY_REFID_LOCAL;
 }
 
+/* What chronyd uses for its selected source's packets (ntpdata). */
+static const char *ntp_timestamping(const observation *obs)
+{
+	if (obs->chrony.state != OBS_OK) {
+		return NULL;
+	}
+	const chrony_ntp_source *s = chrony_ntpdata_selected(&obs->chrony, &obs->ntpdata);
+	if (!s) {
+		return NULL;
+	}
+	bool hw_tx = s->tx_ts == CHRONY_TS_HARDWARE, hw_rx = s->rx_ts == CHRONY_TS_HARDWARE;
+	if (hw_tx && hw_rx) {
+		return "HW";
+	}
+	if (hw_rx) {
+		return "HW rx";
+	}
+	if (hw_tx) {
+		return "HW tx";
+	}
+	if (s->rx_ts == CHRONY_TS_KERNEL || s->rx_ts == CHRONY_TS_DAEMON) {
+		return "SW";
+	}
+	return NULL;
+}
+
 const char *observation_timestamping(const observation *obs)
 {
 	const nic_obs *nic = &obs->nic;
+	/* A chrony node: what chronyd does with its packets says more than
+	 * what the NIC could do (hwtimestamp must be configured). */
+	const char *ntp = ptp_primary_port(&obs->ptp) ? NULL : ntp_timestamping(obs);
+	if (ntp) {
+		return ntp;
+	}
 	if (nic->state == OBS_OK) {
 		if ((nic->caps & NIC_CAP_HW_TX) && (nic->caps & NIC_CAP_HW_RX)) {
 			return "HW";
@@ -405,6 +438,37 @@ const char *observation_timestamping(const observation *obs)
 	}
 	if (port && strncmp(port->timestamping, "SOFTWARE", sizeof port->timestamping) == 0) {
 		return "SW";
+	}
+	return NULL;
+}
+
+void chrony_ntpdata_init(chrony_ntpdata *nd)
+{
+	memset(nd, 0, sizeof *nd);
+}
+
+const char *chrony_ts_name(chrony_ts_source ts)
+{
+	switch (ts) {
+	case CHRONY_TS_INVALID: return "Invalid";
+	case CHRONY_TS_DAEMON: return "Daemon";
+	case CHRONY_TS_KERNEL: return "Kernel";
+	case CHRONY_TS_HARDWARE: return "Hardware";
+	case CHRONY_TS_UNKNOWN: break;
+	}
+	return "?";
+}
+
+const chrony_ntp_source *chrony_ntpdata_selected(const chrony_obs *c, const chrony_ntpdata *nd)
+{
+	const chrony_source *sel = chrony_selected_source(c);
+	if (!sel || nd->state != OBS_OK) {
+		return NULL;
+	}
+	for (int i = 0; i < nd->n_sources && i < CHRONY_MAX_SOURCES; i++) {
+		if (strncmp(nd->sources[i].remote, sel->name, sizeof sel->name) == 0) {
+			return &nd->sources[i];
+		}
 	}
 	return NULL;
 }

@@ -794,6 +794,60 @@ const openntpd_peer *openntpd_selected_peer(const openntpd_obs *o);
 /* n_peers clamped to 0..OPENNTPD_MAX_PEERS. */
 int openntpd_peer_count(const openntpd_obs *o);
 
+/* What chronyd knows of each NTP source's packets: `chronyc -c ntpdata`
+ * (collectors/chrony_ntpdata.c), one record per NTP source (refclocks have
+ * none).  How each packet was timestamped is chronyc's %N: the daemon's own
+ * clock reading, the kernel's (SO_TIMESTAMPING software) or the NIC's. */
+typedef enum {
+	CHRONY_TS_UNKNOWN = 0,  /* not read */
+	CHRONY_TS_INVALID,      /* "Invalid": no packet yet */
+	CHRONY_TS_DAEMON,       /* "Daemon" */
+	CHRONY_TS_KERNEL,       /* "Kernel" */
+	CHRONY_TS_HARDWARE,     /* "Hardware" */
+} chrony_ts_source;
+
+#define CHRONY_COUNT_UNKNOWN (-1) /* a packet counter this chrony does not print */
+
+typedef struct {
+	char remote[64];          /* address as chronyc -c prints it */
+	char local[64];           /* "[UNSPEC]" before any answer */
+	int remote_port;
+	chrony_leap leap;
+	int version;              /* 0 before any answer */
+	char mode[20];            /* "Server", "Symmetric active", "Symmetric passive", "Invalid" */
+	int stratum;
+	int poll;                 /* log2 seconds */
+	double root_delay_s;
+	double root_dispersion_s;
+	double offset_s;          /* node - source (chronyc prints source - node) */
+	double peer_delay_s;
+	double response_time_s;
+	bool interleaved;
+	bool authenticated;
+	chrony_ts_source tx_ts;
+	chrony_ts_source rx_ts;
+	int64_t total_tx, total_rx, total_valid_rx;
+	int64_t total_good_rx;    /* chrony >= 4.0, else CHRONY_COUNT_UNKNOWN */
+	int64_t kernel_tx, kernel_rx, hw_tx, hw_rx; /* chrony >= 4.6, else CHRONY_COUNT_UNKNOWN */
+} chrony_ntp_source;
+
+typedef struct {
+	obs_state state;
+	char error[OBS_ERROR_LEN];
+	int n_sources;            /* entries stored below */
+	int n_sources_total;      /* records chronyc printed */
+	chrony_ntp_source sources[CHRONY_MAX_SOURCES];
+} chrony_ntpdata;
+
+void chrony_ntpdata_init(chrony_ntpdata *nd);
+
+/* chronyc's word for a timestamping source ("Hardware", ...); "?" unknown. */
+const char *chrony_ts_name(chrony_ts_source ts);
+
+/* The ntpdata record of chronyd's selected source ('*' in `sources`), or
+ * NULL (no selection, no record of it, or ntpdata not answered). */
+const chrony_ntp_source *chrony_ntpdata_selected(const chrony_obs *c, const chrony_ntpdata *nd);
+
 /* -------------------------------------------------------------- the whole */
 
 typedef struct {
@@ -825,6 +879,7 @@ typedef struct {
 	ntp_obs ntp;
 	kernel_clock_obs kernel; /* not probed over SSH: the Prometheus source fills it */
 	openntpd_obs openntpd;   /* openntpd (ntpctl) */
+	chrony_ntpdata ntpdata;  /* chronyc ntpdata: how chronyd timestamps each source's packets */
 } observation;
 
 /* Reset every field to "unknown / not collected". */
@@ -832,7 +887,10 @@ void observation_init(observation *obs);
 
 /* How the node timestamps PTP packets, for every output: "HW", "SW" or
  * "none" from ethtool -T; when ethtool was not asked, what ptp4l reports
- * on its primary port ("HW"/"SW"); else NULL (unknown). */
+ * on its primary port ("HW"/"SW"); else NULL (unknown).  A node without a
+ * PTP port whose chronyd says how it timestamps its selected source's NTP
+ * packets (ntpdata) shows that instead: "HW" (both ways), "HW rx"/"HW tx"
+ * (one way), "SW" (kernel or daemon). */
 const char *observation_timestamping(const observation *obs);
 void chrony_obs_init(chrony_obs *chrony);
 void ptp_obs_init(ptp_obs *ptp);

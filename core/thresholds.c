@@ -26,6 +26,9 @@ void thresholds_init_defaults(thresholds *th)
 	th->chrony_drift_warn_ppm_per_hour = 1.0; /* synctop choice: a thermal/power swing, not oscillator ageing */
 	th->chrony_drift_window_s = 3600.0;    /* the whole history ring at a 1 s poll (history.h) */
 	th->chrony_drift_min_span_s = 600.0;   /* synctop choice: shorter slopes are mostly noise */
+	/* Off: a LAN node may rightly follow one server.  RFC 8633 (BCP 223)
+	 * 3.2 recommends four for Internet NTP, so one falseticker is outvoted. */
+	th->min_sources = 0;
 
 	th->ptp_offset_warn_ns = 1000;   /* 1 µs: ITU-T G.8271 end-to-end time error budget (±1.1 µs) */
 	th->ptp_offset_crit_ns = 100000; /* 100 µs: worse than software timestamping (lab veth: -6..-13 µs, lab-notes) */

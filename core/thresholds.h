@@ -41,6 +41,8 @@ typedef struct {
 	double chrony_drift_warn_ppm_per_hour;
 	double chrony_drift_window_s;
 	double chrony_drift_min_span_s;
+	/* chrony.few_sources: fewer usable sources than this warns (0: off) */
+	int min_sources;
 
 	/* |offsetFromMaster| of a SLAVE port */
 	int64_t ptp_offset_warn_ns;

@@ -38,7 +38,7 @@ static const column_info core_columns[COL_CORE_COUNT] = {
 		      9, 9, true, true, true, 80, 3},
 	[COL_SKEW] = {"SKEW", "skew", "the time daemon's skew (frequency error bound), ppm", 7, 7, true, true, true, 90, 14},
 	[COL_LEAP] = {"LEAP", "leap", "leap status", 6, 6, false, true, true, 100, 4},
-	[COL_HWTS] = {"TS", "timestamping", "NIC timestamping: HW, SW, none, ? unknown",
+	[COL_HWTS] = {"TS", "timestamping", "NIC timestamping: HW, SW, none, ? unknown (chrony: its NTP packets)",
 		      4, 4, false, true, false, 140, 5},
 	[COL_RTT] = {"RTT", "rtt", "time the last poll took, round trip", 7, 7, true, true, true, 150, 15},
 	[COL_AGE] = {"AGE", "age", "since the last completed poll", 5, 5, true, true, true, 160, 8},
@@ -479,7 +479,7 @@ column_mask columns_data_mask(const node *nd)
 	if (ptp_ok(nd)) {
 		m |= COLUMN_BIT(COL_SOURCE) | COLUMN_BIT(COL_STRATUM) | COLUMN_BIT(COL_LEAP) | COLUMN_BIT(COL_SPARK);
 	}
-	if (nd->obs.nic.state == OBS_OK || ptp_primary_port(&nd->obs.ptp)) {
+	if (nd->obs.nic.state == OBS_OK || ptp_primary_port(&nd->obs.ptp) || observation_timestamping(&nd->obs)) {
 		m |= COLUMN_BIT(COL_HWTS);
 	}
 	if (clock_ok(nd)) {

@@ -327,7 +327,7 @@ static void test_request_format(void **state)
 		assert_false(probe_iface_list_valid(bad_lists[i]));
 	}
 	assert_int_equal(probe_request_format(buf, sizeof buf, "xyz", 0, "eth0"), -1);
-	assert_int_equal(probe_request_format(buf, sizeof buf, N, 1u << 5, "eth0"), -1);
+	assert_int_equal(probe_request_format(buf, sizeof buf, N, 1u << 6, "eth0"), -1);
 	probe_request_format(buf, sizeof buf, N, PROBE_FLAG_TIME_ONLY, NULL);
 	assert_string_equal(buf, N " T -\n");
 	assert_int_equal(probe_request_format(buf, 24, N, PROBE_FLAG_ETHTOOL, "eth0"), -1);

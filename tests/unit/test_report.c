@@ -435,7 +435,7 @@ static void want_real(json_t *obj, const char *key, double want)
  * follow the registry, and ntpq runs after daemons (its shell function
  * reads $synctop_ps), so `ntp` comes after `daemons`. */
 static const char *const node_keys[] = {
-	"host", "status", "reachable", "error", "observed_at", "rtt_s", "chrony", "chrony_selection", "ptp",
+	"host", "status", "reachable", "error", "observed_at", "rtt_s", "chrony", "chrony_selection", "chrony_ntpdata", "ptp",
 	"daemons", "ntp", "phc", "nic", "nics", "timesyncd", "kernel_clock", "clock_check", "findings", NULL,
 };
 static const char *const clock_keys[] = {
