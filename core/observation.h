@@ -629,6 +629,10 @@ typedef struct {
 	/* The section ran this poll (the part is periodic): a poll that did
 	 * not ask keeps the last answer, one that found no ntpd does not. */
 	bool ran;
+	/* Client time (taken_at) of the poll whose answer this is, when it
+	 * came from an earlier poll (carried); NAN when this poll's own or
+	 * unknown (collectors/ntpq.c: the answer's age). */
+	double answered_at;
 	char version[64];      /* "ntpd ntpsec-1.2.2", "ntpd 4.2.8p15@1.3728-o ...", "" */
 	int status;            /* the system status word (16 bits); INT_UNKNOWN */
 	int leap;              /* 0 none, 1 insert, 2 delete, NTP_LEAP_UNSYNC; INT_UNKNOWN */
