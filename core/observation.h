@@ -437,6 +437,9 @@ typedef struct {
 	int realtime;      /* how many -r (1: steer CLOCK_REALTIME, 2: also a source) */
 	bool ntpshm;       /* -E ntpshm */
 	bool config_file;  /* -f: settings may come from a file we do not read */
+	/* -z (or --uds_address): the ptp4l socket -a follows; "" = ptp4l's
+	 * default (/var/run/ptp4l) */
+	char uds[PTP_PATH_LEN];
 } phc2sys_args;
 
 /* Where a time daemon's process runs and whether it may set the clock, from
