@@ -29,6 +29,7 @@
 #include "pmc_parse.h"
 #include "daemons_parse.h"
 #include "report_json.h"
+#include "report_prometheus.h"
 #include "system_clock.h"
 
 #define SOCK_A "/run/lab/ptp4l-npa.sock"
@@ -518,6 +519,74 @@ static void test_sync_age_second_instance(void **state)
 	free(nd);
 }
 
+/* The grid's PORT cell: the primary's state, and with several ptp4l how
+ * many follow a master, of how many. */
+static void test_grid_port_cell(void **state)
+{
+	(void)state;
+	node *nd = decoded_node("pmc-instances-two-slaves.txt");
+	const collector *c = collector_find("pmc");
+	const grid_column *port = NULL;
+	for (size_t i = 0; i < c->n_columns; i++) {
+		if (strcmp(c->columns[i].key, "port") == 0) {
+			port = &c->columns[i];
+		}
+	}
+	assert_non_null(port);
+	char cell[64];
+	assert_int_equal(port->cell(&nd->obs, cell, sizeof cell), GRID_CELL_VALUE);
+	assert_string_equal(cell, "SLAVE 2/2");
+	nd->obs.ptp_instances[1].ptp.state = OBS_DAEMON_UNREACHABLE;
+	port->cell(&nd->obs, cell, sizeof cell);
+	assert_string_equal(cell, "SLAVE 1/2");
+	free(nd);
+	nd = decoded_node("pmc-batch-multi-get-slave.txt");
+	port->cell(&nd->obs, cell, sizeof cell);
+	assert_string_equal(cell, "SLAVE");
+	free(nd);
+}
+
+/* Prometheus: the unlabelled series stay the primary's; each instance's
+ * own carry a uds label, which nothing else does. */
+static void test_prometheus_per_instance(void **state)
+{
+	(void)state;
+	node *nd = decoded_node("pmc-instances-two-slaves.txt");
+	nd->obs.ptp_instances[1].ptp.offset_from_master_ns = -1234;
+	char *buf = NULL;
+	size_t blen = 0;
+	FILE *f = open_memstream(&buf, &blen);
+	assert_non_null(f);
+	assert_int_equal(report_prometheus_format(f, nd, 1, NULL, 1796313664.0), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\nsynctop_ptp_instance_primary{node=\"node1\",uds=\"" SOCK_A "\"} 1\n"));
+	assert_non_null(strstr(buf, "\nsynctop_ptp_instance_primary{node=\"node1\",uds=\"" SOCK_B "\"} 0\n"));
+	assert_non_null(strstr(buf, "\nsynctop_ptp_instance_offset_seconds{node=\"node1\",uds=\"" SOCK_B
+				    "\"} -1.234e-06\n"));
+	assert_non_null(strstr(buf, "\nsynctop_ptp_instance_port_state{node=\"node1\",uds=\"" SOCK_B
+				    "\",port=\"1\",state=\"SLAVE\"} 1\n"));
+	assert_non_null(strstr(buf, "\nsynctop_ptp_instance_gm_clock_class{node=\"node1\",uds=\"" SOCK_A "\"} 248\n"));
+	/* the unlabelled series: the primary's, once */
+	assert_non_null(strstr(buf, "\nsynctop_ptp_port_state{node=\"node1\",port=\"1\",state=\"SLAVE\"} 1\n"));
+	const char *p = strstr(buf, "\nsynctop_ptp_offset_seconds{");
+	assert_non_null(p);
+	assert_null(strstr(p + 1, "\nsynctop_ptp_offset_seconds{"));
+	assert_null(strstr(p, "-1.234e-06\nsynctop_ptp_offset"));
+	free(buf);
+
+	/* one ptp4l on pmc's default socket: no per-instance series */
+	free(nd);
+	nd = decoded_node("pmc-batch-multi-get-slave.txt");
+	assert_int_equal(nd->obs.n_ptp_instances, 0);
+	f = open_memstream(&buf, &blen);
+	assert_int_equal(report_prometheus_format(f, nd, 1, NULL, 1796313664.0), 0);
+	fclose(f);
+	assert_null(strstr(buf, "synctop_ptp_instance_primary{"));
+	assert_null(strstr(buf, "uds=\""));
+	free(buf);
+	free(nd);
+}
+
 static void test_json(void **state)
 {
 	(void)state;
@@ -719,6 +788,8 @@ int main(void)
 		cmocka_unit_test(test_system_clock_instance),
 		cmocka_unit_test(test_phc_offset_uses_its_instance),
 		cmocka_unit_test(test_sync_age_second_instance),
+		cmocka_unit_test(test_prometheus_per_instance),
+		cmocka_unit_test(test_grid_port_cell),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_detail_lists_every_instance),
 		cmocka_unit_test(test_shell_finds_instances),
