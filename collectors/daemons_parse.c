@@ -309,6 +309,7 @@ static void apply_option(phc2sys_args *a, char opt, text_span value)
 	case 'c': copy_value(a->sink, sizeof a->sink, value); break;
 	case 'E': a->ntpshm = text_span_eq(value, "ntpshm"); break;
 	case 'f': a->config_file = true; break;
+	case 'z': copy_value(a->uds, sizeof a->uds, value); break;
 	default: break;
 	}
 }
@@ -322,9 +323,18 @@ void daemons_parse_phc2sys_args(text_span args, phc2sys_args *dst)
 	}
 	while (text_span_word(&args, &word)) {
 		if (text_span_starts(word, "--")) {
-			/* a config option (`--step_threshold=1` or `--step_threshold 1`) */
-			if (word.n > 2 && !memchr(word.p, '=', word.n)) {
-				text_span_word(&args, &word);
+			/* a config option (`--step_threshold=1` or `--step_threshold 1`);
+			 * uds_address is -z's (phc2sys.c: config_set_string "uds_address") */
+			const char *eq = memchr(word.p, '=', word.n);
+			bool uds = text_span_starts(word, "--uds_address") &&
+				   (word.n == 13 || (eq && eq == word.p + 13));
+			if (word.n > 2 && !eq) {
+				text_span name = word;
+				if (text_span_word(&args, &word) && uds && name.n == 13) {
+					copy_value(dst->uds, sizeof dst->uds, word);
+				}
+			} else if (uds && eq) {
+				copy_value(dst->uds, sizeof dst->uds, (text_span){eq + 1, word.n - 14});
 			}
 			continue;
 		}

@@ -71,12 +71,29 @@ static void ntpq_decode(const tool_output *out, observation *obs)
 	ntp_obs_settle(&obs->ntp);
 }
 
+/* A poll that did not run ntpq (its period, --period ntpq=SEC) keeps the
+ * last answer and when it came (before's own poll when before ran it). */
 static void ntpq_carry(observation *now, const observation *before)
 {
 	if (!now->ntp.ran) {
+		double at = before->ntp.ran ? before->taken_at : before->ntp.answered_at;
 		now->ntp = before->ntp;
 		now->ntp.ran = false;
+		now->ntp.answered_at = at;
 	}
+}
+
+/* Seconds since ntpq gave the part's answer: 0 at the poll that ran it,
+ * NAN when unknown. */
+static double answer_age_s(const observation *obs)
+{
+	if (obs->ntp.ran) {
+		return 0.0;
+	}
+	if (isfinite(obs->ntp.answered_at) && isfinite(obs->taken_at)) {
+		return obs->taken_at - obs->ntp.answered_at;
+	}
+	return NAN;
 }
 
 static obs_state ntpq_part_state(const observation *obs)
@@ -185,6 +202,8 @@ static json_t *ntpq_json(const observation *obs, bool *ok)
 	json_value_put(o, "time_constant", json_value_int(n->tc), ok);
 	json_value_put(o, "peers_total", good ? json_integer(n->n_peers_total < 0 ? 0 : n->n_peers_total) : json_null(), ok);
 	json_value_put(o, "peers", good ? peers_json(n, ok) : json_null(), ok);
+	/* ntpq runs every --period ntpq=SEC (60): how old this answer is */
+	json_value_put(o, "age_s", json_value_number(answer_age_s(obs)), ok);
 	return o;
 }
 
@@ -289,6 +308,11 @@ static void ntpq_detail(const observation *obs, const detail_sink *out)
 	out->kv(out->ctx, "Frequency", value, DETAIL_PLAIN);
 	if (n->version[0]) {
 		out->kv(out->ctx, "Version", n->version, DETAIL_DIM);
+	}
+	double age = answer_age_s(obs);
+	if (isfinite(age) && age > 0) {
+		snprintf(value, sizeof value, "%.0f s ago (ntpq runs every --period ntpq=SEC)", age);
+		out->kv(out->ctx, "Answered", value, DETAIL_DIM);
 	}
 	if (ntp_peer_count(n) == 0) {
 		out->text(out->ctx, "ntpd has no associations", DETAIL_WARN);

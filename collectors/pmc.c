@@ -296,6 +296,123 @@ static void emit_ptp_grandmaster(prom_writer *w, const observation *obs)
 }
 
 
+/* ----------------------------------------------- per-instance series */
+
+/* Several ptp4l on a node (ptp_instances): the families above describe the
+ * primary instance, unlabelled as for a single ptp4l; these give every
+ * instance's own, with a `uds` label (its socket; pmc's default for "")
+ * that only they carry, so no existing series changes and no sum counts
+ * the primary twice. */
+#define PTP_DEFAULT_SOCKET "/var/run/ptp4l" /* linuxptp config.c uds_address */
+
+/* Each answering instance as a one-instance observation (as ptp_instances'
+ * JSON does: the PHC read goes with its own interface only, ptp_sync.c). */
+static void emit_per_instance(prom_writer *w, const observation *obs,
+			      void (*one)(prom_writer *w, const observation *o, const prom_label *l))
+{
+	observation *o = NULL;
+	for (int i = 0; i < obs->n_ptp_instances && i < PTP_MAX_INSTANCES; i++) {
+		const ptp_instance *inst = &obs->ptp_instances[i];
+		if (inst->ptp.state != OBS_OK) {
+			continue;
+		}
+		if (!o) {
+			o = xmalloc(sizeof *o);
+		}
+		*o = *obs;
+		o->ptp = inst->ptp;
+		o->n_ptp_instances = 0;
+		char uds[PROM_CLEAN_LEN(PTP_PATH_LEN)];
+		prom_clean(uds, sizeof uds, inst->socket[0] ? inst->socket : PTP_DEFAULT_SOCKET, PTP_PATH_LEN);
+		prom_label l[] = {{"node", prom_node(w)}, {"uds", uds}};
+		one(w, o, l);
+	}
+	free(o);
+}
+
+static void sample_value(prom_writer *w, const prom_label *l, double v)
+{
+	if (!isnan(v)) {
+		prom_sample(w, l, 2, v);
+	}
+}
+
+static void one_offset(prom_writer *w, const observation *o, const prom_label *l)
+{
+	sample_value(w, l, v_ptp_offset(o));
+}
+
+static void one_delay(prom_writer *w, const observation *o, const prom_label *l)
+{
+	sample_value(w, l, v_ptp_mean_path_delay(o));
+}
+
+static void one_class(prom_writer *w, const observation *o, const prom_label *l)
+{
+	sample_value(w, l, v_ptp_gm_clock_class(o));
+}
+
+static void one_sync_age(prom_writer *w, const observation *o, const prom_label *l)
+{
+	sample_value(w, l, v_ptp_sync_age(o));
+}
+
+static void one_port_state(prom_writer *w, const observation *o, const prom_label *l)
+{
+	const ptp_obs *p = &o->ptp;
+	for (int i = 0; i < ptp_port_count(p); i++) {
+		const ptp_port *port = &p->ports[i];
+		if (port->state == PTP_PORT_UNKNOWN || port->port_number == INT_UNKNOWN) {
+			continue;
+		}
+		char number[16];
+		snprintf(number, sizeof number, "%d", port->port_number);
+		prom_label pl[] = {l[0], l[1], {"port", number}, {"state", ptp_port_state_name(port->state)}};
+		prom_sample(w, pl, 4, 1);
+	}
+}
+
+static void e_instance_offset(prom_writer *w, const observation *obs)
+{
+	emit_per_instance(w, obs, one_offset);
+}
+
+static void e_instance_delay(prom_writer *w, const observation *obs)
+{
+	emit_per_instance(w, obs, one_delay);
+}
+
+static void e_instance_class(prom_writer *w, const observation *obs)
+{
+	emit_per_instance(w, obs, one_class);
+}
+
+static void e_instance_sync_age(prom_writer *w, const observation *obs)
+{
+	emit_per_instance(w, obs, one_sync_age);
+}
+
+static void e_instance_port_state(prom_writer *w, const observation *obs)
+{
+	emit_per_instance(w, obs, one_port_state);
+}
+
+/* 1 for the instance the unlabelled series describe, 0 for the others;
+ * every instance found, answering or not. */
+static void e_instance_primary(prom_writer *w, const observation *obs)
+{
+	for (int i = 0; i < obs->n_ptp_instances && i < PTP_MAX_INSTANCES; i++) {
+		const ptp_instance *inst = &obs->ptp_instances[i];
+		char uds[PROM_CLEAN_LEN(PTP_PATH_LEN)];
+		if (inst->config_error[0]) {
+			continue; /* its socket is unknown (ptp.config_unreadable) */
+		}
+		prom_clean(uds, sizeof uds, inst->socket[0] ? inst->socket : PTP_DEFAULT_SOCKET, PTP_PATH_LEN);
+		prom_label l[] = {{"node", prom_node(w)}, {"uds", uds}};
+		prom_sample(w, l, 2, i == obs->ptp_primary);
+	}
+}
+
 static const prom_family pmc_prometheus[] = {
 	{"synctop_ptp_offset_seconds", "gauge",
 	 "ptp4l offsetFromMaster: node clock minus its master (positive = node ahead).", v_ptp_offset, NULL},
@@ -317,6 +434,22 @@ static const prom_family pmc_prometheus[] = {
 	{"synctop_ptp_sync_age_seconds", "gauge",
 	 "Age of the last Sync a following port received (TIME_STATUS_NP ingress_time against the node's "
 	 "clock; software timestamping only).", v_ptp_sync_age, NULL},
+	{"synctop_ptp_instance_primary", "gauge",
+	 "Several ptp4l on a node: 1 for the instance (uds: its socket) the unlabelled synctop_ptp_* series "
+	 "describe, 0 for the others.", NULL, e_instance_primary},
+	{"synctop_ptp_instance_offset_seconds", "gauge",
+	 "Several ptp4l on a node: each instance's offsetFromMaster (uds: its socket).", NULL, e_instance_offset},
+	{"synctop_ptp_instance_mean_path_delay_seconds", "gauge",
+	 "Several ptp4l on a node: each instance's meanPathDelay (uds: its socket).", NULL, e_instance_delay},
+	{"synctop_ptp_instance_gm_clock_class", "gauge",
+	 "Several ptp4l on a node: the clockClass of each instance's grandmaster (uds: its socket).", NULL,
+	 e_instance_class},
+	{"synctop_ptp_instance_sync_age_seconds", "gauge",
+	 "Several ptp4l on a node: the age of each instance's last Sync (uds: its socket).", NULL,
+	 e_instance_sync_age},
+	{"synctop_ptp_instance_port_state", "gauge",
+	 "Several ptp4l on a node: 1 per port of each instance (uds: its socket), labelled with its state.",
+	 NULL, e_instance_port_state},
 };
 
 /* ------------------------------------------------------------ grid columns */
@@ -331,6 +464,8 @@ static bool is_following(const observation *obs)
 	return ptp_following_port(&obs->ptp) != NULL;
 }
 
+#define PORT_CELL_MAX 12 /* the PORT column's max_width */
+
 static grid_cell port_cell(const observation *obs, char *out, size_t len)
 {
 	const ptp_port *port = ptp_primary_port(&obs->ptp);
@@ -338,6 +473,20 @@ static grid_cell port_cell(const observation *obs, char *out, size_t len)
 		return GRID_CELL_NA;
 	}
 	snprintf(out, len, "%s", ptp_port_state_name(port->state));
+	if (obs->n_ptp_instances > 1) {
+		/* several ptp4l: how many of them follow a master, of how many
+		 * (the drill-down lists each; any instance's finding colours it) */
+		int following = 0;
+		for (int i = 0; i < obs->n_ptp_instances && i < PTP_MAX_INSTANCES; i++) {
+			const ptp_obs *p = &obs->ptp_instances[i].ptp;
+			following += p->state == OBS_OK && ptp_following_port(p) != NULL;
+		}
+		char all[32];
+		snprintf(all, sizeof all, "%s %d/%d", ptp_port_state_name(port->state), following, obs->n_ptp_instances);
+		if (strlen(all) <= PORT_CELL_MAX) {
+			snprintf(out, len, "%s", all);
+		}
+	}
 	return GRID_CELL_VALUE;
 }
 
@@ -394,8 +543,9 @@ static const char *const ptp_offset_codes[] = {"ptp.offset", "cluster.ptp_spread
 static const char *const path_delay_codes[] = {"ptp.path_delay", NULL};
 
 static const grid_column pmc_columns[] = {
-	{.title = "PORT", .key = "port", .help = "PTP port state (the port the node syncs through)",
-	 .min_width = 7, .max_width = 12, .sortable = true, .place = 110, .rank = 7,
+	{.title = "PORT", .key = "port",
+	 .help = "PTP port state (the port the node syncs through); several ptp4l: SLAVE 1/2 = 1 of 2 follow a master",
+	 .min_width = 7, .max_width = PORT_CELL_MAX, .sortable = true, .place = 110, .rank = 7,
 	 .cell = port_cell, .sort = port_sort, .has_data = has_port, .finding_codes = port_codes},
 	{.title = "PTP OFFSET", .key = "ptp-offset", .help = "PTP offsetFromMaster, node minus master",
 	 .min_width = 11, .max_width = 11, .right = true, .sortable = true, .descending = true,

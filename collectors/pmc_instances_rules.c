@@ -2,9 +2,14 @@
  *
  * A second ptp4l is judged by pmc_rules on a copy of the observation whose
  * PTP part is that instance's, with what belongs to the primary instance
- * only taken out: the PHC read (phc_ctl reads the primary's interface),
- * the history (offsets and path delays of the primary) and the NIC unless
- * ethtool checked this instance's own interface. */
+ * only taken out: the history (offsets and path delays of the primary) and
+ * the NIC unless ethtool checked this instance's own interface.  The PHC
+ * read stays: phc_ctl reads the PHC of the instance the system clock is
+ * steered from (system_clock.h sysclk_instance), and the age of the last
+ * Sync of a hardware-timestamping port uses it only when it is that port's
+ * interface's (ptp_sync_last_age_s), so each instance's Sync age is judged
+ * where its PHC was read or it timestamps in software.  The NIC rule
+ * (health.c) covers every instance's ports itself. */
 #include <config.h>
 
 #include "pmc_instances_rules.h"
@@ -37,7 +42,6 @@ static void judge(const health_context *ctx, const ptp_instance *inst, finding_l
 	*o = *ctx->obs;
 	o->ptp = inst->ptp;
 	o->n_ptp_instances = 0;
-	phc_obs_init(&o->phc);
 	const ptp_port *port = ptp_primary_port(&o->ptp);
 	const nic_obs *nic = port ? observation_nic_for(ctx->obs, port->interface, sizeof port->interface) : NULL;
 	if (nic) {

@@ -530,7 +530,8 @@ static void send_poll(sched_node *sn)
 	for (size_t i = 0; i < collector_registry_count; i++) {
 		const collector *c = collector_registry[i];
 		if (c->cadence == COLLECT_PERIODIC &&
-		    (sn->last_run[i] == 0 || ev_now(s->loop) - sn->last_run[i] >= c->period_s)) {
+		    (sn->last_run[i] == 0 ||
+		     ev_now(s->loop) - sn->last_run[i] >= collector_period_s(s->cfg.periods, i))) {
 			flags |= c->request_bit;
 		}
 	}

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "collector_period.h"
 #include "node.h"
 #include "node_settings.h"
 #include "thresholds.h"
@@ -39,6 +40,10 @@ typedef struct {
 	bool pmc_sudo;            /* run pmc through sudo -n */
 	char iface[16];           /* "" = from ptp4l, else the default route's */
 	const thresholds *thresholds;
+	/* --period: the periodic collectors' periods (NULL or 0: each
+	 * descriptor's own; collector_period.h).  Not copied: must outlive the
+	 * scheduler. */
+	const collector_periods *periods;
 	/* Called after any node's model changed (may be NULL). */
 	void (*on_update)(void *ctx, node *n);
 	/* once mode: called when every node has answered or given up. */

@@ -120,7 +120,7 @@ _synctop()
 		--strict-host-key-checking= --connect-timeout= --max-handshakes= --transport= --transport-cmd= --iface= --sudo --pmc-sudo
 		--clock-check= --prometheus= --events= --theme= --no-color --no-mouse --log= --help --version -v -d -w -f -F -l -p -i -J -h
 		--from-prometheus= --prometheus-selector= --prometheus-node-label= --prometheus-ca=
-		--prometheus-bearer-token-file= --prometheus-basic-auth-file= --prometheus-stale="
+		--prometheus-bearer-token-file= --prometheus-basic-auth-file= --prometheus-stale= --period="
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
 
 	# An option's argument: "-f x", "--opt x", "--opt=x" whether or not
@@ -153,6 +153,8 @@ _synctop()
 		list=(yes accept-new no) ;;
 	--transport)
 		list=(libssh2 ssh) ;;
+	--period) # TOOL=SEC, the periodic tools
+		list=(ntpq= selectdata= ethtool=) ;;
 	--transport-cmd) # a command line of the user's own
 		COMPREPLY=()
 		return 0 ;;

@@ -595,6 +595,31 @@ static void nic_judge_port(const observation *o, const ptp_port *port, bool foll
 	health_add_finding(out, &f);
 }
 
+/* One ptp4l's ports, each interface once. */
+static void nic_judge_ports(const observation *o, const ptp_obs *ptp, finding_list *out)
+{
+	const ptp_port *follow = ptp_following_port(ptp);
+	if (ptp->state != OBS_OK) {
+		return;
+	}
+	for (int i = 0; i < ptp_port_count(ptp); i++) {
+		const ptp_port *port = &ptp->ports[i];
+		bool judged = false;
+		for (int k = 0; k < i && !judged; k++) {
+			judged = strncmp(ptp->ports[k].interface, port->interface, sizeof port->interface) == 0;
+		}
+		if (judged) {
+			continue;
+		}
+		/* the following port speaks for its interface */
+		const ptp_port *speaker = port;
+		if (follow && strncmp(follow->interface, port->interface, sizeof port->interface) == 0) {
+			speaker = follow;
+		}
+		nic_judge_port(o, speaker, speaker == follow, out);
+	}
+}
+
 /* Every interface ptp4l uses (PORT_PROPERTIES_NP: all ports, a boundary
  * clock has several), each once; when pmc reported no port, the interfaces
  * ethtool checked (--iface, the config's iface, the default route's). */
@@ -604,24 +629,12 @@ static void rule_nic(const observation *o, const role *r, const thresholds *th, 
 		return;
 	}
 	const ptp_obs *ptp = &o->ptp;
-	const ptp_port *follow = ptp_following_port(ptp);
-	if (ptp->state == OBS_OK) {
-		for (int i = 0; i < ptp_port_count(ptp); i++) {
-			const ptp_port *port = &ptp->ports[i];
-			bool judged = false;
-			for (int k = 0; k < i && !judged; k++) {
-				judged = strncmp(ptp->ports[k].interface, port->interface,
-						 sizeof port->interface) == 0;
-			}
-			if (judged) {
-				continue;
-			}
-			/* the following port speaks for its interface */
-			const ptp_port *speaker = port;
-			if (follow && strncmp(follow->interface, port->interface, sizeof port->interface) == 0) {
-				speaker = follow;
-			}
-			nic_judge_port(o, speaker, speaker == follow, out);
+	nic_judge_ports(o, ptp, out);
+	/* several ptp4l (one per NIC): every other instance's ports too, each
+	 * judged by its own instance's following port */
+	for (int k = 0; k < o->n_ptp_instances && k < PTP_MAX_INSTANCES; k++) {
+		if (k != o->ptp_primary) {
+			nic_judge_ports(o, &o->ptp_instances[k].ptp, out);
 		}
 	}
 	if (ptp->state == OBS_OK && ptp_port_count(ptp) > 0) {

@@ -11,6 +11,7 @@
 #include "collector.h"
 #include "event_log.h"
 #include "health.h"
+#include "system_clock.h"
 #include "walltime.h"
 
 static void record_history(node *n)
@@ -105,11 +106,15 @@ int node_update_probe_ifaces(const node *n, const char *names[NIC_MAX])
 	if (!n->has_observation) {
 		return 0;
 	}
-	/* the primary ptp4l's ports first, then every other instance's */
+	/* the ports of the ptp4l the system clock is steered from first (phc_ctl
+	 * reads the first interface's PHC: system_clock.h), then the primary
+	 * ptp4l's, then every other instance's */
 	const observation *o = &n->obs;
-	int count = add_port_ifaces(&o->ptp, names, 0);
+	int steer = sysclk_instance(o);
+	int count = steer >= 0 ? add_port_ifaces(&o->ptp_instances[steer].ptp, names, 0) : 0;
+	count = add_port_ifaces(&o->ptp, names, count);
 	for (int k = 0; k < o->n_ptp_instances && k < PTP_MAX_INSTANCES; k++) {
-		if (k != o->ptp_primary) {
+		if (k != o->ptp_primary && k != steer) {
 			count = add_port_ifaces(&o->ptp_instances[k].ptp, names, count);
 		}
 	}

@@ -512,6 +512,7 @@ void ntp_obs_init(ntp_obs *ntp)
 	ntp->sys_jitter_s = NAN;
 	ntp->clk_jitter_s = NAN;
 	ntp->clk_wander_ppm = NAN;
+	ntp->answered_at = NAN;
 	ntp->frequency_ppm = NAN;
 	ntp->root_delay_s = NAN;
 	ntp->root_dispersion_s = NAN;

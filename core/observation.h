@@ -437,6 +437,9 @@ typedef struct {
 	int realtime;      /* how many -r (1: steer CLOCK_REALTIME, 2: also a source) */
 	bool ntpshm;       /* -E ntpshm */
 	bool config_file;  /* -f: settings may come from a file we do not read */
+	/* -z (or --uds_address): the ptp4l socket -a follows; "" = ptp4l's
+	 * default (/var/run/ptp4l) */
+	char uds[PTP_PATH_LEN];
 } phc2sys_args;
 
 /* Where a time daemon's process runs and whether it may set the clock, from
@@ -629,6 +632,10 @@ typedef struct {
 	/* The section ran this poll (the part is periodic): a poll that did
 	 * not ask keeps the last answer, one that found no ntpd does not. */
 	bool ran;
+	/* Client time (taken_at) of the poll whose answer this is, when it
+	 * came from an earlier poll (carried); NAN when this poll's own or
+	 * unknown (collectors/ntpq.c: the answer's age). */
+	double answered_at;
 	char version[64];      /* "ntpd ntpsec-1.2.2", "ntpd 4.2.8p15@1.3728-o ...", "" */
 	int status;            /* the system status word (16 bits); INT_UNKNOWN */
 	int leap;              /* 0 none, 1 insert, 2 delete, NTP_LEAP_UNSYNC; INT_UNKNOWN */

@@ -128,10 +128,72 @@ bool sysclk_follows_phc(const observation *o)
 	return s == SYSCLK_PHC2SYS || s == SYSCLK_CHRONY_PHC;
 }
 
+static bool has_port_on(const ptp_obs *p, const char *iface)
+{
+	if (p->state != OBS_OK || !iface[0]) {
+		return false;
+	}
+	for (int i = 0; i < ptp_port_count(p); i++) {
+		if (strncmp(p->ports[i].interface, iface, sizeof p->ports[i].interface) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ptp4l's and phc2sys's default socket (linuxptp config.c "uds_address"
+ * default "/var/run/ptp4l"; /var/run is /run on current systems); "" is
+ * what pmc asked without -s. */
+static bool default_socket(const char *path)
+{
+	return !path[0] || strcmp(path, "/var/run/ptp4l") == 0 || strcmp(path, "/run/ptp4l") == 0;
+}
+
+static int instance_with_port(const observation *o, const char *iface)
+{
+	for (int i = 0; i < o->n_ptp_instances && i < PTP_MAX_INSTANCES; i++) {
+		if (has_port_on(&o->ptp_instances[i].ptp, iface)) {
+			return i;
+		}
+	}
+	return -1;
+}
+
+int sysclk_instance(const observation *o)
+{
+	if (o->n_ptp_instances <= 1) {
+		return -1;
+	}
+	const phc2sys_args *which;
+	if (phc2sys_steering(&o->daemons, &which) && which) {
+		if (which->automatic) {
+			for (int i = 0; i < o->n_ptp_instances && i < PTP_MAX_INSTANCES; i++) {
+				const char *sock = o->ptp_instances[i].socket;
+				if (default_socket(which->uds) ? default_socket(sock)
+							       : strncmp(sock, which->uds, PTP_PATH_LEN) == 0) {
+					return i;
+				}
+			}
+		} else if (which->source[0] && strncmp(which->source, "/dev/", 5) != 0 && !is_realtime(which->source)) {
+			int i = instance_with_port(o, which->source);
+			if (i >= 0) {
+				return i;
+			}
+		}
+	}
+	return o->phc.state == OBS_OK ? instance_with_port(o, o->phc.interface) : -1;
+}
+
+const ptp_obs *sysclk_phc_ptp(const observation *o)
+{
+	int i = o->n_ptp_instances > 1 && o->phc.interface[0] ? instance_with_port(o, o->phc.interface) : -1;
+	return i >= 0 ? &o->ptp_instances[i].ptp : &o->ptp;
+}
+
 int64_t phc_sys_offset_ns(const observation *o)
 {
 	const phc_obs *phc = &o->phc;
-	const ptp_obs *p = &o->ptp;
+	const ptp_obs *p = sysclk_phc_ptp(o);
 	if (phc->state == OBS_OK && phc->realtime_minus_phc_ns == PTP_NS_UNKNOWN &&
 	    phc->reported_sys_minus_phc_ns != PTP_NS_UNKNOWN) {
 		return phc->reported_sys_minus_phc_ns; /* already on the UTC timescale */

@@ -50,6 +50,21 @@ int64_t phc_sys_offset_ns(const observation *o);
  * PHC than the one phc_ctl read.  Elsewhere it is shown only. */
 bool phc_sys_offset_judged(const observation *o);
 
+/* Several ptp4l on the node (one per NIC): the one whose PHC the system
+ * clock is steered from, as an index into o->ptp_instances, or -1 (one
+ * ptp4l, or nobody can tell).  phc2sys says it: `-s IFACE` names the
+ * interface (the instance with a port there), `-a` follows the ptp4l on its
+ * `-z` socket (default /var/run/ptp4l, phc2sys.c).  Otherwise the instance
+ * whose interface phc_ctl read.  chronyd's `refclock PHC /dev/ptpN` names a
+ * device, not an interface, and chronyc does not show it: such a node gets
+ * -1 unless phc_ctl's interface says it. */
+int sysclk_instance(const observation *o);
+
+/* The PTP data sets that go with the PHC phc_ctl read (its currentUtcOffset
+ * and timescale): the instance with a port on phc_ctl's interface, else
+ * the primary's (o->ptp). */
+const ptp_obs *sysclk_phc_ptp(const observation *o);
+
 /* ptp.system_clock_unsteered: a PTP slave with a PHC whose system clock
  * nobody steers (crit), with the fix. */
 void sysclk_rule_unsteered(const health_context *ctx, finding_list *out);

@@ -58,6 +58,7 @@ enum {
 	OPT_TRANSPORT,
 	OPT_TRANSPORT_CMD,
 	OPT_JUMP_CHANNELS,
+	OPT_PERIOD,
 };
 
 static const struct option long_options[] = {
@@ -104,6 +105,7 @@ static const struct option long_options[] = {
 	{"prometheus-bearer-token-file", required_argument, NULL, OPT_PROM_BEARER},
 	{"prometheus-basic-auth-file", required_argument, NULL, OPT_PROM_BASIC},
 	{"prometheus-stale", required_argument, NULL, OPT_PROM_STALE},
+	{"period", required_argument, NULL, OPT_PERIOD},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -158,6 +160,8 @@ static void usage(FILE *f)
 	      "                         /dev/ptp*); --pmc-sudo is the old name\n"
 	      "      --clock-check SEC  measure each node's clock against this machine's at most every\n"
 	      "                         SEC seconds, 0 = never (default 30; --once/--check: once)\n"
+	      "      --period TOOL=SEC  run a periodic tool every SEC seconds, keeping its last answer\n"
+	      "                         between runs (ntpq 60, selectdata 60, ethtool 300; repeatable)\n"
 	      "      --prometheus FILE  after every sweep, write a node_exporter textfile (atomically)\n"
 	      "      --events FILE      live: append every event (what changed, when) as a JSON line\n"
 	      "\n"
@@ -344,6 +348,14 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 		case OPT_PROM_BASIC:
 			opt->prom_basic_auth_file = optarg;
 			break;
+		case OPT_PERIOD: {
+			char why[256];
+			if (collector_period_parse(optarg, &opt->periods, why, sizeof why) != 0) {
+				fprintf(stderr, "synctop: --period: %s\n", why);
+				return EX_USAGE;
+			}
+			break;
+		}
 		case OPT_PROM_STALE:
 			if (parse_seconds("--prometheus-stale", optarg, 1, 86400, &opt->prom_stale_s) != 0) {
 				return EX_USAGE;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "collector_period.h"
 #include "finding.h"
 #include "node_settings.h"
 
@@ -61,6 +62,7 @@ typedef struct {
 	double timeout_s;        /* --once/--check overall, and per poll */
 	const char *iface;
 	bool pmc_sudo;
+	collector_periods periods; /* --period TOOL=SEC (repeatable); 0 = the tool's own */
 
 	/* live view (TUI) */
 	const char *theme;       /* --theme NAME|FILE; NULL = default */

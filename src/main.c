@@ -385,6 +385,7 @@ static int start_engine(app *a)
 	scheduler_config_init(&cfg);
 	cfg.interval_s = a->opt.interval_s;
 	cfg.clock_check_every_s = a->opt.clock_check_s;
+	cfg.periods = &a->opt.periods;
 	cfg.poll_timeout_s = a->opt.timeout_s;
 	cfg.once = a->opt.mode != MODE_LIVE && !checking_for(a);
 	cfg.pmc_sudo = a->opt.pmc_sudo;

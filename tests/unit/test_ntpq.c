@@ -639,6 +639,58 @@ static void test_render_round_trip(void **state)
 	free(truth);
 }
 
+/* Between ntpq's runs the node keeps its last answer with its age: 0 at
+ * the poll that ran it, then the time since that poll, in JSON and the
+ * drill-down; a new run starts again at 0. */
+static void test_carry_age(void **state)
+{
+	(void)state;
+	const collector *c = collector_find("ntpq");
+	observation *first = calloc(1, sizeof *first), *second = calloc(1, sizeof *second),
+		    *third = calloc(1, sizeof *third);
+	assert_non_null(first);
+	assert_non_null(second);
+	assert_non_null(third);
+	observation_init(first);
+	first->taken_at = 1000.0;
+	parse_fixture("ntpq-n-rv-peers-synced.txt", &first->ntp);
+	bool ok = true;
+	json_t *j = c->json(first, &ok);
+	assert_true(ok);
+	assert_true(json_real_value(json_object_get(j, "age_s")) == 0.0);
+	json_decref(j);
+
+	observation_init(second);
+	second->taken_at = 1042.5; /* a poll that did not ask for ntpq */
+	c->carry(second, first);
+	j = c->json(second, &ok);
+	assert_true(json_real_value(json_object_get(j, "age_s")) == 42.5);
+	assert_true(json_real_value(json_object_get(j, "system_time_offset_s")) == first->ntp.offset_s);
+	json_decref(j);
+	observation_init(third);
+	third->taken_at = 1060.0; /* another: the age counts from the first */
+	c->carry(third, second);
+	j = c->json(third, &ok);
+	assert_true(json_real_value(json_object_get(j, "age_s")) == 60.0);
+	json_decref(j);
+	captured cap = {""};
+	detail_sink sink = {&cap,	     cap_kv,	    cap_text,	  cap_section,	    cap_table_begin,
+			    cap_table_row, cap_text, cap_table_end, cap_finding_tone};
+	c->detail(third, &sink);
+	assert_non_null(strstr(cap.text, "Answered | 60 s ago"));
+
+	observation_init(third);
+	third->taken_at = 1061.0; /* ntpq ran again */
+	parse_fixture("ntpq-n-rv-peers-synced.txt", &third->ntp);
+	c->carry(third, second);
+	j = c->json(third, &ok);
+	assert_true(json_real_value(json_object_get(j, "age_s")) == 0.0);
+	json_decref(j);
+	free(first);
+	free(second);
+	free(third);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -651,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_carry),
+		cmocka_unit_test(test_carry_age),
 		cmocka_unit_test(test_outputs_agree),
 		cmocka_unit_test(test_detail_and_columns),
 		cmocka_unit_test(test_render_round_trip),

@@ -27,7 +27,10 @@
 #include "node_update.h"
 #include "pmc_instances.h"
 #include "pmc_parse.h"
+#include "daemons_parse.h"
 #include "report_json.h"
+#include "report_prometheus.h"
+#include "system_clock.h"
 
 #define SOCK_A "/run/lab/ptp4l-npa.sock"
 #define SOCK_B "/run/lab/ptp4l-npb.sock"
@@ -376,6 +379,214 @@ static void test_second_instance_unreachable(void **state)
 	free(nd);
 }
 
+/* Every instance's NIC: the second ptp4l follows its master on pb with
+ * software timestamping as the first does on pa; both are said (the NIC
+ * rule looked at the primary's ports only before). */
+static void test_nic_rule_every_instance(void **state)
+{
+	(void)state;
+	node *nd = decoded_node("pmc-instances-two-slaves.txt");
+	thresholds th;
+	thresholds_init_defaults(&th);
+	finding_list out = {0};
+	health_evaluate(nd, &th, &out);
+	assert_non_null(find_code(&out, "nic.no_hw_timestamping", "on pa with software timestamping"));
+	assert_non_null(find_code(&out, "nic.no_hw_timestamping", "on pb with software timestamping"));
+	/* the second instance on hardware timestamping: only pa is said */
+	ptp_obs *b = &nd->obs.ptp_instances[1].ptp;
+	snprintf(b->ports[0].timestamping, sizeof b->ports[0].timestamping, "HARDWARE");
+	out.count = 0;
+	health_evaluate(nd, &th, &out);
+	assert_non_null(find_code(&out, "nic.no_hw_timestamping", "on pa "));
+	assert_null(find_code(&out, "nic.no_hw_timestamping", "pb"));
+	free(nd);
+}
+
+/* phc2sys running with these arguments (daemons_parse_phc2sys_args). */
+static void run_phc2sys(observation *o, const char *args)
+{
+	o->daemons.state = OBS_OK;
+	o->daemons.running |= DAEMON_PHC2SYS;
+	o->daemons.n_phc2sys = 1;
+	daemons_parse_phc2sys_args((text_span){args, strlen(args)}, &o->daemons.phc2sys[0]);
+}
+
+/* The system clock follows one ptp4l's PHC: the one phc2sys names (-s
+ * IFACE, or -a on its -z socket).  phc_ctl reads that one first. */
+static void test_system_clock_instance(void **state)
+{
+	(void)state;
+	node *nd = decoded_node("pmc-instances-two-slaves.txt");
+	observation *o = &nd->obs;
+	const char *names[NIC_MAX];
+	assert_int_equal(sysclk_instance(o), -1); /* nobody steers from a PHC */
+
+	run_phc2sys(o, "phc2sys -s pb -c CLOCK_REALTIME -w");
+	assert_int_equal(sysclk_instance(o), 1);
+	assert_int_equal(node_update_probe_ifaces(nd, names), 2);
+	assert_string_equal(names[0], "pb");
+	assert_string_equal(names[1], "pa");
+
+	run_phc2sys(o, "phc2sys -a -rr -z " SOCK_A);
+	assert_int_equal(sysclk_instance(o), 0);
+	run_phc2sys(o, "phc2sys -ar --uds_address=" SOCK_B);
+	assert_int_equal(sysclk_instance(o), 1);
+	assert_string_equal(o->daemons.phc2sys[0].uds, SOCK_B);
+	run_phc2sys(o, "phc2sys -a -r --uds_address " SOCK_B " -m");
+	assert_int_equal(sysclk_instance(o), 1);
+	assert_int_equal(node_update_probe_ifaces(nd, names), 2);
+	assert_string_equal(names[0], "pb");
+	/* -a on the default socket: neither instance listens there */
+	run_phc2sys(o, "phc2sys -a -r");
+	assert_int_equal(sysclk_instance(o), -1);
+	/* ... then the PHC phc_ctl read says which */
+	o->phc.state = OBS_OK;
+	snprintf(o->phc.interface, sizeof o->phc.interface, "pb");
+	assert_int_equal(sysclk_instance(o), 1);
+	/* one ptp4l: nothing to choose */
+	o->n_ptp_instances = 1;
+	assert_int_equal(sysclk_instance(o), -1);
+	free(nd);
+}
+
+/* phc_ctl read pb's PHC: the system clock's offset from it takes pb's ptp4l
+ * timescale and UTC offset, not the primary's (pa). */
+static void test_phc_offset_uses_its_instance(void **state)
+{
+	(void)state;
+	node *nd = decoded_node("pmc-instances-two-slaves.txt");
+	observation *o = &nd->obs;
+	run_phc2sys(o, "phc2sys -s pb -w");
+	/* both NICs timestamp in hardware (on software, ptp4l would steer
+	 * CLOCK_REALTIME itself); pa's ptp4l on the ARB timescale */
+	for (int i = 0; i < 2; i++) {
+		ptp_obs *p = i == 0 ? &o->ptp : &o->ptp_instances[0].ptp;
+		snprintf(p->ports[0].timestamping, sizeof p->ports[0].timestamping, "HARDWARE");
+		p->ptp_timescale = 0;
+	}
+	ptp_obs *b = &o->ptp_instances[1].ptp;
+	b->ptp_timescale = 1;
+	b->current_utc_offset = 37;
+	snprintf(b->ports[0].timestamping, sizeof b->ports[0].timestamping, "HARDWARE");
+	o->phc.state = OBS_OK;
+	snprintf(o->phc.interface, sizeof o->phc.interface, "pb");
+	o->phc.realtime_minus_phc_ns = -37000000120LL;
+	assert_true(phc_sys_offset_ns(o) == -120);
+	assert_true(phc_sys_offset_judged(o));
+	thresholds th;
+	thresholds_init_defaults(&th);
+	finding_list out = {0};
+	health_evaluate(nd, &th, &out);
+	assert_null(find_code(&out, "ptp.phc_sys_offset", NULL));
+	o->phc.realtime_minus_phc_ns = -37004000000LL; /* 4 ms: phc2sys lost it */
+	out.count = 0;
+	health_evaluate(nd, &th, &out);
+	const finding *f = find_code(&out, "ptp.phc_sys_offset", "pb");
+	assert_non_null(f);
+	assert_int_equal(f->sev, SEVERITY_CRIT);
+	free(nd);
+}
+
+/* A second instance on hardware timestamping whose PHC phc_ctl read: its
+ * last Sync's age is judged on that PHC's time (ptp.no_sync for its
+ * socket); the PHC was dropped for every instance but the primary before. */
+static void test_sync_age_second_instance(void **state)
+{
+	(void)state;
+	node *nd = decoded_node("pmc-instances-two-slaves.txt");
+	observation *o = &nd->obs;
+	ptp_obs *b = &o->ptp_instances[1].ptp;
+	ptp_port *port = &b->ports[0];
+	snprintf(port->timestamping, sizeof port->timestamping, "HARDWARE");
+	assert_true(b->realtime_before_ns != PTP_NS_UNKNOWN);
+	assert_true(port->log_sync_interval != INT_UNKNOWN);
+	/* the PHC on the PTP timescale, 37 s ahead; the last Sync 1 hour ago */
+	o->phc.state = OBS_OK;
+	snprintf(o->phc.interface, sizeof o->phc.interface, "pb");
+	o->phc.realtime_minus_phc_ns = -37000000000LL;
+	b->ingress_time_ns = b->realtime_before_ns + 37000000000LL - 3600LL * 1000000000LL;
+	thresholds th;
+	thresholds_init_defaults(&th);
+	finding_list out = {0};
+	health_evaluate(nd, &th, &out);
+	const finding *f = find_code(&out, "ptp.no_sync", "ptp4l socket " SOCK_B ": ");
+	assert_non_null(f);
+	/* the PHC of another interface: no age, no finding for that port */
+	snprintf(o->phc.interface, sizeof o->phc.interface, "pa");
+	out.count = 0;
+	health_evaluate(nd, &th, &out);
+	assert_null(find_code(&out, "ptp.no_sync", SOCK_B));
+	free(nd);
+}
+
+/* The grid's PORT cell: the primary's state, and with several ptp4l how
+ * many follow a master, of how many. */
+static void test_grid_port_cell(void **state)
+{
+	(void)state;
+	node *nd = decoded_node("pmc-instances-two-slaves.txt");
+	const collector *c = collector_find("pmc");
+	const grid_column *port = NULL;
+	for (size_t i = 0; i < c->n_columns; i++) {
+		if (strcmp(c->columns[i].key, "port") == 0) {
+			port = &c->columns[i];
+		}
+	}
+	assert_non_null(port);
+	char cell[64];
+	assert_int_equal(port->cell(&nd->obs, cell, sizeof cell), GRID_CELL_VALUE);
+	assert_string_equal(cell, "SLAVE 2/2");
+	nd->obs.ptp_instances[1].ptp.state = OBS_DAEMON_UNREACHABLE;
+	port->cell(&nd->obs, cell, sizeof cell);
+	assert_string_equal(cell, "SLAVE 1/2");
+	free(nd);
+	nd = decoded_node("pmc-batch-multi-get-slave.txt");
+	port->cell(&nd->obs, cell, sizeof cell);
+	assert_string_equal(cell, "SLAVE");
+	free(nd);
+}
+
+/* Prometheus: the unlabelled series stay the primary's; each instance's
+ * own carry a uds label, which nothing else does. */
+static void test_prometheus_per_instance(void **state)
+{
+	(void)state;
+	node *nd = decoded_node("pmc-instances-two-slaves.txt");
+	nd->obs.ptp_instances[1].ptp.offset_from_master_ns = -1234;
+	char *buf = NULL;
+	size_t blen = 0;
+	FILE *f = open_memstream(&buf, &blen);
+	assert_non_null(f);
+	assert_int_equal(report_prometheus_format(f, nd, 1, NULL, 1796313664.0), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\nsynctop_ptp_instance_primary{node=\"node1\",uds=\"" SOCK_A "\"} 1\n"));
+	assert_non_null(strstr(buf, "\nsynctop_ptp_instance_primary{node=\"node1\",uds=\"" SOCK_B "\"} 0\n"));
+	assert_non_null(strstr(buf, "\nsynctop_ptp_instance_offset_seconds{node=\"node1\",uds=\"" SOCK_B
+				    "\"} -1.234e-06\n"));
+	assert_non_null(strstr(buf, "\nsynctop_ptp_instance_port_state{node=\"node1\",uds=\"" SOCK_B
+				    "\",port=\"1\",state=\"SLAVE\"} 1\n"));
+	assert_non_null(strstr(buf, "\nsynctop_ptp_instance_gm_clock_class{node=\"node1\",uds=\"" SOCK_A "\"} 248\n"));
+	/* the unlabelled series: the primary's, once */
+	assert_non_null(strstr(buf, "\nsynctop_ptp_port_state{node=\"node1\",port=\"1\",state=\"SLAVE\"} 1\n"));
+	const char *p = strstr(buf, "\nsynctop_ptp_offset_seconds{");
+	assert_non_null(p);
+	assert_null(strstr(p + 1, "\nsynctop_ptp_offset_seconds{"));
+	assert_null(strstr(p, "-1.234e-06\nsynctop_ptp_offset"));
+	free(buf);
+
+	/* one ptp4l on pmc's default socket: no per-instance series */
+	free(nd);
+	nd = decoded_node("pmc-batch-multi-get-slave.txt");
+	assert_int_equal(nd->obs.n_ptp_instances, 0);
+	f = open_memstream(&buf, &blen);
+	assert_int_equal(report_prometheus_format(f, nd, 1, NULL, 1796313664.0), 0);
+	fclose(f);
+	assert_null(strstr(buf, "synctop_ptp_instance_primary{"));
+	assert_null(strstr(buf, "uds=\""));
+	free(buf);
+	free(nd);
+}
+
 static void test_json(void **state)
 {
 	(void)state;
@@ -573,6 +784,12 @@ int main(void)
 		cmocka_unit_test(test_decode_and_rules_per_instance),
 		cmocka_unit_test(test_config_unreadable_finding),
 		cmocka_unit_test(test_second_instance_unreachable),
+		cmocka_unit_test(test_nic_rule_every_instance),
+		cmocka_unit_test(test_system_clock_instance),
+		cmocka_unit_test(test_phc_offset_uses_its_instance),
+		cmocka_unit_test(test_sync_age_second_instance),
+		cmocka_unit_test(test_prometheus_per_instance),
+		cmocka_unit_test(test_grid_port_cell),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_detail_lists_every_instance),
 		cmocka_unit_test(test_shell_finds_instances),

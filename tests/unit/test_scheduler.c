@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "node_settings.h"
+#include "collector_period.h"
 #include "probe.h"
 #include "log.h"
 #include "scheduler.h"
@@ -37,6 +38,7 @@ typedef struct {
 	double clock_offset_s;  /* added to the client's clock in clock exchanges */
 	int date_rc;            /* exit status of `date` in clock exchanges */
 	int exchanges;          /* time-only requests answered */
+	int asked_ntpq;         /* requests whose flags asked for ntpq ('N') */
 } fake_transport;
 
 static double real_now(void)
@@ -155,6 +157,10 @@ static int fake_send(transport *t, const char *buf, size_t len)
 	fake_transport *f = (fake_transport *)t;
 	f->sends++;
 	snprintf(f->last_request, sizeof f->last_request, "%.*s", (int)len, buf);
+	char flags[16] = "";
+	if (sscanf(f->last_request, "%*s %15s", flags) == 1 && strchr(flags, 'N')) {
+		f->asked_ntpq++;
+	}
 	if (f->mode == ANSWER) {
 		fake_answer(f);
 	} else if (f->mode == PTP_ON_VETH || f->mode == PTP_BOUNDARY) {
@@ -203,6 +209,8 @@ typedef struct {
 /* The clock check adds exchanges after polls; the tests that count polls
  * leave it off. */
 static double clock_check_every_s = 0;
+/* --period for the next fixture (NULL: every collector's own). */
+static const collector_periods *fixture_periods;
 
 static void on_all_done(void *ctx)
 {
@@ -225,6 +233,7 @@ static fixture *setup_with(bool once, int mode, double timeout, const node_setti
 	cfg.backoff_min_s = 0.01;
 	cfg.backoff_max_s = 0.08;
 	cfg.clock_check_every_s = clock_check_every_s;
+	cfg.periods = fixture_periods;
 	cfg.thresholds = &fx->th;
 	cfg.on_all_done = on_all_done;
 	cfg.ctx = fx;
@@ -652,10 +661,40 @@ static void test_node_settings_drive_the_probe(void **state)
 	teardown_fx(fx);
 }
 
+/* --period ntpq=SEC: ntpq is asked every SEC seconds, not every poll and
+ * not once a minute (its own period); in between the request leaves it out. */
+static void test_period_override(void **state)
+{
+	(void)state;
+	fixture *fx = setup(false, ANSWER, 1.0);
+	scheduler_start(fx->s);
+	run_for(fx, 1.3);
+	assert_true(fx->f->sends > 10);
+	assert_int_equal(fx->f->asked_ntpq, 1); /* the first poll only: 60 s */
+	teardown_fx(fx);
+
+	collector_periods p;
+	char why[256];
+	memset(&p, 0, sizeof p);
+	assert_int_equal(collector_period_parse("ntpq=1", &p, why, sizeof why), 0);
+	fixture_periods = &p;
+	fx = setup(false, ANSWER, 1.0);
+	fixture_periods = NULL;
+	scheduler_start(fx->s);
+	run_for(fx, 2.3);
+	assert_true(fx->f->sends > 10);
+	/* at 0 s, after 1 s and after 2 s (a loaded machine's late timers
+	 * may miss the third), never every poll */
+	assert_in_range(fx->f->asked_ntpq, 2, 3);
+	assert_true(fx->f->asked_ntpq < fx->f->sends);
+	teardown_fx(fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_once_polls_on_connect),
+		cmocka_unit_test(test_period_override),
 		cmocka_unit_test(test_once_clock_check),
 		cmocka_unit_test(test_clock_check_date_fails),
 		cmocka_unit_test(test_live_clock_check_interval),
