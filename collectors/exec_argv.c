@@ -80,6 +80,12 @@ char **exec_argv_ssh(const exec_ssh_args *a)
 		snprintf(num, sizeof num, "%d", a->connect_timeout_s);
 		push_option(argv, &n, "ConnectTimeout", num);
 	}
+	if (a->jump && a->jump[0]) {
+		/* ssh's own -J, so it beats ProxyJump and ProxyCommand lines
+		 * exactly as it does for the built-in client */
+		push(argv, &n, "-J");
+		push(argv, &n, a->jump);
+	}
 	/* "--": a node named "-oProxyCommand=..." is a host name, not an option */
 	push(argv, &n, "--");
 	push(argv, &n, a->host);

@@ -26,6 +26,7 @@ typedef struct {
 	int n_known_hosts;
 	const char *strict;       /* "yes", "accept-new", "no"; NULL = unset */
 	int connect_timeout_s;    /* 0 = unset */
+	const char *jump;         /* -J or a group's "jump" ("none" too); NULL/"" = ssh_config's */
 } exec_ssh_args;
 
 /* `ssh -T -o BatchMode=yes [options] -- HOST sh`, NULL-terminated; free

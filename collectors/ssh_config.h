@@ -118,6 +118,7 @@ typedef struct {
 	const char *user; /* from user@host or -l; NULL or "" = none */
 	int port;         /* from host:port or -p; 0 = none */
 	const char *jump; /* -J: beats ProxyJump and ProxyCommand lines; NULL or "" = none */
+	const char *jump_from; /* where jump was set, for messages; NULL = "-J" */
 } ssh_config_query;
 
 typedef struct ssh_config ssh_config;

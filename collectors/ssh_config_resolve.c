@@ -33,6 +33,7 @@ typedef struct {
 	const char *cli_user; /* "" = none */
 	int cli_port;         /* 0 = none */
 	const char *cli_jump; /* -J; "" = none */
+	const char *cli_jump_from;
 	bool final_pass;
 	bool wants_final;
 	char final_host[SSH_HOSTNAME_LEN]; /* Host and Match host in the final pass */
@@ -416,7 +417,7 @@ static void check_route(resolver *r)
 	 * (ssh.c:main case 'J', readconf.c:parse_jump). */
 	if (r->cli_jump[0]) {
 		snprintf(r->out->proxy_jump, sizeof r->out->proxy_jump, "%s", r->cli_jump);
-		snprintf(r->out->proxy_jump_at, sizeof r->out->proxy_jump_at, "-J");
+		snprintf(r->out->proxy_jump_at, sizeof r->out->proxy_jump_at, "%s", r->cli_jump_from);
 	} else if ((e = r->first[K_PROXY_JUMP]) && e->ival != VALUE_NONE) {
 		ssh_jump_spec spec;
 		char why[384];
@@ -531,6 +532,7 @@ void ssh_config_resolve_query(const ssh_config *cfg, const ssh_config_query *q,
 		.cli_user = q && q->user ? q->user : "",
 		.cli_port = q ? q->port : 0,
 		.cli_jump = q && q->jump ? q->jump : "",
+		.cli_jump_from = q && q->jump_from ? q->jump_from : "-J",
 	};
 	const entry *e;
 

@@ -31,6 +31,7 @@
 #include "command_template.h"
 #include "hostlist.h"
 #include "sanitize.h"
+#include "ssh_jump_spec.h"
 #include "xalloc.h"
 
 /* ------------------------------------------------------------ the keys */
@@ -88,6 +89,7 @@ enum {
 	SET_GRANDMASTER,
 	SET_GM_TRACEABLE,
 	SET_TRANSPORT,     /* "transport" or "transport_cmd" */
+	SET_JUMP,
 	SET_THRESHOLD,
 	N_SETTINGS = SET_THRESHOLD + CONF_MAX_THRESHOLD_KEYS
 };
@@ -578,6 +580,28 @@ static int parse_transport(vctx *c, const char *key, json_t *val, const spos *ps
 	return 0;
 }
 
+/* "jump": what -J takes ("gw", "ops@gw1:2201,gw2", "none"), checked here
+ * so a bad hop points at its line. */
+static int parse_jump(vctx *c, json_t *val, const spos *ps, layer *l)
+{
+	ssh_jump_spec js;
+	char why[384];
+	if (!json_is_string(val) || json_string_length(val) == 0 ||
+	    strlen(json_string_value(val)) != json_string_length(val)) {
+		return fail_at(c, ps->line, ps->col, "\"jump\" must be a string: [user@]host[:port][,...] or \"none\"");
+	}
+	const char *v = json_string_value(val);
+	if (json_string_length(val) >= sizeof l->v.jump) {
+		return fail_at(c, ps->line, ps->col, "\"jump\" is longer than %zu bytes", sizeof l->v.jump - 1);
+	}
+	if (ssh_jump_spec_parse(v, &js, why, sizeof why) != 0) {
+		return fail_at(c, ps->line, ps->col, "\"jump\": %s", why);
+	}
+	snprintf(l->v.jump, sizeof l->v.jump, "%s", v);
+	mark(l, SET_JUMP, ps);
+	return 0;
+}
+
 /* The keys a defaults object and a group share.  Returns 1 if key is not
  * one of them. */
 static int parse_common(vctx *c, const char *key, json_t *val, size_t cp, layer *l)
@@ -598,6 +622,8 @@ static int parse_common(vctx *c, const char *key, json_t *val, size_t cp, layer 
 		return walk_object(c, val, cp, "\"for\"", for_member, l);
 	} else if (strcmp(key, "transport") == 0 || strcmp(key, "transport_cmd") == 0) {
 		return parse_transport(c, key, val, &c->pos[cp], l);
+	} else if (strcmp(key, "jump") == 0) {
+		return parse_jump(c, val, &c->pos[cp], l);
 	}
 	return 1;
 }
@@ -738,6 +764,9 @@ static void apply(const layer *l, node_settings *out)
 	if (l->set[SET_TRANSPORT]) {
 		out->transport = l->v.transport;
 		memcpy(out->transport_cmd, l->v.transport_cmd, sizeof out->transport_cmd);
+	}
+	if (l->set[SET_JUMP]) {
+		memcpy(out->jump, l->v.jump, sizeof out->jump);
 	}
 }
 

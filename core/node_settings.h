@@ -16,6 +16,7 @@
 #define NODE_SETTINGS_CLOCK_ID_LEN 19    /* "xxxxxx.xxxx.xxxxxx" + NUL */
 #define NODE_SETTINGS_GROUP_LEN 64       /* a --config group's name, as messages show it */
 #define NODE_SETTINGS_TRANSPORT_CMD_LEN 1024
+#define NODE_SETTINGS_JUMP_LEN 1024
 
 /* How synctop reaches the node (--transport, --transport-cmd). */
 typedef enum {
@@ -39,10 +40,15 @@ typedef struct {
 	/* NODE_TRANSPORT_CMD: the template as written (command_template.h
 	 * splits it; checked when read); "" otherwise. */
 	char transport_cmd[NODE_SETTINGS_TRANSPORT_CMD_LEN];
+	/* The jump hosts (-J, config key "jump"), as written and checked
+	 * when read; "none" = directly; "" = the ssh config decides.  Like
+	 * ssh's own -J it beats ProxyJump and ProxyCommand lines. */
+	char jump[NODE_SETTINGS_JUMP_LEN];
 } node_settings;
 
 /* The built-in defaults: thresholds_init_defaults(), no sudo, no interface,
- * no upstream or grandmaster, no group, the built-in SSH client. */
+ * no upstream or grandmaster, no group, the built-in SSH client, no jump
+ * host of its own. */
 void node_settings_init(node_settings *ns);
 
 #endif

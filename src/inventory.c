@@ -105,6 +105,11 @@ void inventory_node_settings(const cli_options *opt, const conffile *cf, const c
 		out->transport = (node_transport)opt->transport;
 		out->transport_cmd[0] = '\0';
 	}
+	/* -J beats a group's "jump" as ssh's -J beats its files: for ssh the
+	 * first value obtained wins, and the command line is read first */
+	if (opt->jump) {
+		snprintf(out->jump, sizeof out->jump, "%s", opt->jump);
+	}
 }
 
 bool inventory_uses_exec(const inventory *inv)
@@ -257,8 +262,10 @@ static int build_spec(inventory *inv, const cli_options *opt, const conffile *co
 		.host = t->host,
 		.user = t->user[0] ? t->user : is_node ? opt->user : NULL,
 		.port = t->port ? t->port : is_node ? opt->port : 0,
-		/* a hop after the first: "ssh -J <earlier hops>" decides its route */
-		.jump = is_node ? opt->jump : rc.forced ? "none" : NULL,
+		/* a node: -J or its group's "jump" (as "ssh -J"); a hop after the
+		 * first: "ssh -J <earlier hops>" decides its route */
+		.jump = is_node ? spec->settings.jump : rc.forced ? "none" : NULL,
+		.jump_from = opt->jump ? "-J" : "--config \"jump\"",
 	};
 	ssh_config_resolve_query(cfg, &q, &ho);
 	if (ho.error[0] && !spec->local) {
@@ -407,7 +414,7 @@ static void count_config_error(const cli_options *opt, const conffile *conf, con
 			.host = t->host,
 			.user = t->user[0] ? t->user : opt->user,
 			.port = t->port ? t->port : opt->port,
-			.jump = opt->jump,
+			.jump = ns->jump,
 		};
 		ssh_config_resolve_query(cfg, &q, ho);
 		same += strcmp(ho->error_at, at) == 0;

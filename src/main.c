@@ -342,6 +342,7 @@ static transport *exec_transport_for(app *a, const node_spec *spec, const char *
 		.ssh_config = o->ssh_config,
 		.strict = o->strict >= 0 ? strict_names[o->strict] : NULL,
 		.connect_timeout_s = o->connect_timeout_s > 0 ? (int)ceil(o->connect_timeout_s) : 0,
+		.jump = spec->settings.jump,
 	};
 	for (int i = 0; i < o->n_identities && i < EXEC_SSH_MAX_IDENTITIES; i++) {
 		args.identities[args.n_identities++] = o->identities[i];

@@ -17,7 +17,8 @@
 # host named, one attempt only; a bastion sshd with AllowTcpForwarding no:
 # the error says so.  No clock is touched: nothing here runs a time daemon
 # (the nodes' chrony expectation is "no"; the probe runs as on any node).
-# Subnets 10.66.0.0/24 .. 10.66.3.0/24 only; names carry "jp" and the PID.
+# Subnets 10.66.0.0/24 .. 10.66.3.0/24 only (BASTION_LAB_NET=10.N moves them
+# to 10.N.0-3, for a machine where 10.66 is taken); names carry "jp" and the PID.
 set -u
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/lab_netns.sh"
@@ -27,47 +28,49 @@ bin=${SYNCTOP_BIN:?}
 for p in ip /usr/sbin/sshd ssh-keygen jq timeout; do
 	command -v "$p" >/dev/null 2>&1 || skip_all "no $p"
 done
+net=${BASTION_LAB_NET:-10.66}
+case $net in 10.[0-9] | 10.[1-9][0-9] | 10.1[0-9][0-9] | 10.2[0-4][0-9] | 10.25[0-5]) ;; *) skip_all "BASTION_LAB_NET=$net: want 10.N" ;; esac
 for s in 0 1 2 3; do
-	lab_subnet_free "10.66.$s" || skip_all "10.66.$s.0/24 is in use on this machine"
+	lab_subnet_free "$net.$s" || skip_all "$net.$s.0/24 is in use on this machine"
 done
 
-lab_begin jp
+lab_begin "${BASTION_LAB_TAG:-jp}"
 ns_b=${lab_tag}b
 ns_h=${lab_tag}h
 ns_n=${lab_tag}n
 nodes=16
 # BASTION_LAB_LOGS=DIR keeps synctop's and the sshds' logs there.
 lab_on_cleanup() {
-	[ -n "${BASTION_LAB_LOGS:-}" ] && cp "$tmp"/*.log "$BASTION_LAB_LOGS"/ 2>/dev/null
+	[ -n "${BASTION_LAB_LOGS:-}" ] && cp "$tmp"/*.log "$tmp"/*.json "$BASTION_LAB_LOGS"/ 2>/dev/null
 	for f in "$tmp"/*.pid; do
 		[ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null
 	done
 	[ -n "${live_pid:-}" ] && kill "$live_pid" 2>/dev/null
 	# sshd's per-connection children die with their namespace's links; the
 	# namespaces' processes are all this test's (lab_cleanup ends them)
-	ip route del unreachable 10.66.1.0/24 2>/dev/null
-	ip route del unreachable 10.66.3.0/24 2>/dev/null
+	ip route del unreachable "$net".1.0/24 2>/dev/null
+	ip route del unreachable "$net".3.0/24 2>/dev/null
 }
 
 lab_netns b h n
 # client <-> bastion
-subnet=10.66.0
+subnet=$net.0
 lab_uplink "$ns_b" b0 1 2 24
 # bastion <-> nodes
 ip link add n0 netns "$ns_b" type veth peer name n0 netns "$ns_n"
-ip -n "$ns_b" addr add 10.66.1.1/24 dev n0
+ip -n "$ns_b" addr add "$net".1.1/24 dev n0
 ip -n "$ns_b" link set n0 up
 ip -n "$ns_n" link set n0 up
 # bastion <-> hop2 <-> nodes (a second network the bastion cannot reach)
 ip link add h0 netns "$ns_b" type veth peer name h0 netns "$ns_h"
-ip -n "$ns_b" addr add 10.66.2.1/24 dev h0
+ip -n "$ns_b" addr add "$net".2.1/24 dev h0
 ip -n "$ns_b" link set h0 up
-ip -n "$ns_h" addr add 10.66.2.2/24 dev h0
+ip -n "$ns_h" addr add "$net".2.2/24 dev h0
 ip -n "$ns_h" link set h0 up
 ip link add m0 netns "$ns_h" type veth peer name m0 netns "$ns_n"
-ip -n "$ns_h" addr add 10.66.3.1/24 dev m0
+ip -n "$ns_h" addr add "$net".3.1/24 dev m0
 ip -n "$ns_h" link set m0 up
-ip -n "$ns_n" addr add 10.66.3.2/24 dev m0
+ip -n "$ns_n" addr add "$net".3.2/24 dev m0
 ip -n "$ns_n" link set m0 up
 
 ssh-keygen -q -t ed25519 -N '' -f "$tmp/hostkey" || exit 1
@@ -101,51 +104,51 @@ EOF
 	done
 	return 1
 }
-start_sshd "$ns_b" bastion "ListenAddress 10.66.0.2:22
-ListenAddress 10.66.2.1:22" || skip_all "sshd did not start"
-start_sshd "$ns_b" nofwd "ListenAddress 10.66.0.2:2222" "AllowTcpForwarding no" || skip_all "sshd did not start"
-start_sshd "$ns_h" hop2 "ListenAddress 10.66.2.2:22" || skip_all "sshd did not start"
+start_sshd "$ns_b" bastion "ListenAddress $net.0.2:22
+ListenAddress $net.2.1:22" || skip_all "sshd did not start"
+start_sshd "$ns_b" nofwd "ListenAddress $net.0.2:2222" "AllowTcpForwarding no" || skip_all "sshd did not start"
+start_sshd "$ns_h" hop2 "ListenAddress $net.2.2:22" || skip_all "sshd did not start"
 hostkey=$(cut -d' ' -f1,2 "$tmp/hostkey.pub")
 {
-	echo "10.66.0.2 $hostkey"
-	echo "[10.66.0.2]:2222 $hostkey"
-	echo "10.66.2.2 $hostkey"
+	echo "$net.0.2 $hostkey"
+	echo "[$net.0.2]:2222 $hostkey"
+	echo "$net.2.2 $hostkey"
 	echo "badgw $(cut -d' ' -f1,2 "$tmp/otherkey.pub")"
 } >"$tmp/known_hosts"
 # one sshd per node, each on its own address in the node namespace
 for i in $(seq "$nodes"); do
-	ip -n "$ns_n" addr add "10.66.1.$((9 + i))/24" dev n0 2>/dev/null ||
-		ip -n "$ns_n" addr add "10.66.1.$((9 + i))/32" dev n0
-	start_sshd "$ns_n" "node$i" "ListenAddress 10.66.1.$((9 + i)):22" || skip_all "node sshd $i did not start"
-	echo "10.66.1.$((9 + i)) $hostkey" >>"$tmp/known_hosts"
+	ip -n "$ns_n" addr add "$net.1.$((9 + i))/24" dev n0 2>/dev/null ||
+		ip -n "$ns_n" addr add "$net.1.$((9 + i))/32" dev n0
+	start_sshd "$ns_n" "node$i" "ListenAddress $net.1.$((9 + i)):22" || skip_all "node sshd $i did not start"
+	echo "$net.1.$((9 + i)) $hostkey" >>"$tmp/known_hosts"
 done
-# two more behind the second hop, on ports of 10.66.3.2
+# two more behind the second hop, on ports of $net.3.2
 for i in 1 2; do
-	start_sshd "$ns_n" "far$i" "ListenAddress 10.66.3.2:$((2200 + i))" || skip_all "far sshd $i did not start"
-	echo "[10.66.3.2]:$((2200 + i)) $hostkey" >>"$tmp/known_hosts"
+	start_sshd "$ns_n" "far$i" "ListenAddress $net.3.2:$((2200 + i))" || skip_all "far sshd $i did not start"
+	echo "[$net.3.2]:$((2200 + i)) $hostkey" >>"$tmp/known_hosts"
 done
 
 {
 	echo "Host bastion"
-	echo "    HostName 10.66.0.2"
+	echo "    HostName $net.0.2"
 	echo "Host badgw"
-	echo "    HostName 10.66.0.2"
+	echo "    HostName $net.0.2"
 	echo "    HostKeyAlias badgw"
 	echo "Host nofwd"
-	echo "    HostName 10.66.0.2"
+	echo "    HostName $net.0.2"
 	echo "    Port 2222"
 	echo "Host hop2"
-	echo "    HostName 10.66.2.2"
+	echo "    HostName $net.2.2"
 	echo "    ProxyJump bastion"
 	for i in $(seq "$nodes"); do
-		printf 'Host node%02d\n    HostName 10.66.1.%d\n    ProxyJump bastion\n' "$i" $((9 + i))
+		printf 'Host node%02d\n    HostName %s.1.%d\n    ProxyJump bastion\n' "$i" "$net" $((9 + i))
 	done
 	echo "Host far1"
-	echo "    HostName 10.66.3.2"
+	echo "    HostName $net.3.2"
 	echo "    Port 2201"
 	echo "    ProxyJump bastion,hop2"
 	echo "Host far2"
-	echo "    HostName 10.66.3.2"
+	echo "    HostName $net.3.2"
 	echo "    Port 2202"
 	echo "    ProxyJump hop2"
 	echo "Host refused*"
@@ -164,14 +167,14 @@ all_nodes=$(seq -f 'node%02g' 1 "$nodes" | tr '\n' ' ')
 
 # The client cannot reach the nodes itself: nothing routes their subnets
 # from here (and packets for them must not leave by the default route).
-ip route add unreachable 10.66.1.0/24 && ip route add unreachable 10.66.3.0/24 ||
-	skip_all "cannot add unreachable routes for 10.66.1.0/24 and 10.66.3.0/24"
-timeout 3 bash -c 'exec 3<>/dev/tcp/10.66.1.10/22' 2>/dev/null
+ip route add unreachable "$net".1.0/24 && ip route add unreachable "$net".3.0/24 ||
+	skip_all "cannot add unreachable routes for $net.1.0/24 and $net.3.0/24"
+timeout 3 bash -c "exec 3<>/dev/tcp/$net.1.10/22" 2>/dev/null
 [ $? -ne 0 ]
-ok $? "the client cannot connect to a node directly (10.66.1.10:22)"
-ip netns exec "$ns_b" timeout 3 bash -c 'exec 3<>/dev/tcp/10.66.3.2/2201' 2>/dev/null
+ok $? "the client cannot connect to a node directly ($net.1.10:22)"
+ip netns exec "$ns_b" timeout 3 bash -c "exec 3<>/dev/tcp/$net.3.2/2201" 2>/dev/null
 [ $? -ne 0 ]
-ok $? "the bastion cannot connect to the far nodes directly (10.66.3.2:2201)"
+ok $? "the bastion cannot connect to the far nodes directly ($net.3.2:2201)"
 
 # --once --json: every node, through one bastion connection
 # shellcheck disable=SC2086
@@ -179,7 +182,7 @@ ok $? "the bastion cannot connect to the far nodes directly (10.66.3.2:2201)"
 ok $? "--once --json through the bastion ran ($(head -c 300 "$tmp/once.err"))"
 n_ok=$(jq '[.nodes[] | select(.reachable == true and .error == null)] | length' "$tmp/once.json")
 [ "$n_ok" = "$nodes" ]
-ok $? "all $nodes nodes answered through the bastion (got $n_ok: $(jq -c '[.nodes[] | select(.error != null) | [.name, .error]]' "$tmp/once.json" | head -c 400))"
+ok $? "all $nodes nodes answered through the bastion (got $n_ok: $(jq -c '[.nodes[] | select(.error != null) | [.host, .error]]' "$tmp/once.json" | head -c 400))"
 opened=$(grep -c 'jump host bastion: opening a connection' "$tmp/once.log")
 [ "$opened" = 1 ] || diag "$(grep 'jump host' "$tmp/once.log" | head -20)"
 ok $? "one connection to the bastion carried the $nodes nodes (opened $opened)"
@@ -221,9 +224,31 @@ ok $? "--check sees every node (exit $rc: $(tr '\n' ' ' <"$tmp/check.out" | head
 
 # -J on the command line, with user and port forms, beats the config
 # shellcheck disable=SC2086
-"$bin" --once --json $common -J root@10.66.0.2:22 root@10.66.1.10 root@10.66.1.11 >"$tmp/j.json" 2>"$tmp/j.err"
+"$bin" --once --json $common -J root@$net.0.2:22 root@$net.1.10 root@$net.1.11 >"$tmp/j.json" 2>"$tmp/j.err"
 [ "$(jq '[.nodes[] | select(.reachable == true)] | length' "$tmp/j.json")" = 2 ]
-ok $? "-J root@10.66.0.2:22 reaches nodes named by address ($(head -c 200 "$tmp/j.err"))"
+ok $? "-J root@$net.0.2:22 reaches nodes named by address ($(head -c 200 "$tmp/j.err"))"
+
+# --config "jump" per group: nodes named by address (no ssh config line
+# routes them) reach the bastion; "none" beats node03's ProxyJump line (so it
+# is tried directly, and the client has no route); -J beats the group's
+# "jump" (nofwd refuses to forward, so the error shows it was taken)
+cat >"$tmp/groups.json" <<EOF
+{"defaults": {"expect": {"chrony": "no"}},
+ "groups": [{"name": "lab", "hosts": "$net.1.[10-11]", "jump": "bastion"},
+            {"name": "mgmt", "hosts": "node03", "jump": "none"}]}
+EOF
+gcommon="-F $tmp/ssh_config --config $tmp/groups.json --clock-check 0 --timeout 15 --connect-timeout 5"
+# shellcheck disable=SC2086
+"$bin" --once --json $gcommon "$net.1.10" "$net.1.11" node03 >"$tmp/group.json" 2>"$tmp/group.err"
+n_ok=$(jq '[.nodes[] | select(.reachable == true and .error == null)] | length' "$tmp/group.json")
+err3=$(jq -r '.nodes[] | select(.host == "node03") | .error' "$tmp/group.json")
+[ "$n_ok" = 2 ] && case $err3 in *"jump host"*) false ;; *"$net.1.12 port 22"*) true ;; *) false ;; esac
+ok $? "--config \"jump\" per group: 2 nodes through the bastion (got $n_ok), \"none\" goes direct ($err3)"
+# shellcheck disable=SC2086
+"$bin" --once --json $gcommon -J nofwd "$net.1.10" >"$tmp/groupj.json" 2>/dev/null
+err=$(jq -r '.nodes[0].error' "$tmp/groupj.json")
+case $err in *"jump host nofwd"*AllowTcpForwarding*) true ;; *) false ;; esac
+ok $? "-J beats a group's \"jump\" ($err)"
 
 # two hops: "ProxyJump bastion,hop2", and hop2's own "ProxyJump bastion"
 # shellcheck disable=SC2086
@@ -273,8 +298,8 @@ if "$bin" --help 2>&1 | grep -q -- '--prometheus'; then
 	kill "$bpid" $children 2>/dev/null
 	sleep 3
 	down=$(up)
-	start_sshd "$ns_b" bastion "ListenAddress 10.66.0.2:22
-ListenAddress 10.66.2.1:22"
+	start_sshd "$ns_b" bastion "ListenAddress $net.0.2:22
+ListenAddress $net.2.1:22"
 	back=
 	for _ in $(seq 60); do
 		if [ "$(up)" = "$nodes" ]; then

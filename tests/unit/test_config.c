@@ -548,6 +548,35 @@ static void test_transport_keys(void **state)
 		    "t.json:1:35: \"transport\" and \"transport_cmd\" both set");
 }
 
+/* "jump": what -J takes, checked when read (a bad hop points at its value);
+ * a group's replaces the defaults', "none" is kept (it means directly). */
+static void test_jump_key(void **state)
+{
+	(void)state;
+	node_settings ns;
+	conffile *cf = parse_ok("{\"defaults\": {\"jump\": \"ops@login:2222\"},"
+				" \"groups\": [{\"name\": \"lab\", \"hosts\": \"lab[1-4]\", \"jump\": \"gw1,u@gw2\"},"
+				" {\"name\": \"direct\", \"hosts\": \"mgmt1\", \"jump\": \"none\"},"
+				" {\"name\": \"plain\", \"hosts\": \"plain1\"}]}");
+	conffile_resolve(cf, "gpu1", &ns);
+	assert_string_equal(ns.jump, "ops@login:2222");
+	conffile_resolve(cf, "lab3", &ns);
+	assert_string_equal(ns.jump, "gw1,u@gw2");
+	conffile_resolve(cf, "mgmt1", &ns);
+	assert_string_equal(ns.jump, "none");
+	conffile_resolve(cf, "plain1", &ns); /* a group without the key keeps the defaults' */
+	assert_string_equal(ns.jump, "ops@login:2222");
+	conffile_free(cf);
+	conffile_resolve(NULL, "x", &ns);
+	assert_string_equal(ns.jump, "");
+
+	parse_fails("{\"defaults\": {\"jump\": \"gw1,,gw2\"}}", "t.json:1:23: \"jump\": ");
+	parse_fails("{\"defaults\": {\"jump\": \"\"}}", "t.json:1:23: \"jump\" must be a string");
+	parse_fails("{\"defaults\": {\"jump\": [\"gw\"]}}", "t.json:1:23: \"jump\" must be a string");
+	parse_fails("{\"groups\": [{\"name\": \"g\", \"hosts\": \"a\", \"jump\": \"@gw\"}]}",
+		    "t.json:1:49: \"jump\": jump host 1 (''): empty user name");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -568,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_bad_host_list_points_inside_the_string),
 		cmocka_unit_test(test_upstream_and_grandmaster_syntax),
 		cmocka_unit_test(test_transport_keys),
+		cmocka_unit_test(test_jump_key),
 		cmocka_unit_test(test_gm_traceable),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_load_file),

@@ -160,12 +160,13 @@ static void test_ssh_argv_options(void **state)
 		.n_known_hosts = 2,
 		.strict = "accept-new",
 		.connect_timeout_s = 7,
+		.jump = "ops@gw1:2201,gw2",
 	};
 	char **argv = exec_argv_ssh(&a);
 	const char *want[] = {"ssh", "-T", "-o", "BatchMode=yes", "-F", "/etc/synctop/ssh_config", "-l", "ops", "-p",
 			      "2222", "-i", "/k/id1", "-i", "/k/id 2", "-o",
 			      "UserKnownHostsFile=/kh/a \"/kh/with space\"", "-o", "StrictHostKeyChecking=accept-new",
-			      "-o", "ConnectTimeout=7", "--", "-oProxyCommand=touch /tmp/x", "sh"};
+			      "-o", "ConnectTimeout=7", "-J", "ops@gw1:2201,gw2", "--", "-oProxyCommand=touch /tmp/x", "sh"};
 	size_t n = sizeof want / sizeof want[0];
 	assert_int_equal(argc_of(argv), n);
 	for (size_t i = 0; i < n; i++) {

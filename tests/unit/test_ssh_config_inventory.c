@@ -361,11 +361,91 @@ static void test_transport_per_group(void **state)
 	lab_free(&l);
 }
 
+/* A --config group's "jump" is that group's -J: it beats the ssh config's
+ * ProxyJump and ProxyCommand lines, "none" goes directly, and -J on the
+ * command line beats it (ssh keeps the first value it obtains, and reads
+ * its command line first). */
+static void test_jump_per_group(void **state)
+{
+	(void)state;
+	lab l;
+	char text[1024], err[1024] = "";
+	const char *json = "{\"defaults\": {\"jump\": \"ops@gwd:2200\"},"
+			   " \"groups\": [{\"name\": \"lab\", \"hosts\": \"node[1-2]\", \"jump\": \"gwa,gwb\"},"
+			   " {\"name\": \"mgmt\", \"hosts\": \"node3\", \"jump\": \"none\"},"
+			   " {\"name\": \"loop\", \"hosts\": \"gwa\", \"jump\": \"gwa\"}]}";
+	conffile *cf = NULL;
+	lab_make(&l);
+	write_file(l.path[1], "");
+	assert_int_equal(conffile_parse(json, strlen(json), "test.json", &cf, err, sizeof err), 0);
+	snprintf(text, sizeof text,
+		 "Host node1\n    ProxyCommand ssh -W %%h:%%p elsewhere\n"
+		 "Host node3\n    ProxyJump viassh\n"
+		 "Host *\n    UserKnownHostsFile %s\n", l.path[1]);
+	write_file(l.path[0], text);
+	cli_options opt;
+	inventory inv;
+	const char *words[] = {"synctop", "--once", "-F", l.path[0], "node1", "node2", "node3", "node4"};
+	if (build_argv(8, words, cf, &inv, err, sizeof err, &opt) != 0) {
+		fail_msg("%s", err);
+	}
+	/* node1, node2: gwb reached through gwa, one jump host shared; node1's
+	 * ProxyCommand line is not an error (as with ssh -J) */
+	const ssh_options *n1 = &inv.specs[0].ssh;
+	assert_non_null(n1->via);
+	assert_string_equal(n1->via->jump_label, "gwb");
+	assert_non_null(n1->via->via);
+	assert_string_equal(n1->via->via->jump_label, "gwa");
+	assert_ptr_equal(inv.specs[1].ssh.via, n1->via);
+	/* node3: "none" beats its ProxyJump line */
+	assert_null(inv.specs[2].ssh.via);
+	/* node4, in no group: the defaults' */
+	assert_non_null(inv.specs[3].ssh.via);
+	assert_string_equal(inv.specs[3].ssh.via->jump_label, "ops@gwd:2200");
+	assert_int_equal(inv.specs[3].ssh.via->port, 2200);
+	assert_string_equal(inv.specs[3].settings.jump, "ops@gwd:2200");
+	inventory_free(&inv);
+	cli_free(&opt);
+
+	/* -J beats every group's "jump", "none" included */
+	const char *cli[] = {"synctop", "--once", "-J", "gwx", "-F", l.path[0], "node1", "node3"};
+	if (build_argv(8, cli, cf, &inv, err, sizeof err, &opt) != 0) {
+		fail_msg("%s", err);
+	}
+	for (size_t i = 0; i < inv.count; i++) {
+		assert_non_null(inv.specs[i].ssh.via);
+		assert_string_equal(inv.specs[i].ssh.via->jump_label, "gwx");
+		assert_null(inv.specs[i].ssh.via->via);
+		assert_string_equal(inv.specs[i].settings.jump, "gwx");
+	}
+	inventory_free(&inv);
+	cli_free(&opt);
+
+	/* a group whose jump host is itself: the loop names the config key */
+	const char *loop[] = {"synctop", "--once", "-F", l.path[0], "gwa"};
+	assert_int_equal(build_argv(5, loop, cf, &inv, err, sizeof err, &opt), -1);
+	assert_non_null(strstr(err, "--config \"jump\": ProxyJump gwa applies to gwa itself"));
+	cli_free(&opt);
+
+	/* --transport ssh keeps the value for ssh's own -J (main.c) */
+	const char *ssh[] = {"synctop", "--once", "--transport", "ssh", "-F", l.path[0], "node2", "node3"};
+	if (build_argv(8, ssh, cf, &inv, err, sizeof err, &opt) != 0) {
+		fail_msg("%s", err);
+	}
+	assert_string_equal(inv.specs[0].settings.jump, "gwa,gwb");
+	assert_string_equal(inv.specs[1].settings.jump, "none");
+	inventory_free(&inv);
+	cli_free(&opt);
+	conffile_free(cf);
+	lab_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_host_key_alias_and_global_files),
 		cmocka_unit_test(test_proxy_jump_routes),
+		cmocka_unit_test(test_jump_per_group),
 		cmocka_unit_test(test_refused_keys_stop_the_build),
 		cmocka_unit_test(test_exec_transport_takes_route_keys),
 		cmocka_unit_test(test_transport_per_group),
