@@ -16,6 +16,7 @@
 #define NODE_SETTINGS_CLOCK_ID_LEN 19    /* "xxxxxx.xxxx.xxxxxx" + NUL */
 #define NODE_SETTINGS_GROUP_LEN 64       /* a --config group's name, as messages show it */
 #define NODE_SETTINGS_TRANSPORT_CMD_LEN 1024
+#define NODE_SETTINGS_STATE_DIR_LEN 352  /* state_store.c's longest directory + NUL */
 
 /* How synctop reaches the node (--transport, --transport-cmd). */
 typedef enum {
@@ -39,6 +40,9 @@ typedef struct {
 	/* NODE_TRANSPORT_CMD: the template as written (command_template.h
 	 * splits it; checked when read); "" otherwise. */
 	char transport_cmd[NODE_SETTINGS_TRANSPORT_CMD_LEN];
+	/* The configuration's `state_dir` (in "defaults" only; --state-dir
+	 * and --state beat it): "" = none. */
+	char state_dir[NODE_SETTINGS_STATE_DIR_LEN];
 } node_settings;
 
 /* The built-in defaults: thresholds_init_defaults(), no sudo, no interface,

@@ -578,7 +578,19 @@ void tui_free(tui *t)
 	}
 	view_free(&t->view);
 	events_free(&t->events);
+	free(t->history_dir);
 	free(t);
+}
+
+void tui_set_history(tui *t, const char *state_dir)
+{
+	if (!t) {
+		return;
+	}
+	free(t->history_dir);
+	t->history_dir = state_dir && state_dir[0] ? xstrdup(state_dir) : NULL;
+	t->history_off = state_dir && !state_dir[0];
+	t->dirty = true;
 }
 
 void tui_set_events(tui *t, const struct event_log *log)
