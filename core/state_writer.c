@@ -137,7 +137,7 @@ static void fail(state_writer *w)
 	pthread_mutex_unlock(&w->lock);
 }
 
-/* Waits (lock held) until `until` (monotonic) or stop. */
+/* Waits (lock held) until `until` (monotonic) or stop, whatever arrives. */
 static void wait_until(state_writer *w, double until)
 {
 	struct timespec ts;
@@ -163,7 +163,10 @@ static void *writer_thread(void *arg)
 	for (;;) {
 		while (!w->stop && w->q.n_samples == 0 && w->q.n_events == 0 &&
 		       mono_now() - w->last_maintain < STATE_WRITER_MAINTAIN_S) {
-			wait_until(w, w->last_maintain + STATE_WRITER_MAINTAIN_S);
+			/* woken by the loop's items, or maintenance is due */
+			struct timespec ts;
+			monotonic_after(w->last_maintain + STATE_WRITER_MAINTAIN_S - mono_now(), &ts);
+			pthread_cond_timedwait(&w->wake, &w->lock, &ts);
 		}
 		/* batches, not a transaction per poll: at most every COMMIT_S */
 		wait_until(w, last_commit + STATE_WRITER_COMMIT_S);

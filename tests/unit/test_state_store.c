@@ -570,6 +570,28 @@ static void test_writer_round_trip(void **state)
 	ev_loop_destroy(loop);
 }
 
+/* A sample arriving while the thread idles is committed within a second,
+ * not at the next maintenance (the thread once slept through its wake-up). */
+static void test_writer_commits_every_second(void **state)
+{
+	(void)state;
+	struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+	state_store *s = open_ok(NULL);
+	int64_t id;
+	assert_int_equal(state_store_node_id(s, "n1", &id), 0);
+	outcome o = {0};
+	state_writer *w = state_writer_new(loop, s, 0, on_done, &o);
+	for (int i = 0; i < 3; i++) {
+		state_sample x = sample_at(NOW + i, 1.0f, 2.0f);
+		assert_true(state_writer_sample(w, id, &x));
+		run_for(loop, 1.0);
+		assert_int_equal(db_int("SELECT count(*) FROM samples"), i + 1);
+	}
+	state_writer_free(w, 2.0);
+	assert_int_equal(o.failures, 0);
+	ev_loop_destroy(loop);
+}
+
 /* A write that fails is told once, and the writer takes no more. */
 static void test_writer_failure_told(void **state)
 {
@@ -653,6 +675,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read_only_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_disk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writer_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writer_commits_every_second, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writer_failure_told, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writer_queue_bounded, setup, teardown),
 		cmocka_unit_test(test_default_dir),
