@@ -73,6 +73,7 @@ struct tui {
 	 * asked for, but the store could not be used (the header says so) */
 	char *history_dir;
 	bool history_off;
+	dayview dayview;            /* the drill-down's day view, read from history_dir */
 
 	/* transient footer message */
 	char message[THEME_ERROR_LEN + 64];
