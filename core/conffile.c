@@ -90,6 +90,7 @@ enum {
 	SET_GM_TRACEABLE,
 	SET_TRANSPORT,     /* "transport" or "transport_cmd" */
 	SET_JUMP,
+	SET_STATE_DIR,
 	SET_THRESHOLD,
 	N_SETTINGS = SET_THRESHOLD + CONF_MAX_THRESHOLD_KEYS
 };
@@ -628,8 +629,24 @@ static int parse_common(vctx *c, const char *key, json_t *val, size_t cp, layer 
 	return 1;
 }
 
+/* "state_dir": a run's, so in "defaults" only (state_store.h). */
+static int parse_state_dir(vctx *c, json_t *val, const spos *ps, layer *l)
+{
+	const char *v = json_is_string(val) ? json_string_value(val) : NULL;
+	if (!v || !v[0] || strlen(v) >= sizeof l->v.state_dir) {
+		return fail_at(c, ps->line, ps->col, "\"state_dir\" must be a directory's path, at most %zu bytes",
+			       sizeof l->v.state_dir - 1);
+	}
+	snprintf(l->v.state_dir, sizeof l->v.state_dir, "%s", v);
+	mark(l, SET_STATE_DIR, ps);
+	return 0;
+}
+
 static int defaults_member(vctx *c, const char *key, json_t *val, size_t cp, void *ctx)
 {
+	if (strcmp(key, "state_dir") == 0) {
+		return parse_state_dir(c, val, &c->pos[cp], ctx);
+	}
 	return parse_common(c, key, val, cp, ctx);
 }
 
@@ -760,6 +777,9 @@ static void apply(const layer *l, node_settings *out)
 	for (int i = 0; i < l->v.th.n_waits; i++) {
 		/* room for every code (finding_wait.c): never fails */
 		(void)finding_wait_set(&out->th, l->v.th.waits[i].code, l->v.th.waits[i].seconds);
+	}
+	if (l->set[SET_STATE_DIR]) {
+		memcpy(out->state_dir, l->v.state_dir, sizeof out->state_dir);
 	}
 	if (l->set[SET_TRANSPORT]) {
 		out->transport = l->v.transport;

@@ -228,6 +228,13 @@ size_t event_log_commit(event_log *l, unsigned group_over)
 	return (size_t)(l->last_id - first_id + 1);
 }
 
+uint64_t event_log_restore(event_log *l, const event *e)
+{
+	event copy = *e;
+	append(l, &copy);
+	return l->last_id;
+}
+
 size_t event_log_count(const event_log *l)
 {
 	return l->count;

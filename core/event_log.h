@@ -76,6 +76,11 @@ void event_log_stage(event_log *l, const event *e);
  * event_log_at(l, event_log_count(l) - returned ...). */
 size_t event_log_commit(event_log *l, unsigned group_over);
 
+/* An event of an earlier run (the state database, state_store.h) appended
+ * as it was, with the next id; e->group must already be its group's new
+ * id (0 for none).  Returns the id given.  Before the first commit. */
+uint64_t event_log_restore(event_log *l, const event *e);
+
 /* Events kept (<= capacity); i = 0 is the oldest, NULL past the end. */
 size_t event_log_count(const event_log *l);
 const event *event_log_at(const event_log *l, size_t i);

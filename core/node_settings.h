@@ -17,6 +17,7 @@
 #define NODE_SETTINGS_GROUP_LEN 64       /* a --config group's name, as messages show it */
 #define NODE_SETTINGS_TRANSPORT_CMD_LEN 1024
 #define NODE_SETTINGS_JUMP_LEN 1024
+#define NODE_SETTINGS_STATE_DIR_LEN 352  /* state_store.c's longest directory + NUL */
 
 /* How synctop reaches the node (--transport, --transport-cmd). */
 typedef enum {
@@ -44,6 +45,9 @@ typedef struct {
 	 * when read; "none" = directly; "" = the ssh config decides.  Like
 	 * ssh's own -J it beats ProxyJump and ProxyCommand lines. */
 	char jump[NODE_SETTINGS_JUMP_LEN];
+	/* The configuration's `state_dir` (in "defaults" only; --state-dir
+	 * and --state beat it): "" = none. */
+	char state_dir[NODE_SETTINGS_STATE_DIR_LEN];
 } node_settings;
 
 /* The built-in defaults: thresholds_init_defaults(), no sudo, no interface,

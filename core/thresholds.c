@@ -63,6 +63,15 @@ void thresholds_init_defaults(thresholds *th)
 	 * so it is a step, not a slew (synctop choice) */
 	th->event_step_s = 0.1;
 	th->event_group_nodes = 5; /* issue #19: more than 5 nodes at once is one event */
+	/* issue #19: a week of history, downsampled after an hour, in at most
+	 * 1 GiB (1,024 nodes at 1 s measure well under that: bench/state-dir) */
+	th->state_retention_days = 7.0;
+	th->state_max_mib = 1024;
+	/* issue #19 and the clock-sync guide's hardware-ageing signal: a
+	 * crystal ages by well under 1 ppm a day once settled (typical XO
+	 * ageing is a few ppm a year); a steady 1 ppm/day trend is a
+	 * temperature or hardware change worth a look (synctop choice) */
+	th->chrony_drift_daily_warn_ppm = 1.0;
 }
 
 /* The independent clock check (core) and the cluster-wide rules. */
@@ -76,5 +85,8 @@ const threshold_key thresholds_core_keys[] = {
 	THRESHOLD_KEY(cluster_ptp_spread_crit_ns, THRESHOLD_INT64, NULL),
 	THRESHOLD_KEY(event_step_s, THRESHOLD_DOUBLE, NULL),
 	THRESHOLD_KEY(event_group_nodes, THRESHOLD_INT, NULL),
+	THRESHOLD_KEY(state_retention_days, THRESHOLD_DOUBLE, NULL),
+	THRESHOLD_KEY(state_max_mib, THRESHOLD_INT, NULL),
+	THRESHOLD_KEY(chrony_drift_daily_warn_ppm, THRESHOLD_DOUBLE, NULL),
 };
 const size_t thresholds_core_key_count = sizeof thresholds_core_keys / sizeof thresholds_core_keys[0];

@@ -90,6 +90,13 @@ typedef struct {
 	/* A change seen on more than this many nodes in one refresh is one
 	 * grouped event (event_log.h).  The fleet's: read from "defaults". */
 	int event_group_nodes;
+	/* --state-dir (state_store.h): how long samples and events are kept,
+	 * and how large the database may grow.  The fleet's: "defaults". */
+	double state_retention_days;
+	int state_max_mib;
+	/* chrony.drift_daily (drift_trend.h): |frequency change per day|,
+	 * least squares over the stored history, once it spans a day. */
+	double chrony_drift_daily_warn_ppm;
 	/* How long a finding must last before the live view raises the node for
 	 * it (finding_wait.h): whether to wait at all (live view only), and the
 	 * configuration's `for` per code; other codes wait their default. */

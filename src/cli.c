@@ -59,6 +59,8 @@ enum {
 	OPT_TRANSPORT_CMD,
 	OPT_JUMP_CHANNELS,
 	OPT_PERIOD,
+	OPT_STATE_DIR,
+	OPT_STATE,
 };
 
 static const struct option long_options[] = {
@@ -98,6 +100,8 @@ static const struct option long_options[] = {
 	{"clock-check", required_argument, NULL, OPT_CLOCK_CHECK},
 	{"prometheus", required_argument, NULL, OPT_PROMETHEUS},
 	{"events", required_argument, NULL, OPT_EVENTS},
+	{"state-dir", required_argument, NULL, OPT_STATE_DIR},
+	{"state", no_argument, NULL, OPT_STATE},
 	{"from-prometheus", required_argument, NULL, OPT_FROM_PROMETHEUS},
 	{"prometheus-selector", required_argument, NULL, OPT_PROM_SELECTOR},
 	{"prometheus-node-label", required_argument, NULL, OPT_PROM_NODE_LABEL},
@@ -164,6 +168,9 @@ static void usage(FILE *f)
 	      "                         between runs (ntpq 60, selectdata 60, ethtool 300; repeatable)\n"
 	      "      --prometheus FILE  after every sweep, write a node_exporter textfile (atomically)\n"
 	      "      --events FILE      live: append every event (what changed, when) as a JSON line\n"
+	      "      --state-dir DIR    live: keep history and events in DIR/synctop.db (SQLite) and\n"
+	      "                         bring them back at the next start (7 days, at most 1 GiB)\n"
+	      "      --state            the same in $XDG_STATE_HOME/synctop (~/.local/state/synctop)\n"
 	      "\n"
 	      "Reading from Prometheus (instead of SSH; hosts, -w and -f then filter the nodes):\n"
 	      "      --from-prometheus URL  a Prometheus server's base URL (repeatable); -d default 15\n"
@@ -320,6 +327,16 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 				return EX_USAGE;
 			}
 			opt->events_file = optarg;
+			break;
+		case OPT_STATE_DIR:
+			if (!*optarg) {
+				fputs("synctop: --state-dir: expected a directory\n", stderr);
+				return EX_USAGE;
+			}
+			opt->state_dir = optarg;
+			break;
+		case OPT_STATE:
+			opt->state_default = true;
 			break;
 		case OPT_FROM_PROMETHEUS:
 			if (!*optarg) {
@@ -549,6 +566,14 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 	if (opt->events_file && opt->mode != MODE_LIVE) {
 		/* one poll has nothing to compare with */
 		fputs("synctop: --events records changes while synctop runs; not with --once or --check\n", stderr);
+		return EX_USAGE;
+	}
+	if ((opt->state_dir || opt->state_default) && opt->mode != MODE_LIVE) {
+		fputs("synctop: --state-dir keeps the live view's history; not with --once or --check\n", stderr);
+		return EX_USAGE;
+	}
+	if (opt->state_dir && opt->state_default) {
+		fputs("synctop: --state-dir DIR and --state: one or the other\n", stderr);
 		return EX_USAGE;
 	}
 	if (opt->hostlist_only && !check) {

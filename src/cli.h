@@ -59,6 +59,8 @@ typedef struct {
 	double clock_check_s;     /* --clock-check: 0 = never */
 	const char *prometheus_file; /* --prometheus, NULL = none */
 	const char *events_file;     /* --events: live, every event as a JSON line; NULL = none */
+	const char *state_dir;       /* --state-dir DIR: live history kept across runs; NULL = none */
+	bool state_default;          /* --state: the same in the default directory (state_store.h) */
 	double timeout_s;        /* --once/--check overall, and per poll */
 	const char *iface;
 	bool pmc_sudo;

@@ -44,6 +44,7 @@
 #include "report_text.h"
 #include "resolver.h"
 #include "scheduler.h"
+#include "state_run.h"
 #include "ssh_transport.h"
 #include "thresholds.h"
 #include "tui.h"
@@ -83,6 +84,11 @@ typedef struct {
 	bool events_failing;       /* the last write failed */
 	unsigned long events_dropped_told;
 	bool prom_failing;         /* the last write failed or was dropped */
+	/* --state-dir: history and events across runs (state_run.h) */
+	char state_dir[NODE_SETTINGS_STATE_DIR_LEN]; /* "" = off */
+	state_limits state_limits;
+	state_run *state;
+	bool state_trouble_told;   /* stderr once, when no dashboard */
 	/* --from-prometheus: the source, and what its refresh said */
 	prometheus_source *source;
 	const conffile *conf;      /* until the source's nodes have their settings */
@@ -161,6 +167,35 @@ static void on_events_written(void *ctx, const char *err)
 	}
 }
 
+static void on_state_trouble(void *ctx, const char *what)
+{
+	app *a = ctx;
+	tui_warn(a->tui, what);
+	tui_set_history(a->tui, ""); /* asked for, and off */
+	if (!a->tui && !a->state_trouble_told) {
+		fprintf(stderr, "synctop: %s\n", what);
+	}
+	a->state_trouble_told = true;
+}
+
+/* Live with a state directory: the rings and the event log as the last
+ * run left them, then every new sample and event to the writer. */
+static void start_state(app *a)
+{
+	if (a->opt.mode != MODE_LIVE || !a->state_dir[0] || a->state) {
+		return;
+	}
+	state_run_config cfg = {
+		.dir = a->state_dir,
+		.limits = a->state_limits,
+		.interval_s = a->opt.interval_s,
+		.trouble = on_state_trouble,
+		.ctx = a,
+	};
+	a->state = state_run_start(a->loop, &cfg, a->nodes, a->n_nodes, a->events);
+	tui_set_history(a->tui, state_run_active(a->state) ? state_run_dir(a->state) : "");
+}
+
 /* Live: every node gets a watch, so node_update detects its changes. */
 static int start_events(app *a)
 {
@@ -197,6 +232,8 @@ static void commit_events(app *a)
 	}
 	event_log_refresh(a->events, a->nodes, a->n_nodes, walltime_now());
 	size_t added = event_log_commit(a->events, a->group_over);
+	state_run_feed_samples(a->state);
+	state_run_feed_events(a->state, a->events, added);
 	if (added == 0 || !a->events_file) {
 		return;
 	}
@@ -574,6 +611,7 @@ static int run(app *a)
 	if (start_events(a) != 0) {
 		return EX_SOFTWARE;
 	}
+	start_state(a);
 	if (start_engine(a) != 0) {
 		return EX_SOFTWARE;
 	}
@@ -788,6 +826,7 @@ static int run_prometheus_live(app *a)
 	if (start_events(a) != 0) {
 		return EX_SOFTWARE;
 	}
+	start_state(a);
 	wait_findings(a, use_tui); /* from the next refresh on */
 	evaluate_cluster(a);
 	if (use_tui) {
@@ -797,6 +836,9 @@ static int run_prometheus_live(app *a)
 		ev_signal_stop(a->loop, &a->sighup);
 		a->tui = tui_new(&topt);
 		tui_set_events(a->tui, a->events);
+		if (a->state) {
+			tui_set_history(a->tui, state_run_active(a->state) ? state_run_dir(a->state) : "");
+		}
 		if (a->source_error[0]) {
 			char shown[300];
 			snprintf(shown, sizeof shown, "Prometheus: %.280s", a->source_error);
@@ -892,6 +934,31 @@ static unsigned events_group_over(const cli_options *opt, const conffile *conf)
 	return n > 0 ? (unsigned)n : UINT_MAX; /* 0: never grouped */
 }
 
+/* --state-dir DIR, --state, else the configuration's `state_dir`; the
+ * bounds from "defaults" thresholds. */
+static int state_settings(app *a, const conffile *conf)
+{
+	node_settings defaults;
+	inventory_node_settings(&a->opt, conf, "", &defaults);
+	a->state_limits.retention_s = defaults.th.state_retention_days * 86400.0;
+	a->state_limits.max_bytes = (uint64_t)defaults.th.state_max_mib * 1024 * 1024;
+	if (a->opt.state_dir) {
+		snprintf(a->state_dir, sizeof a->state_dir, "%s", a->opt.state_dir);
+	} else if (a->opt.state_default) {
+		if (state_store_default_dir(a->state_dir, sizeof a->state_dir) != 0) {
+			fputs("synctop: --state: neither XDG_STATE_HOME nor HOME is set; use --state-dir DIR\n", stderr);
+			return -1;
+		}
+	} else if (a->opt.mode == MODE_LIVE) {
+		memcpy(a->state_dir, defaults.state_dir, sizeof a->state_dir);
+	}
+	if (strlen(a->state_dir) >= sizeof a->state_dir - 1) {
+		fputs("synctop: --state-dir: the path is too long\n", stderr);
+		return -1;
+	}
+	return 0;
+}
+
 /* One node (and its settings) per inventory entry or simulated node. */
 static void build_model(app *a, const conffile *conf)
 {
@@ -967,6 +1034,10 @@ int main(int argc, char **argv)
 		/* no SSH: the inventory, if any, only says which nodes to show */
 		thresholds_init_defaults(&a.th);
 		a.group_over = events_group_over(&a.opt, conf);
+		if (state_settings(&a, conf) != 0) {
+			status = EX_USAGE;
+			goto out;
+		}
 		a.conf = conf;
 		status = run_prometheus(&a);
 		goto out;
@@ -982,6 +1053,10 @@ int main(int argc, char **argv)
 	thresholds_init_defaults(&a.th);
 	build_model(&a, conf);
 	a.group_over = events_group_over(&a.opt, conf);
+	if (state_settings(&a, conf) != 0) {
+		status = EX_USAGE;
+		goto out;
+	}
 	conffile_free(conf); /* every node has its settings now */
 	conf = NULL;
 
@@ -993,6 +1068,9 @@ out:
 	prometheus_source_free(a.source);
 	/* what is queued gets a moment to reach the disk, a hung one not long */
 	event_file_free(a.events_file, 2.0);
+	/* the last second's samples reach the database; a hung disk is not
+	 * waited for long */
+	state_run_free(a.state, 2.0);
 	event_log_free(a.events);
 	free(a.watches);
 	/* a write hung on its file system is not waited for long at exit */

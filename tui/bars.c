@@ -165,6 +165,11 @@ void bars_draw_header(const tui *t, int cols)
 		putf(t, 0, &x, cols, ROLE_HEADER, "  %zu event%s/5 min", t->recent_events,
 		     t->recent_events == 1 ? "" : "s");
 	}
+	if (t->history_off) {
+		/* --state-dir could not be used: the log and the footer said why */
+		put(t, 0, &x, cols, ROLE_HEADER, "  ");
+		put(t, 0, &x, cols, ROLE_BADGE_WARN, " no history ");
+	}
 
 	/* right side: polling state and freshness */
 	format_interval(scheduler_interval(t->sched), interval, sizeof interval);

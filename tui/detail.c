@@ -20,12 +20,25 @@ void detail_open(detail_state *d, size_t node_index)
 	d->top = 0;
 }
 
-void detail_prepare(detail_state *d, const node *nd, const event_log *log, double now, int y0, int y1, int cols,
-		    bool utf8)
+int detail_day_width(int cols)
+{
+	return cols - 4 < 200 ? cols - 4 : 200;
+}
+
+/* The day view (when on) above the report. */
+static void build(doc *report, const detail_state *d, const node *nd, const event_log *log, const dayview *dv,
+		  const char *state_dir, double now, int cols, bool utf8)
+{
+	dayview_doc(report, dv, state_dir, d->day, now, cols - 2, utf8);
+	detail_doc_build_events(report, nd, log, d->node, now, cols - 2, utf8);
+}
+
+void detail_prepare(detail_state *d, const node *nd, const event_log *log, const dayview *dv, const char *state_dir,
+		    double now, int y0, int y1, int cols, bool utf8)
 {
 	doc report;
 	doc_init(&report);
-	detail_doc_build_events(&report, nd, log, d->node, now, cols - 2, utf8);
+	build(&report, d, nd, log, dv, state_dir, now, cols, utf8);
 	d->lines = (long)report.n;
 	doc_free(&report);
 	d->page = y1 - (y0 + 1);
@@ -53,7 +66,7 @@ void detail_draw(const tui *t, int y0, int y1, int cols)
 	}
 	nd = &t->nodes[ds->node];
 	doc_init(&d);
-	detail_doc_build_events(&d, nd, t->event_log, ds->node, t->now, cols - 2, t->utf8);
+	build(&d, ds, nd, t->event_log, &t->dayview, t->history_dir, t->now, cols, t->utf8);
 
 	int attr = draw_attr(ROLE_COLUMN_HEADER, false);
 	draw_fill(y0, 0, cols, attr);
@@ -137,6 +150,11 @@ handler_result detail_key(detail_state *d, view *v, int key)
 	case TK(KEY_BACKSPACE):
 	case 127:
 		return handler_flags(HR_HANDLED | HR_REDRAW | HR_BACK);
+	case 'd':
+		/* the day view opens at the top, where it is drawn */
+		d->day = dayview_next(d->day);
+		d->top = 0;
+		return handler_message(SCROLLED, ROLE_MESSAGE, "day view: %s", dayview_name(d->day));
 	case 'n':
 		return walk(d, v, 1);
 	case 'N':

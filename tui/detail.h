@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "dayview.h"
 #include "event_log.h"
 #include "handler.h"
 #include "node.h"
@@ -17,15 +18,20 @@ typedef struct {
 	long top;      /* first report line on screen */
 	long lines;    /* lines in the report (detail_prepare) */
 	int page;      /* report lines on screen (detail_prepare) */
+	dayview_range day; /* `d`: the day view above the report, or off */
 } detail_state;
 
 /* Opens the report of a node at its top. */
 void detail_open(detail_state *d, size_t node_index);
 
 /* Measures the report of nd for the lines y0+1 .. y1-1, cols wide, and
- * keeps the scroll position inside it. */
-void detail_prepare(detail_state *d, const node *nd, const event_log *log, double now, int y0, int y1, int cols,
-		    bool utf8);
+ * keeps the scroll position inside it.  dv: the day view's series (read
+ * by tui.c with dayview_refresh), state_dir NULL without --state-dir. */
+void detail_prepare(detail_state *d, const node *nd, const event_log *log, const dayview *dv, const char *state_dir,
+		    double now, int y0, int y1, int cols, bool utf8);
+
+/* The width of the day view's plots (its buckets) at cols. */
+int detail_day_width(int cols);
 
 /* Title on line y0, the report on y0+1 .. y1-1.  Changes nothing. */
 void detail_draw(const tui *t, int y0, int y1, int cols);

@@ -843,7 +843,7 @@ static void plot_one(ctx *c, const char *title, history_series series,
 		v[i] = s->value[series];
 		finite += isfinite(v[i]) ? 1 : 0;
 	}
-	plot_series ps = {t, v, n, c->now, format_y};
+	plot_series ps = {t, v, n, c->now, format_y, 0};
 	int width = c->width - 2 < 200 ? c->width - 2 : 200;
 	if (finite > 0 && plot_render(&ps, width, PLOT_HEIGHT, c->utf8, &g) == 0) {
 		blank(c);

@@ -34,6 +34,7 @@ static const key_help detail_keys[] = {
 	{"PgUp PgDn  b Space", "scroll a page"},
 	{"Home End  g G", "top / bottom"},
 	{"n  N", "next / previous node with a problem, without going back"},
+	{"d", "day view: offset and frequency over 1 h / 24 h / 7 d / off, from --state-dir"},
 	{"Esc  q  Left  h", "back to the grid"},
 };
 

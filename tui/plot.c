@@ -54,8 +54,10 @@ void plot_format_ago(double seconds, char *out, size_t len)
 		snprintf(out, len, "-%.0fs", seconds);
 	} else if (seconds < 7200) {
 		snprintf(out, len, "-%.0fm", seconds / 60);
-	} else {
+	} else if (seconds < 172800) {
 		snprintf(out, len, "-%.0fh", seconds / 3600);
+	} else {
+		snprintf(out, len, "-%.1fd", seconds / 86400); /* the day view's 7 days */
 	}
 }
 
@@ -95,6 +97,9 @@ int plot_render(const plot_series *s, int width, int height, bool utf8, plot_gri
 	}
 	if (!isfinite(lo) || !isfinite(hi)) {
 		return -1;
+	}
+	if (s->since > 0 && s->since < t0) {
+		t0 = s->since;
 	}
 	int rows = height - 2; /* data rows */
 	int zero_row = -1;

@@ -41,6 +41,9 @@ typedef struct {
 	double now;        /* right edge of the x axis */
 	/* Formats one y value with its unit ("+1.20 µs", "-3.512 ppm"). */
 	void (*format_y)(double v, char *buf, size_t len);
+	/* Left edge of the x axis; 0 = the first finite sample's time (the
+	 * day view shows its whole range, however little it holds). */
+	double since;
 } plot_series;
 
 /* Renders into a new grid of width x height (height >= 4: at least two data

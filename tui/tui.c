@@ -356,8 +356,11 @@ void tui_frame_prepare(tui *t, int lines, int cols)
 		if (t->detail.node >= t->n_nodes) {
 			t->screen = SCREEN_GRID;
 		} else {
-			detail_prepare(&t->detail, &t->nodes[t->detail.node], t->event_log, t->now, BARS_HEADER_LINES,
-				       lines - 1, cols, t->utf8);
+			const node *nd = &t->nodes[t->detail.node];
+			dayview_refresh(&t->dayview, t->history_dir, t->detail.day, nd->host, detail_day_width(cols),
+					t->now);
+			detail_prepare(&t->detail, nd, t->event_log, &t->dayview, t->history_dir, t->now,
+				       BARS_HEADER_LINES, lines - 1, cols, t->utf8);
 		}
 	} else if (t->screen == SCREEN_EVENTS) {
 		events_prepare(&t->events, t->event_log, t->nodes, t->n_nodes, &t->view.filter, BARS_HEADER_LINES,
@@ -594,7 +597,20 @@ void tui_free(tui *t)
 	}
 	view_free(&t->view);
 	events_free(&t->events);
+	free(t->history_dir);
+	dayview_free(&t->dayview);
 	free(t);
+}
+
+void tui_set_history(tui *t, const char *state_dir)
+{
+	if (!t) {
+		return;
+	}
+	free(t->history_dir);
+	t->history_dir = state_dir && state_dir[0] ? xstrdup(state_dir) : NULL;
+	t->history_off = state_dir && !state_dir[0];
+	t->dirty = true;
 }
 
 void tui_set_events(tui *t, const struct event_log *log)

@@ -55,6 +55,11 @@ void tui_set_client(tui *t, const node *client);
 struct event_log;
 void tui_set_events(tui *t, const struct event_log *log);
 
+/* --state-dir: the directory the drill-down's day view reads (copied);
+ * "" = asked for but off this run (the header says "no history"); NULL
+ * (the default) = not asked for.  t may be NULL. */
+void tui_set_history(tui *t, const char *state_dir);
+
 /* Runs the dashboard on the terminal until q, Ctrl-C, SIGTERM or SIGHUP;
  * the terminal is restored on every way out.  Returns the exit status
  * (0 after q, TUI_EXIT_INTERRUPTED after a signal), or TUI_NO_TERMINAL

@@ -69,6 +69,11 @@ struct tui {
 	const event_log *event_log; /* borrowed; NULL: events not recorded */
 	tui_screen detail_from;     /* the screen the drill-down goes back to */
 	size_t recent_events;       /* the header's: events in the last 5 minutes */
+	/* --state-dir (tui_set_history): the day view's directory; history_off:
+	 * asked for, but the store could not be used (the header says so) */
+	char *history_dir;
+	bool history_off;
+	dayview dayview;            /* the drill-down's day view, read from history_dir */
 
 	/* transient footer message */
 	char message[THEME_ERROR_LEN + 64];

@@ -580,7 +580,7 @@ static void test_plot(void **state)
 		t[i] = NOW - 60 + i;
 		v[i] = (i - 30) * 1e-7; /* -3 us .. +3 us */
 	}
-	plot_series s = {t, v, 61, NOW, format_us};
+	plot_series s = {t, v, 61, NOW, format_us, 0};
 	assert_int_equal(plot_render(&s, 40, 9, false, &g), 0);
 	assert_int_equal(g.width, 40);
 	assert_int_equal(g.height, 9);
@@ -621,7 +621,7 @@ static void test_plot_flat_and_gaps(void **state)
 	(void)state;
 	double t[5] = {NOW - 4, NOW - 3, NOW - 2, NOW - 1, NOW};
 	double v[5] = {2e-6, 2e-6, NAN, 2e-6, 2e-6};
-	plot_series s = {t, v, 5, NOW, format_us};
+	plot_series s = {t, v, 5, NOW, format_us, 0};
 	plot_grid g;
 	char row[512];
 	int dots = 0;
@@ -664,7 +664,7 @@ static void test_plot_outage_not_joined(void **state)
 	(void)state;
 	double t[6] = {NOW - 22, NOW - 21, NOW - 20, NOW - 2, NOW - 1, NOW};
 	double v[6] = {1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6};
-	plot_series s = {t, v, 6, NOW, format_us};
+	plot_series s = {t, v, 6, NOW, format_us, 0};
 	plot_grid g;
 	assert_int_equal(plot_render(&s, 40, 7, false, &g), 0);
 	int axis = 0; /* the corner of the axes */

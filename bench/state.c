@@ -1,0 +1,306 @@
+/* state.c - bench: what --state-dir costs the client (issue 19: the writer
+ * adds <= 10% client CPU at 1,024 nodes polled every second), and how large
+ * the database grows per node and day.
+ *
+ * N nodes (default 1,024) answer through the demo transport (node k plays
+ * demo node k mod 48), so the real scheduler, probe decoder, history and
+ * health rules run and only the client is measured.  Each run polls them
+ * every second for a warm-up, then for a window in which the process's CPU
+ * time (getrusage RUSAGE_SELF: the loop and the writer thread together) is
+ * measured.  Runs alternate without and with a state directory (the same
+ * src/state_run.c feed synctop uses, once a second, as synctop's cluster
+ * timer does), so the machine's load hits both alike; the report gives the
+ * median CPU of each and their ratio.
+ *
+ * The database: the writer runs with raw_s = 60 s instead of an hour, so
+ * every maintenance in the window downsamples a full minute of every node
+ * as a long run does each minute.  After the last run the bytes per raw and
+ * per downsampled row are measured (a copy downsampled entirely at an
+ * injected later time) and extrapolated to a node-day and to a full
+ * 7-day store: an extrapolation from a measured run, not a week-long run.
+ *
+ *   bench/state-run [--nodes N] [--warmup S] [--window S] [--runs R] [--dir D]
+ */
+#include <config.h>
+
+#include <ev.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "demo_cluster.h"
+#include "demo_transport.h"
+#include "node.h"
+#include "scheduler.h"
+#include "state_run.h"
+#include "state_store.h"
+#include "thresholds.h"
+#include "walltime.h"
+#include "xalloc.h"
+
+static double cpu_now(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+typedef struct {
+	struct ev_loop *loop;
+	state_run *state;
+	unsigned long polls;
+	ev_timer feed, stop;
+} run_ctx;
+
+static void on_all_done(void *ctx)
+{
+	(void)ctx;
+}
+
+static void on_update(void *ctx, node *n)
+{
+	(void)n;
+	((run_ctx *)ctx)->polls++;
+}
+
+static void on_feed(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	run_ctx *r = w->data;
+	state_run_feed_samples(r->state);
+}
+
+static void on_stop(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)w;
+	(void)revents;
+	ev_break(loop, EVBREAK_ALL);
+}
+
+static void on_trouble(void *ctx, const char *what)
+{
+	(void)ctx;
+	fprintf(stderr, "state: %s\n", what);
+	exit(1);
+}
+
+static void run_loop(run_ctx *r, double seconds)
+{
+	ev_timer_set(&r->stop, seconds, 0);
+	ev_timer_start(r->loop, &r->stop);
+	ev_run(r->loop, 0);
+}
+
+typedef struct {
+	double cpu_s;
+	unsigned long polls;
+} result;
+
+/* One run: N nodes polled every second; with a state directory if dir. */
+static result one_run(size_t n, double warmup, double window, const char *dir)
+{
+	run_ctx r = {0};
+	result out;
+	r.loop = ev_loop_new(EVFLAG_AUTO);
+	demo_cluster *demo = demo_cluster_new(DEMO_CLUSTER_DEFAULT_SEED, walltime_now());
+	node *nodes = xcalloc(n, sizeof *nodes);
+	thresholds th;
+	thresholds_init_defaults(&th);
+	scheduler_config cfg;
+	scheduler_config_init(&cfg);
+	cfg.interval_s = 1.0;
+	cfg.clock_check_every_s = 0;
+	cfg.thresholds = &th;
+	cfg.on_all_done = on_all_done;
+	cfg.on_update = on_update;
+	cfg.ctx = &r;
+	scheduler *sched = scheduler_new(r.loop, &cfg);
+	size_t per = demo_cluster_count(demo);
+	for (size_t i = 0; i < n; i++) {
+		char name[NODE_NAME_LEN];
+		snprintf(name, sizeof name, "r%03zu-%s", i / per, demo_cluster_name(demo, i % per));
+		node_init(&nodes[i], name);
+		sched_node *sn = scheduler_add(sched, &nodes[i], NULL);
+		scheduler_attach(sn, demo_transport_new(r.loop, demo, i % per, DEMO_CONNECT_TIMEOUT_S,
+							scheduler_transport_events(), sn));
+	}
+	if (dir) {
+		state_run_config sc = {
+			.dir = dir,
+			.limits = {.raw_s = 60.0},
+			.interval_s = 1.0,
+			.trouble = on_trouble,
+		};
+		r.state = state_run_start(r.loop, &sc, nodes, n, NULL);
+	}
+	ev_timer_init(&r.feed, on_feed, 1.0, 1.0);
+	ev_timer_init(&r.stop, on_stop, 0, 0);
+	r.feed.data = &r;
+	ev_timer_start(r.loop, &r.feed);
+	scheduler_start(sched);
+	run_loop(&r, warmup);
+	unsigned long polls0 = r.polls;
+	double cpu0 = cpu_now();
+	run_loop(&r, window);
+	out.cpu_s = cpu_now() - cpu0;
+	out.polls = r.polls - polls0;
+	/* the writer's queue drained before the next run starts */
+	state_run_free(r.state, 10.0);
+	scheduler_free(sched);
+	demo_cluster_free(demo);
+	free(nodes);
+	ev_loop_destroy(r.loop);
+	return out;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, compare_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void count_sample(void *ctx, const state_sample *x)
+{
+	(void)x;
+	(*(size_t *)ctx)++;
+}
+
+/* Rows and bytes of the store in dir, then the same downsampled entirely. */
+static void measure_size(const char *dir, size_t n)
+{
+	char copy[300], cmd[1400];
+	snprintf(copy, sizeof copy, "%.280s-downsampled", dir);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s' && cp '%s/synctop.db' '%s/'", copy, copy, dir, copy);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "state: cannot copy the database\n");
+		return;
+	}
+	char err[STATE_ERROR_LEN];
+	state_limits lim = {.raw_s = 60.0};
+	state_store *s = state_store_open(dir, &lim, err, sizeof err);
+	if (!s) {
+		fprintf(stderr, "state: %s\n", err);
+		return;
+	}
+	size_t raw_rows = 0;
+	/* the nodes' ids are 1..n: the first run added them in order */
+	for (int64_t id = 1; id <= (int64_t)n; id++) {
+		state_store_load_samples(s, id, 0, count_sample, &raw_rows);
+	}
+	/* what the last maintenance left: the newest minute still raw */
+	uint64_t bytes = state_store_bytes(s);
+	state_store_close(s);
+
+	s = state_store_open(copy, &lim, err, sizeof err);
+	if (!s) {
+		fprintf(stderr, "state: %s\n", err);
+		return;
+	}
+	if (state_store_maintain(s, walltime_now() + 7200) != 0) {
+		fprintf(stderr, "state: %s\n", state_store_error(s));
+	}
+	size_t coarse_rows = 0;
+	for (int64_t id = 1; id <= (int64_t)n; id++) {
+		state_store_load_samples(s, id, 0, count_sample, &coarse_rows);
+	}
+	uint64_t coarse_bytes = state_store_bytes(s);
+	state_store_close(s);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", copy);
+	(void)system(cmd);
+
+	double per_raw = raw_rows ? (double)bytes / (double)raw_rows : NAN;
+	double per_coarse = coarse_rows ? (double)coarse_bytes / (double)coarse_rows : NAN;
+	/* a node polled every second: its last hour raw, the rest a row a minute */
+	double hour_raw = 3600 * per_raw;
+	double day_coarse = 1440 * per_coarse;
+	printf("database: %zu rows in %.1f MiB after the last run (%.0f bytes a row, indexes included);\n"
+	       "  downsampled entirely: %zu rows in %.2f MiB (%.0f bytes a row)\n",
+	       raw_rows, (double)bytes / 1048576.0, per_raw, coarse_rows, (double)coarse_bytes / 1048576.0,
+	       per_coarse);
+	printf("per node (1 s polls, extrapolated from these rows): the last hour at full rate %.0f KiB,\n"
+	       "  each further day %.0f KiB; 7 days kept: %.2f MiB per node, %.2f GiB for %zu nodes\n",
+	       hour_raw / 1024, day_coarse / 1024, (hour_raw + 7 * day_coarse) / 1048576.0,
+	       (hour_raw + 7 * day_coarse) * (double)n / 1073741824.0, n);
+}
+
+int main(int argc, char **argv)
+{
+	size_t n = 1024;
+	double warmup = 15, window = 60;
+	int runs = 3;
+	const char *dir = NULL;
+	static const struct option opts[] = {
+		{"nodes", required_argument, NULL, 'n'}, {"warmup", required_argument, NULL, 'w'},
+		{"window", required_argument, NULL, 's'}, {"runs", required_argument, NULL, 'r'},
+		{"dir", required_argument, NULL, 'd'},   {NULL, 0, NULL, 0},
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': n = (size_t)strtoul(optarg, NULL, 10); break;
+		case 'w': warmup = strtod(optarg, NULL); break;
+		case 's': window = strtod(optarg, NULL); break;
+		case 'r': runs = atoi(optarg); break;
+		case 'd': dir = optarg; break;
+		default:
+			fprintf(stderr, "usage: state [--nodes N] [--warmup S] [--window S] [--runs R] [--dir D]\n");
+			return 64;
+		}
+	}
+	char tmpl[] = "/tmp/synctop-bench-state.XXXXXX";
+	if (!dir && !(dir = mkdtemp(tmpl))) {
+		perror("mkdtemp");
+		return 1;
+	}
+	if (runs < 1 || runs > 50 || n < 1) {
+		fprintf(stderr, "state: bad --runs or --nodes\n");
+		return 64;
+	}
+	double *without = xcalloc((size_t)runs, sizeof *without), *with = xcalloc((size_t)runs, sizeof *with);
+	double *without_pp = xcalloc((size_t)runs, sizeof *without_pp), *with_pp = xcalloc((size_t)runs, sizeof *with_pp);
+	printf("# bench/state: %zu nodes (demo transport) polled every 1 s; %g s warm-up, %g s window, %d runs "
+	       "each, alternating\n",
+	       n, warmup, window, runs);
+	for (int i = 0; i < runs; i++) {
+		result a = one_run(n, warmup, window, NULL);
+		result b = one_run(n, warmup, window, dir);
+		without[i] = a.cpu_s;
+		with[i] = b.cpu_s;
+		/* a loaded machine decodes fewer polls than N a second: compare
+		 * the CPU per decoded poll too */
+		without_pp[i] = a.polls ? a.cpu_s / (double)a.polls : NAN;
+		with_pp[i] = b.polls ? b.cpu_s / (double)b.polls : NAN;
+		printf("run %d: without %.2f s CPU (%lu polls, %.1f us each), with --state-dir %.2f s CPU (%lu polls, "
+		       "%.1f us each): x%.3f, per poll x%.3f\n",
+		       i + 1, a.cpu_s, a.polls, without_pp[i] * 1e6, b.cpu_s, b.polls, with_pp[i] * 1e6, b.cpu_s / a.cpu_s,
+		       with_pp[i] / without_pp[i]);
+		fflush(stdout);
+	}
+	double mw = median(without, runs), mt = median(with, runs);
+	double pw = median(without_pp, runs), pt = median(with_pp, runs);
+	printf("median client CPU: without %.2f s (%.1f%% of a core), with --state-dir %.2f s (%.1f%%): ratio %.3f\n",
+	       mw, 100 * mw / window, mt, 100 * mt / window, mt / mw);
+	printf("median CPU per decoded poll: without %.1f us, with --state-dir %.1f us: ratio %.3f "
+	       "(target <= 1.10: %s)\n",
+	       pw * 1e6, pt * 1e6, pt / pw, pt / pw <= 1.10 ? "met" : "MISSED");
+	measure_size(dir, n);
+	free(without);
+	free(with);
+	free(without_pp);
+	free(with_pp);
+	return 0;
+}

@@ -1,0 +1,335 @@
+/* state_writer.c - the --state-dir writer thread (state_writer.h).
+ *
+ * Hand-over as in event_file.c: the loop appends copies to `q` under
+ * `lock` and signals `wake`; the thread swaps the queue for its own empty
+ * one, writes it with the lock released, and tells the loop through an
+ * ev_async when a write failed. */
+#include <config.h>
+
+#include "state_writer.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "node.h"
+#include "walltime.h"
+#include "xalloc.h"
+
+typedef struct {
+	int64_t node_id;
+	state_sample x;
+} sample_item;
+
+typedef struct {
+	event e;
+	bool has_host;
+	char host[NODE_NAME_LEN];
+} event_item;
+
+typedef struct {
+	sample_item *samples;
+	size_t n_samples, cap_samples;
+	event_item *events;
+	size_t n_events, cap_events;
+} batch;
+
+struct state_writer {
+	struct ev_loop *loop;
+	state_writer_done_fn done;
+	void *ctx;
+	ev_async told;
+
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;  /* items or stop, for the thread */
+	pthread_cond_t idle;  /* the queue written, for state_writer_free */
+
+	/* under lock */
+	batch q;
+	bool writing;
+	bool stop;
+	bool abandoned;       /* free gave up waiting: the thread frees it */
+	bool failed;          /* the thread stopped writing */
+	bool report;
+	char err[STATE_ERROR_LEN];
+
+	/* loop only */
+	size_t queue_max;
+	unsigned long dropped;
+
+	/* thread only */
+	state_store *store;
+	batch mine;
+	uint64_t group_id;    /* the last group's event id in this run ... */
+	int64_t group_row;    /* ... and its row */
+	double last_maintain; /* monotonic */
+};
+
+static double mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void batch_free(batch *b)
+{
+	free(b->samples);
+	free(b->events);
+	memset(b, 0, sizeof *b);
+}
+
+static void writer_destroy(state_writer *w)
+{
+	batch_free(&w->q);
+	batch_free(&w->mine);
+	state_store_close(w->store);
+	pthread_cond_destroy(&w->wake);
+	pthread_cond_destroy(&w->idle);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+}
+
+/* Writes the thread's batch in one transaction; 0 or -1. */
+static int write_batch(state_writer *w)
+{
+	batch *b = &w->mine;
+	if (b->n_samples == 0 && b->n_events == 0) {
+		return 0;
+	}
+	if (state_store_begin(w->store) != 0) {
+		return -1;
+	}
+	for (size_t i = 0; i < b->n_samples; i++) {
+		if (state_store_put_sample(w->store, b->samples[i].node_id, &b->samples[i].x) != 0) {
+			goto fail;
+		}
+	}
+	for (size_t i = 0; i < b->n_events; i++) {
+		const event_item *it = &b->events[i];
+		int64_t row;
+		int64_t group_row = it->e.group && it->e.group == w->group_id ? w->group_row : 0;
+		if (state_store_put_event(w->store, &it->e, it->has_host ? it->host : NULL, group_row, &row) != 0) {
+			goto fail;
+		}
+		if (it->e.kind == EVENT_GROUP) {
+			w->group_id = it->e.id;
+			w->group_row = row;
+		}
+	}
+	return state_store_commit(w->store);
+fail:
+	state_store_rollback(w->store);
+	return -1;
+}
+
+static void fail(state_writer *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->failed = true;
+	w->report = true;
+	snprintf(w->err, sizeof w->err, "%s", state_store_error(w->store));
+	ev_async_send(w->loop, &w->told);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Waits (lock held) until `until` (monotonic) or stop, whatever arrives. */
+static void wait_until(state_writer *w, double until)
+{
+	struct timespec ts;
+	while (!w->stop) {
+		double left = until - mono_now();
+		if (left <= 0) {
+			return;
+		}
+		monotonic_after(left, &ts);
+		if (pthread_cond_timedwait(&w->wake, &w->lock, &ts) == ETIMEDOUT) {
+			return;
+		}
+	}
+}
+
+static void *writer_thread(void *arg)
+{
+	state_writer *w = arg;
+	double last_commit = 0;
+	bool failed = false;
+	w->last_maintain = mono_now() - STATE_WRITER_MAINTAIN_S + 5.0; /* the first soon after start */
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (!w->stop && w->q.n_samples == 0 && w->q.n_events == 0 &&
+		       mono_now() - w->last_maintain < STATE_WRITER_MAINTAIN_S) {
+			/* woken by the loop's items, or maintenance is due */
+			struct timespec ts;
+			monotonic_after(w->last_maintain + STATE_WRITER_MAINTAIN_S - mono_now(), &ts);
+			pthread_cond_timedwait(&w->wake, &w->lock, &ts);
+		}
+		/* batches, not a transaction per poll: at most every COMMIT_S */
+		wait_until(w, last_commit + STATE_WRITER_COMMIT_S);
+		bool stopping = w->stop;
+		batch t = w->mine;
+		w->mine = w->q;
+		w->q = t;
+		w->q.n_samples = w->q.n_events = 0;
+		w->writing = true;
+		pthread_mutex_unlock(&w->lock);
+
+		if (!failed && write_batch(w) != 0) {
+			failed = true;
+			fail(w);
+		}
+		last_commit = mono_now();
+		if (!failed && !stopping && last_commit - w->last_maintain >= STATE_WRITER_MAINTAIN_S) {
+			w->last_maintain = last_commit;
+			if (state_store_maintain(w->store, walltime_now()) != 0) {
+				failed = true;
+				fail(w);
+			}
+		}
+		w->mine.n_samples = w->mine.n_events = 0;
+
+		pthread_mutex_lock(&w->lock);
+		w->writing = false;
+		if (w->abandoned) {
+			pthread_mutex_unlock(&w->lock);
+			writer_destroy(w);
+			return NULL;
+		}
+		pthread_cond_broadcast(&w->idle);
+		if (w->stop && w->q.n_samples == 0 && w->q.n_events == 0) {
+			break;
+		}
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+static void on_told(struct ev_loop *loop, ev_async *a, int revents)
+{
+	(void)loop;
+	(void)revents;
+	state_writer *w = a->data;
+	char err[STATE_ERROR_LEN];
+	pthread_mutex_lock(&w->lock);
+	bool report = w->report;
+	memcpy(err, w->err, sizeof err);
+	w->report = false;
+	pthread_mutex_unlock(&w->lock);
+	if (report && w->done) {
+		w->done(w->ctx, err);
+	}
+}
+
+state_writer *state_writer_new(struct ev_loop *loop, state_store *store, size_t queue_max, state_writer_done_fn done,
+			       void *ctx)
+{
+	state_writer *w = xcalloc(1, sizeof *w);
+	w->loop = loop;
+	w->store = store;
+	w->queue_max = queue_max ? queue_max : STATE_WRITER_QUEUE_MAX;
+	w->done = done;
+	w->ctx = ctx;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->wake, &attr);
+	pthread_cond_init(&w->idle, &attr);
+	pthread_condattr_destroy(&attr);
+	ev_async_init(&w->told, on_told);
+	w->told.data = w;
+	ev_async_start(loop, &w->told);
+	int rc = pthread_create(&w->thread, NULL, writer_thread, w);
+	if (rc != 0) {
+		ev_async_stop(loop, &w->told);
+		writer_destroy(w);
+		errno = rc;
+		return NULL;
+	}
+	return w;
+}
+
+bool state_writer_sample(state_writer *w, int64_t node_id, const state_sample *x)
+{
+	pthread_mutex_lock(&w->lock);
+	batch *b = &w->q;
+	bool take = !w->failed && b->n_samples < w->queue_max;
+	if (take) {
+		if (b->n_samples == b->cap_samples) {
+			b->cap_samples = b->cap_samples ? 2 * b->cap_samples : 1024;
+			b->samples = xrealloc(b->samples, b->cap_samples * sizeof *b->samples);
+		}
+		b->samples[b->n_samples].node_id = node_id;
+		b->samples[b->n_samples].x = *x;
+		b->n_samples++;
+		pthread_cond_signal(&w->wake);
+	}
+	bool failed = w->failed;
+	pthread_mutex_unlock(&w->lock);
+	if (!take && !failed) {
+		w->dropped++;
+	}
+	return take;
+}
+
+bool state_writer_event(state_writer *w, const event *e, const char *host)
+{
+	pthread_mutex_lock(&w->lock);
+	batch *b = &w->q;
+	/* events are few; their bound is the samples' */
+	bool take = !w->failed && b->n_events < w->queue_max;
+	if (take) {
+		if (b->n_events == b->cap_events) {
+			b->cap_events = b->cap_events ? 2 * b->cap_events : 64;
+			b->events = xrealloc(b->events, b->cap_events * sizeof *b->events);
+		}
+		event_item *it = &b->events[b->n_events++];
+		it->e = *e;
+		it->has_host = host != NULL;
+		snprintf(it->host, sizeof it->host, "%s", host ? host : "");
+		pthread_cond_signal(&w->wake);
+	}
+	bool failed = w->failed;
+	pthread_mutex_unlock(&w->lock);
+	if (!take && !failed) {
+		w->dropped++;
+	}
+	return take;
+}
+
+unsigned long state_writer_dropped(const state_writer *w)
+{
+	return w->dropped;
+}
+
+void state_writer_free(state_writer *w, double grace)
+{
+	if (!w) {
+		return;
+	}
+	struct timespec until;
+	monotonic_after(grace, &until);
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_signal(&w->wake);
+	int rc = 0;
+	while ((w->q.n_samples || w->q.n_events || w->writing) && rc != ETIMEDOUT) {
+		rc = pthread_cond_timedwait(&w->idle, &w->lock, &until);
+	}
+	bool hung = w->q.n_samples || w->q.n_events || w->writing;
+	if (hung) {
+		w->abandoned = true;
+	}
+	pthread_mutex_unlock(&w->lock);
+	ev_async_stop(w->loop, &w->told);
+	if (hung) {
+		pthread_detach(w->thread);
+		return; /* the thread frees it when its write returns */
+	}
+	pthread_join(w->thread, NULL);
+	writer_destroy(w);
+}

@@ -1,0 +1,55 @@
+/* state_writer.h - the --state-dir writer thread and its bounded queue.
+ *
+ * The loop hands over samples and events (a copy each, no SQLite on the
+ * loop); one thread owns the store and writes what is queued in one
+ * transaction, at most every STATE_WRITER_COMMIT_S and at least once a
+ * second while anything waits, so a crash loses about the last second.
+ * Every STATE_WRITER_MAINTAIN_S it runs state_store_maintain (downsampling,
+ * retention, size).  A slow disk delays the database, never the polls:
+ * past queue_max samples the newest are dropped and counted.
+ *
+ * A failed write (full disk, corruption, a lock held too long) is told to
+ * the loop once through `done`, and the writer stops: the run goes on
+ * without history (the caller says so). */
+#ifndef SYNCTOP_STATE_WRITER_H
+#define SYNCTOP_STATE_WRITER_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+#include "state_store.h"
+
+#define STATE_WRITER_QUEUE_MAX 262144   /* samples: 4 min of 1,024 nodes at 1 s */
+#define STATE_WRITER_COMMIT_S 0.5
+#define STATE_WRITER_MAINTAIN_S 60.0
+
+typedef struct state_writer state_writer;
+
+/* Called on the loop, once, when the writer failed and stopped. */
+typedef void (*state_writer_done_fn)(void *ctx, const char *err);
+
+/* Takes the store (closed by state_writer_free).  queue_max 0:
+ * STATE_WRITER_QUEUE_MAX.  NULL if the thread cannot start (errno set;
+ * the store is closed). */
+state_writer *state_writer_new(struct ev_loop *loop, state_store *store, size_t queue_max, state_writer_done_fn done,
+			       void *ctx);
+
+/* Queues a sample of the node (its state_store_node_id).  False when
+ * dropped (queue full, or the writer failed). */
+bool state_writer_sample(state_writer *w, int64_t node_id, const state_sample *x);
+
+/* Queues an event; host NULL for a group or the cluster.  Members must
+ * follow their group (event_log_commit's order). */
+bool state_writer_event(state_writer *w, const event *e, const char *host);
+
+/* Samples and events dropped because the queue was full. */
+unsigned long state_writer_dropped(const state_writer *w);
+
+/* Waits up to `grace` seconds for the queue to be written, then stops the
+ * thread; one hung in a write is abandoned (the process is exiting). */
+void state_writer_free(state_writer *w, double grace);
+
+#endif

@@ -1,0 +1,684 @@
+/* test_state_store.c - the --state-dir database and its writer thread:
+ * schema creation and migration, downsampling and retention at injected
+ * times, the size bound, and every way the file can be unusable (corrupt,
+ * newer, read-only, held by another synctop, locked by another process,
+ * full), each of which must be one clear sentence and never a crash. */
+#define _GNU_SOURCE
+#include <config.h>
+
+#include <ev.h>
+#include <math.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "state_store.h"
+#include "state_writer.h"
+
+#define NOW 1800000000.0 /* minute-aligned */
+
+static char dir[256];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/synctop-state-test.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "chmod -R u+w %s 2>/dev/null; rm -rf %s", dir, dir);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+static state_store *open_ok(const state_limits *lim)
+{
+	char err[STATE_ERROR_LEN] = "";
+	state_store *s = state_store_open(dir, lim, err, sizeof err);
+	if (!s) {
+		fail_msg("open: %s", err);
+	}
+	return s;
+}
+
+/* One integer from the database file through a connection of our own. */
+static long long db_int(const char *sql)
+{
+	char path[400];
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	snprintf(path, sizeof path, "%s/%s", dir, STATE_DB_NAME);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	long long v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+static void db_exec(const char *sql)
+{
+	char path[400];
+	sqlite3 *db;
+	snprintf(path, sizeof path, "%s/%s", dir, STATE_DB_NAME);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		fail_msg("%s: %s", sql, msg);
+	}
+	sqlite3_close(db);
+}
+
+static state_sample sample_at(double t, float offset, float freq)
+{
+	state_sample x = {.t = t, .clock_check_s = NAN};
+	for (int k = 0; k < HISTORY_SERIES_COUNT; k++) {
+		x.value[k] = NAN;
+	}
+	x.value[HISTORY_OFFSET_S] = offset;
+	x.value[HISTORY_FREQUENCY_PPM] = freq;
+	return x;
+}
+
+static void test_schema_created(void **state)
+{
+	(void)state;
+	state_store *s = open_ok(NULL);
+	int64_t a, b, a2;
+	assert_int_equal(state_store_node_id(s, "node-a", &a), 0);
+	assert_int_equal(state_store_node_id(s, "node-b", &b), 0);
+	assert_int_equal(state_store_node_id(s, "node-a", &a2), 0);
+	assert_int_equal(a, a2);
+	assert_true(a != b);
+	state_store_close(s);
+	assert_int_equal(db_int("PRAGMA user_version"), STATE_SCHEMA_VERSION);
+	assert_int_equal(db_int("PRAGMA auto_vacuum"), 2); /* incremental */
+	assert_int_equal(db_int("SELECT count(*) FROM sqlite_master WHERE name IN ('nodes','samples','events','meta')"),
+			 4);
+	assert_int_equal(db_int("SELECT count(*) FROM pragma_journal_mode WHERE journal_mode='wal'"), 1);
+}
+
+/* A schema-1 file (no clock check, no meta) keeps its rows and gains both. */
+static void test_migrates_v1(void **state)
+{
+	(void)state;
+	db_exec("PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL;"
+		"CREATE TABLE nodes(id INTEGER PRIMARY KEY, host TEXT NOT NULL UNIQUE);"
+		"CREATE TABLE samples(node INTEGER NOT NULL, t REAL NOT NULL, offset_s REAL, frequency_ppm REAL,"
+		" skew_ppm REAL, ptp_offset_ns REAL, path_delay_ns REAL, phc_sys_offset_ns REAL,"
+		" PRIMARY KEY(node, t)) WITHOUT ROWID;"
+		"CREATE TABLE events(id INTEGER PRIMARY KEY, t REAL NOT NULL, host TEXT, scope TEXT NOT NULL,"
+		" kind TEXT NOT NULL, group_kind TEXT, subject TEXT, from_value TEXT, to_value TEXT, message TEXT,"
+		" grp INTEGER, group_size INTEGER);"
+		"CREATE INDEX events_t ON events(t);"
+		"INSERT INTO nodes VALUES(1, 'old-node');"
+		"INSERT INTO samples(node, t, offset_s) VALUES(1, 1799999000, 0.25);"
+		"PRAGMA user_version=1;");
+	state_store *s = open_ok(NULL);
+	int64_t id;
+	assert_int_equal(state_store_node_id(s, "old-node", &id), 0);
+	assert_int_equal(id, 1);
+	state_sample x = sample_at(NOW, 0.5f, 1.0f);
+	x.clock_check_s = 0.125f;
+	assert_int_equal(state_store_put_sample(s, id, &x), 0);
+	state_store_close(s);
+	assert_int_equal(db_int("PRAGMA user_version"), STATE_SCHEMA_VERSION);
+	assert_int_equal(db_int("SELECT count(*) FROM samples WHERE node=1"), 2);
+	assert_int_equal(db_int("SELECT clock_check_s * 1000 FROM samples WHERE t=1800000000"), 125);
+	assert_int_equal(db_int("SELECT offset_s * 100 FROM samples WHERE t=1799999000"), 25);
+}
+
+static void test_newer_schema_refused(void **state)
+{
+	(void)state;
+	state_store_close(open_ok(NULL));
+	db_exec("PRAGMA user_version=99");
+	char err[STATE_ERROR_LEN];
+	assert_null(state_store_open(dir, NULL, err, sizeof err));
+	assert_non_null(strstr(err, "newer synctop (schema 99"));
+}
+
+static void test_foreign_database_refused(void **state)
+{
+	(void)state;
+	db_exec("CREATE TABLE photos(id INTEGER)");
+	char err[STATE_ERROR_LEN];
+	assert_null(state_store_open(dir, NULL, err, sizeof err));
+	assert_non_null(strstr(err, "not synctop's"));
+}
+
+typedef struct {
+	size_t n;
+	double first_t, last_t;
+	double sum_offset;
+} collected;
+
+static void collect(void *ctx, const state_sample *x)
+{
+	collected *c = ctx;
+	if (c->n == 0) {
+		c->first_t = x->t;
+	}
+	c->last_t = x->t;
+	c->sum_offset += isfinite(x->value[HISTORY_OFFSET_S]) ? x->value[HISTORY_OFFSET_S] : 0;
+	c->n++;
+}
+
+/* Two hours at 1 s, and one sample 8 days old: after maintenance the last
+ * hour is whole, the hour before is one averaged point a minute, and the
+ * 8-day-old sample and event are gone. */
+static void test_downsampling_and_retention(void **state)
+{
+	(void)state;
+	state_store *s = open_ok(NULL);
+	int64_t id;
+	assert_int_equal(state_store_node_id(s, "n1", &id), 0);
+	assert_int_equal(state_store_begin(s), 0);
+	for (int i = 0; i < 7200; i++) {
+		double t = NOW - 7200 + i;
+		/* minute m of the first hour: offsets 0..59, mean 29.5 */
+		state_sample x = sample_at(t, (float)(i % 60), 2.0f);
+		assert_int_equal(state_store_put_sample(s, id, &x), 0);
+	}
+	state_sample old = sample_at(NOW - 8 * 86400.0, 1.0f, 1.0f);
+	assert_int_equal(state_store_put_sample(s, id, &old), 0);
+	event e_old, e_new;
+	int64_t row;
+	event_set(&e_old, EVENT_STATUS, 0, NOW - 8 * 86400.0, "", "ok", "warn", "old");
+	event_set(&e_new, EVENT_STATUS, 0, NOW - 10, "", "ok", "warn", "new");
+	assert_int_equal(state_store_put_event(s, &e_old, "n1", 0, &row), 0);
+	assert_int_equal(state_store_put_event(s, &e_new, "n1", 0, &row), 0);
+	assert_int_equal(state_store_commit(s), 0);
+
+	assert_int_equal(state_store_maintain(s, NOW), 0);
+	collected c = {0};
+	assert_int_equal(state_store_load_samples(s, id, 0, collect, &c), 0);
+	assert_int_equal(c.n, 3600 + 60);
+	assert_true(c.first_t >= NOW - 7200);
+	collected hour = {0};
+	assert_int_equal(state_store_load_samples(s, id, NOW - 3600, collect, &hour), 0);
+	assert_int_equal(hour.n, 3600);
+	/* the coarse points: at each minute's middle, the minute's mean */
+	collected coarse = {0};
+	assert_int_equal(state_store_load_samples(s, id, NOW - 7200, collect, &coarse), 0);
+	assert_true(fabs(coarse.first_t - (NOW - 7200 + 30)) < 1e-6);
+	assert_true(fabs((coarse.sum_offset - hour.sum_offset) / 60 - 29.5) < 1e-3);
+	/* maintenance again changes nothing (the minutes are not averaged twice) */
+	assert_int_equal(state_store_maintain(s, NOW + 1), 0);
+	collected again = {0};
+	assert_int_equal(state_store_load_samples(s, id, 0, collect, &again), 0);
+	assert_int_equal(again.n, c.n);
+	state_store_close(s);
+	assert_int_equal(db_int("SELECT count(*) FROM events"), 1);
+	assert_int_equal(db_int("SELECT count(*) FROM events WHERE message='new'"), 1);
+}
+
+/* Past max_bytes the oldest go first; the newest stay. */
+static void test_size_bound(void **state)
+{
+	(void)state;
+	state_limits lim = {.max_bytes = 512 * 1024, .raw_s = 30 * 86400.0, .retention_s = 60 * 86400.0};
+	state_store *s = open_ok(&lim);
+	int64_t id;
+	assert_int_equal(state_store_node_id(s, "n1", &id), 0);
+	assert_int_equal(state_store_begin(s), 0);
+	for (int i = 0; i < 40000; i++) {
+		state_sample x = sample_at(NOW - 40000 + i, 1.0f, 2.0f);
+		assert_int_equal(state_store_put_sample(s, id, &x), 0);
+	}
+	assert_int_equal(state_store_commit(s), 0);
+	assert_true(state_store_bytes(s) > lim.max_bytes);
+	assert_int_equal(state_store_maintain(s, NOW), 0);
+	assert_true(state_store_bytes(s) <= lim.max_bytes);
+	collected c = {0};
+	assert_int_equal(state_store_load_samples(s, id, 0, collect, &c), 0);
+	assert_true(c.n > 1000 && c.n < 40000);
+	assert_true(fabs(c.last_t - (NOW - 1)) < 1e-6);
+	assert_true(c.first_t > NOW - 40000);
+	state_store_close(s);
+	/* deleting shrank the file itself (auto_vacuum=INCREMENTAL) */
+	char path[400];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/%s", dir, STATE_DB_NAME);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true((uint64_t)st.st_size <= lim.max_bytes + 64 * 1024);
+}
+
+static void test_corrupt_file(void **state)
+{
+	(void)state;
+	char path[400];
+	snprintf(path, sizeof path, "%s/%s", dir, STATE_DB_NAME);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	for (int i = 0; i < 512; i++) {
+		fputs("this is not a database, just text. ", f);
+	}
+	fclose(f);
+	char err[STATE_ERROR_LEN];
+	assert_null(state_store_open(dir, NULL, err, sizeof err));
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "move it away"));
+}
+
+/* A header intact and the pages after it garbage: found when read, told
+ * as corrupt. */
+static void test_corrupt_pages(void **state)
+{
+	(void)state;
+	state_store *s = open_ok(NULL);
+	int64_t id;
+	assert_int_equal(state_store_node_id(s, "n1", &id), 0);
+	assert_int_equal(state_store_begin(s), 0);
+	for (int i = 0; i < 5000; i++) {
+		state_sample x = sample_at(NOW - 5000 + i, 1.0f, 2.0f);
+		assert_int_equal(state_store_put_sample(s, id, &x), 0);
+	}
+	assert_int_equal(state_store_commit(s), 0);
+	assert_int_equal(state_store_maintain(s, NOW), 0); /* checkpointed into the file */
+	state_store_close(s);
+	char path[400];
+	snprintf(path, sizeof path, "%s/%s", dir, STATE_DB_NAME);
+	FILE *f = fopen(path, "r+");
+	assert_non_null(f);
+	fseek(f, 4096, SEEK_SET);
+	for (int i = 0; i < 4096 * 8; i++) {
+		fputc(0x5a, f);
+	}
+	fclose(f);
+	char err[STATE_ERROR_LEN] = "";
+	s = state_store_open(dir, NULL, err, sizeof err);
+	int rc = -1;
+	if (s) {
+		collected c = {0};
+		rc = state_store_load_samples(s, id, 0, collect, &c);
+		if (rc != 0) {
+			snprintf(err, sizeof err, "%s", state_store_error(s));
+		}
+		state_store_close(s);
+	}
+	assert_int_equal(rc, -1);
+	assert_non_null(strstr(err, "move it away"));
+}
+
+static void test_second_instance(void **state)
+{
+	(void)state;
+	state_store *s = open_ok(NULL);
+	char err[STATE_ERROR_LEN], want[64];
+	assert_null(state_store_open(dir, NULL, err, sizeof err));
+	snprintf(want, sizeof want, "in use by another synctop (PID %ld)", (long)getpid());
+	assert_non_null(strstr(err, want));
+	state_store_close(s);
+	/* the lock goes with its holder */
+	state_store_close(open_ok(NULL));
+}
+
+/* The lock held by a process that is not synctop (an sqlite3 shell). */
+static void test_locked_by_another_process(void **state)
+{
+	(void)state;
+	state_limits lim = {.busy_timeout_ms = 100};
+	state_store *s = open_ok(&lim);
+	char path[400];
+	sqlite3 *other;
+	snprintf(path, sizeof path, "%s/%s", dir, STATE_DB_NAME);
+	assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(state_store_begin(s), -1);
+	assert_non_null(strstr(state_store_error(s), "holds the database's lock"));
+	sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(other);
+	assert_int_equal(state_store_begin(s), 0);
+	assert_int_equal(state_store_commit(s), 0);
+	state_store_close(s);
+}
+
+/* Runs fn in a child; its exit status: 0 passed, 77 skipped, else failed. */
+static int in_child(int (*fn)(void))
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		_exit(fn());
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/* A private mount namespace with a small tmpfs on dir (root only). */
+static int private_tmpfs(const char *size)
+{
+	char opts[64];
+	snprintf(opts, sizeof opts, "size=%s", size);
+	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount("tmpfs", dir, "tmpfs", 0, opts) != 0) {
+		return -1;
+	}
+	return 0;
+}
+
+static int read_only_child(void)
+{
+	char err[STATE_ERROR_LEN];
+	if (geteuid() == 0) {
+		if (private_tmpfs("1m") != 0) {
+			return 77;
+		}
+		state_store *s = state_store_open(dir, NULL, err, sizeof err);
+		if (!s) {
+			return 2;
+		}
+		state_store_close(s);
+		if (mount(NULL, dir, NULL, MS_REMOUNT | MS_RDONLY, NULL) != 0) {
+			return 77;
+		}
+	} else if (chmod(dir, 0500) != 0) {
+		return 3;
+	}
+	if (state_store_open(dir, NULL, err, sizeof err)) {
+		return 4;
+	}
+	fprintf(stderr, "read-only: %s\n", err);
+	return strstr(err, "cannot be written") ? 0 : 5;
+}
+
+static void test_read_only_dir(void **state)
+{
+	(void)state;
+	int rc = in_child(read_only_child);
+	if (rc == 77) {
+		skip();
+	}
+	assert_int_equal(rc, 0);
+}
+
+/* A full disk: a 256 KiB tmpfs as root, else RLIMIT_FSIZE. */
+static int full_child(void)
+{
+	if (geteuid() != 0 || private_tmpfs("256k") != 0) {
+		struct rlimit rl = {256 * 1024, 256 * 1024};
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &rl) != 0) {
+			return 77;
+		}
+	}
+	char err[STATE_ERROR_LEN];
+	state_store *s = state_store_open(dir, NULL, err, sizeof err);
+	if (!s) {
+		return 2;
+	}
+	int64_t id;
+	if (state_store_node_id(s, "n1", &id) != 0) {
+		return 3;
+	}
+	int rc = 0;
+	for (int batch = 0; batch < 1000 && rc == 0; batch++) {
+		rc = state_store_begin(s);
+		for (int i = 0; i < 1000 && rc == 0; i++) {
+			state_sample x = sample_at(NOW + batch * 1000 + i, 1.0f, 2.0f);
+			rc = state_store_put_sample(s, id, &x);
+		}
+		if (rc == 0) {
+			rc = state_store_commit(s);
+		} else {
+			state_store_rollback(s);
+		}
+	}
+	fprintf(stderr, "full: %s\n", state_store_error(s));
+	bool told = strstr(state_store_error(s), "full") || strstr(state_store_error(s), "I/O error");
+	state_store_close(s);
+	return rc != 0 && told ? 0 : 4;
+}
+
+static void test_full_disk(void **state)
+{
+	(void)state;
+	int rc = in_child(full_child);
+	if (rc == 77) {
+		skip();
+	}
+	assert_int_equal(rc, 0);
+}
+
+/* ------------------------------------------------------------- the writer */
+
+typedef struct {
+	int failures;
+	char err[STATE_ERROR_LEN];
+} outcome;
+
+static void on_done(void *ctx, const char *err)
+{
+	outcome *o = ctx;
+	o->failures++;
+	snprintf(o->err, sizeof o->err, "%s", err);
+}
+
+static void on_give_up(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)w;
+	(void)revents;
+	ev_break(loop, EVBREAK_ALL);
+}
+
+static void run_for(struct ev_loop *loop, double seconds)
+{
+	ev_timer t;
+	ev_timer_init(&t, on_give_up, seconds, 0);
+	ev_timer_start(loop, &t);
+	ev_run(loop, 0);
+	ev_timer_stop(loop, &t);
+}
+
+typedef struct {
+	int64_t rows[8];
+	int64_t group_rows[8];
+	char hosts[8][32];
+	event events[8];
+	size_t n;
+} loaded_events;
+
+static void collect_event(void *ctx, int64_t row, const event *e, const char *host, int64_t group_row)
+{
+	loaded_events *l = ctx;
+	if (l->n < 8) {
+		l->rows[l->n] = row;
+		l->group_rows[l->n] = group_row;
+		snprintf(l->hosts[l->n], sizeof l->hosts[l->n], "%s", host ? host : "(none)");
+		l->events[l->n] = *e;
+		l->n++;
+	}
+}
+
+/* Samples and a group of events go through the thread and come back,
+ * members pointing at their group's row. */
+static void test_writer_round_trip(void **state)
+{
+	(void)state;
+	struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+	state_store *s = open_ok(NULL);
+	int64_t id;
+	assert_int_equal(state_store_node_id(s, "n1", &id), 0);
+	outcome o = {0};
+	state_writer *w = state_writer_new(loop, s, 0, on_done, &o);
+	assert_non_null(w);
+	for (int i = 0; i < 100; i++) {
+		state_sample x = sample_at(NOW + i, 0.001f * (float)i, 3.0f);
+		assert_true(state_writer_sample(w, id, &x));
+	}
+	event g, m1, m2;
+	event_set(&g, EVENT_GROUP, EVENT_NODE_GROUP, NOW, "", "a", "b", "2 nodes: a -> b");
+	g.group_kind = EVENT_PTP_GRANDMASTER;
+	g.group_size = 2;
+	g.id = 7;
+	event_set(&m1, EVENT_PTP_GRANDMASTER, 0, NOW, "", "a", "b", "m1");
+	m1.id = 8;
+	m1.group = 7;
+	event_set(&m2, EVENT_PTP_GRANDMASTER, 1, NOW, "", "a", "b", "m2");
+	m2.id = 9;
+	m2.group = 7;
+	assert_true(state_writer_event(w, &g, NULL));
+	assert_true(state_writer_event(w, &m1, "n1"));
+	assert_true(state_writer_event(w, &m2, "n2"));
+	run_for(loop, 1.5); /* committed within a second, while running */
+	assert_int_equal(db_int("SELECT count(*) FROM samples"), 100);
+	state_writer_free(w, 2.0);
+	assert_int_equal(o.failures, 0);
+
+	char err[STATE_ERROR_LEN];
+	state_store *r = state_store_open_reader(dir, err, sizeof err);
+	assert_non_null(r);
+	loaded_events l = {0};
+	assert_int_equal(state_store_load_events(r, 0, 100, collect_event, &l), 0);
+	assert_int_equal(l.n, 3);
+	assert_int_equal(l.events[0].kind, EVENT_GROUP);
+	assert_int_equal(l.events[0].group_kind, EVENT_PTP_GRANDMASTER);
+	assert_int_equal(l.events[0].group_size, 2);
+	assert_string_equal(l.hosts[0], "(none)");
+	assert_int_equal(l.group_rows[1], l.rows[0]);
+	assert_int_equal(l.group_rows[2], l.rows[0]);
+	assert_string_equal(l.hosts[2], "n2");
+	assert_string_equal(l.events[2].message, "m2");
+	double off[10], freq[10];
+	assert_int_equal(state_store_series(r, "n1", NOW, NOW + 100, 10, off, freq), 10);
+	assert_true(fabs(off[0] - 0.0045) < 1e-6);
+	assert_true(fabs(freq[9] - 3.0) < 1e-6);
+	assert_int_equal(state_store_series(r, "nobody", NOW, NOW + 100, 10, off, freq), 0);
+	state_store_close(r);
+	ev_loop_destroy(loop);
+}
+
+/* A sample arriving while the thread idles is committed within a second,
+ * not at the next maintenance (the thread once slept through its wake-up). */
+static void test_writer_commits_every_second(void **state)
+{
+	(void)state;
+	struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+	state_store *s = open_ok(NULL);
+	int64_t id;
+	assert_int_equal(state_store_node_id(s, "n1", &id), 0);
+	outcome o = {0};
+	state_writer *w = state_writer_new(loop, s, 0, on_done, &o);
+	for (int i = 0; i < 3; i++) {
+		state_sample x = sample_at(NOW + i, 1.0f, 2.0f);
+		assert_true(state_writer_sample(w, id, &x));
+		run_for(loop, 1.0);
+		assert_int_equal(db_int("SELECT count(*) FROM samples"), i + 1);
+	}
+	state_writer_free(w, 2.0);
+	assert_int_equal(o.failures, 0);
+	ev_loop_destroy(loop);
+}
+
+/* A write that fails is told once, and the writer takes no more. */
+static void test_writer_failure_told(void **state)
+{
+	(void)state;
+	struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+	state_limits lim = {.busy_timeout_ms = 50};
+	state_store *s = open_ok(&lim);
+	int64_t id;
+	assert_int_equal(state_store_node_id(s, "n1", &id), 0);
+	char path[400];
+	sqlite3 *other;
+	snprintf(path, sizeof path, "%s/%s", dir, STATE_DB_NAME);
+	assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+	outcome o = {0};
+	state_writer *w = state_writer_new(loop, s, 0, on_done, &o);
+	state_sample x = sample_at(NOW, 1.0f, 2.0f);
+	assert_true(state_writer_sample(w, id, &x));
+	run_for(loop, 1.5);
+	assert_int_equal(o.failures, 1);
+	assert_non_null(strstr(o.err, "lock"));
+	assert_false(state_writer_sample(w, id, &x));
+	assert_int_equal(state_writer_dropped(w), 0); /* refused, not dropped: the failure was told */
+	state_writer_free(w, 2.0);
+	sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(other);
+	ev_loop_destroy(loop);
+}
+
+/* The queue is bounded: past queue_max the newest are dropped and counted. */
+static void test_writer_queue_bounded(void **state)
+{
+	(void)state;
+	struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+	state_store *s = open_ok(NULL);
+	int64_t id;
+	assert_int_equal(state_store_node_id(s, "n1", &id), 0);
+	outcome o = {0};
+	state_writer *w = state_writer_new(loop, s, 10, on_done, &o);
+	size_t taken = 0;
+	for (int i = 0; i < 100; i++) {
+		state_sample x = sample_at(NOW + i, 1.0f, 2.0f);
+		taken += state_writer_sample(w, id, &x);
+	}
+	/* the thread may have taken one batch before the rest arrived */
+	assert_true(taken >= 10 && taken <= 20);
+	assert_int_equal(state_writer_dropped(w), 100 - taken);
+	state_writer_free(w, 2.0);
+	ev_loop_destroy(loop);
+}
+
+static void test_default_dir(void **state)
+{
+	(void)state;
+	char out[256];
+	setenv("XDG_STATE_HOME", "/x/state", 1);
+	assert_int_equal(state_store_default_dir(out, sizeof out), 0);
+	assert_string_equal(out, "/x/state/synctop");
+	setenv("XDG_STATE_HOME", "relative", 1); /* ignored, as the XDG spec says */
+	setenv("HOME", "/home/op", 1);
+	assert_int_equal(state_store_default_dir(out, sizeof out), 0);
+	assert_string_equal(out, "/home/op/.local/state/synctop");
+	unsetenv("XDG_STATE_HOME");
+	unsetenv("HOME");
+	assert_int_equal(state_store_default_dir(out, sizeof out), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_schema_created, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrates_v1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_database_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_downsampling_and_retention, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_size_bound, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_corrupt_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_corrupt_pages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_second_instance, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_locked_by_another_process, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_only_dir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_disk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writer_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writer_commits_every_second, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writer_failure_told, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writer_queue_bounded, setup, teardown),
+		cmocka_unit_test(test_default_dir),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
