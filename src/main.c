@@ -623,9 +623,12 @@ static int run(app *a)
 /* --once, --json, --check: the one report, from the evaluated model. */
 static int report_once(app *a, int status)
 {
+	report_json_source source = {"prometheus", (const char *const *)a->opt.prom_urls, a->opt.n_prom_urls,
+				     a->source_answered, a->source_error};
 	switch (a->opt.mode) {
 	case MODE_ONCE_JSON:
-		if (report_json_write(stdout, a->nodes, a->n_nodes, walltime_now()) != 0) {
+		if (report_json_write_sourced(stdout, a->nodes, a->n_nodes, walltime_now(),
+					      a->source ? &source : NULL) != 0) {
 			/* A reader that went away (| head) is not an error worth a word. */
 			if (errno != EPIPE) {
 				fprintf(stderr, "synctop: cannot write the JSON report: %s\n", strerror(errno));
@@ -658,12 +661,28 @@ typedef struct {
 	const prom_node *pn;
 } prom_node_ref;
 
+/* Why a node is missing from a refresh's answer: the source's trouble when
+ * it had some (the node may be fine; the answer about it did not come). */
+static void prometheus_node_missing(node *n, const thresholds *th, const char *source_error, size_t answered)
+{
+	char why[sizeof n->error];
+	if (!source_error[0]) {
+		node_update_unreachable(n, "not in Prometheus's answer: no series names this node", th);
+		return;
+	}
+	snprintf(why, sizeof why, "%s: %.*s",
+		 answered ? "not in Prometheus's answer, which was incomplete" : "Prometheus did not answer",
+		 (int)sizeof why - 64, source_error);
+	node_update_unreachable(n, why, th);
+}
+
 /* What one refresh says about one node, through node_update as an SSH
- * poll's answer; pn NULL: no series names it. */
-static void apply_prometheus_node(node *n, const prom_node *pn, const thresholds *th)
+ * poll's answer; pn NULL: no series names it (a->source_error says whether
+ * the answer was whole). */
+static void apply_prometheus_node(app *a, node *n, const prom_node *pn, const thresholds *th)
 {
 	if (!pn) {
-		node_update_unreachable(n, "not in Prometheus's answer: no series names this node", th);
+		prometheus_node_missing(n, th, a->source_error, a->source_answered);
 		return;
 	}
 	/* the same scrape seen again is no new observation (no history point) */
@@ -709,7 +728,7 @@ static void build_prometheus_model(app *a, const prom_map *map)
 			node_init(n, pn->name);
 			inventory_node_settings(&a->opt, a->conf, pn->name, &a->settings[i]);
 		}
-		apply_prometheus_node(n, pn, &a->settings[i].th);
+		apply_prometheus_node(a, n, pn, &a->settings[i].th);
 	}
 	free(order);
 }
@@ -722,7 +741,7 @@ static void update_prometheus_model(app *a, const prom_map *map)
 	for (size_t i = 0; i < a->n_nodes; i++) {
 		const prom_node *pn = prometheus_map_find(map, a->nodes[i].host);
 		known += pn != NULL;
-		apply_prometheus_node(&a->nodes[i], pn, &a->settings[i].th);
+		apply_prometheus_node(a, &a->nodes[i], pn, &a->settings[i].th);
 		tui_node_changed(a->tui, &a->nodes[i]);
 	}
 	if (map->n_nodes > known && !a->inv.count) {
@@ -735,13 +754,15 @@ static void on_prometheus_refresh(void *ctx, const prom_map *map, const char *er
 {
 	app *a = ctx;
 	bool first = !a->source_done;
-	if (error) {
-		/* the header shows it; a plain live table says it when it changes */
-		char shown[300];
-		snprintf(shown, sizeof shown, "Prometheus: %s", error);
-		tui_warn(a->tui, shown);
-		if (!first && !a->tui && strcmp(error, a->source_error) != 0) {
-			fprintf(stderr, "synctop: --from-prometheus: %s\n", error);
+	/* the header shows it while it lasts; a plain live table says it
+	 * when it changes, and when it is over */
+	tui_set_source_error(a->tui, error);
+	if (error && !first && !a->tui && strcmp(error, a->source_error) != 0) {
+		fprintf(stderr, "synctop: --from-prometheus: %s\n", error);
+	} else if (!error && a->source_error[0]) {
+		log_printf("prometheus: every server answered again");
+		if (!a->tui) {
+			fprintf(stderr, "synctop: --from-prometheus: every server answered again\n");
 		}
 	}
 	snprintf(a->source_error, sizeof a->source_error, "%s", error ? error : "");
@@ -800,11 +821,7 @@ static int run_prometheus_live(app *a)
 		ev_signal_stop(a->loop, &a->sighup);
 		a->tui = tui_new(&topt);
 		tui_set_events(a->tui, a->events);
-		if (a->source_error[0]) {
-			char shown[300];
-			snprintf(shown, sizeof shown, "Prometheus: %.280s", a->source_error);
-			tui_warn(a->tui, shown);
-		}
+		tui_set_source_error(a->tui, a->source_error);
 		status = tui_run(a->tui, a->loop, a->nodes, a->n_nodes, a->sched);
 		if (status != TUI_NO_TERMINAL) {
 			return status;
