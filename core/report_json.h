@@ -133,7 +133,8 @@
  *   "source": {                       only with --from-prometheus (absent over SSH)
  *     "kind": "prometheus",
  *     "servers": ["https://prom:9090"],
- *     "answered": 1,                  servers that answered at least one query
+ *     "answered": 1,                  servers that answered every query (the
+ *                                     others' nodes are unknown)
  *     "error": null | "..."           what went wrong in the refresh (HTTP
  *                                     errors, status: error, cut or too large
  *                                     answers, warnings): the source's

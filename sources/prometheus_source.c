@@ -139,6 +139,23 @@ static void format_troubles(prometheus_source *ps)
 
 /* ------------------------------------------------------------- finishing */
 
+/* Whether server s answered every query.  Part of an answer is not used:
+ * judged alone it makes findings up (without chrony_exporter's answer the
+ * kernel's rules would judge a chrony node by its timex flags), so its
+ * nodes are unknown with the error instead. */
+static bool server_whole(prometheus_source *ps, size_t s)
+{
+	size_t parsed = 0;
+	for (int q = 0; q < PROM_Q_COUNT; q++) {
+		parsed += ps->requests[s * PROM_Q_COUNT + (size_t)q].parsed;
+	}
+	if (parsed > 0 && parsed < PROM_Q_COUNT) {
+		log_printf("prometheus: %s: %zu of %d queries answered: none used", ps->urls[s], parsed,
+			   PROM_Q_COUNT);
+	}
+	return parsed == PROM_Q_COUNT;
+}
+
 static void finish_refresh(prometheus_source *ps)
 {
 	const prom_vector *answers[PROM_Q_COUNT];
@@ -148,6 +165,9 @@ static void finish_refresh(prometheus_source *ps)
 	memset(merged, 0, sizeof merged);
 	/* several servers: one vector per query, the samples of all */
 	for (size_t s = 0; s < ps->cfg.n_urls; s++) {
+		if (!server_whole(ps, s)) {
+			continue;
+		}
 		bool any = false;
 		for (int q = 0; q < PROM_Q_COUNT; q++) {
 			request *r = &ps->requests[s * PROM_Q_COUNT + (size_t)q];

@@ -31,7 +31,9 @@ typedef struct prometheus_source prometheus_source;
 
 /* The refresh is complete.  map holds the nodes (valid during the call);
  * error is NULL when every query of every server answered cleanly, else one
- * printable line.  answered: how many servers answered at least one query. */
+ * printable line.  answered: how many servers answered every query; the
+ * nodes of a server that failed any are not in map (part of an answer,
+ * judged as if whole, would make findings up). */
 typedef void (*prometheus_refresh_cb)(void *ctx, const prom_map *map, const char *error, size_t answered);
 
 typedef struct {

@@ -87,7 +87,7 @@ typedef struct {
 	prometheus_source *source;
 	const conffile *conf;      /* until the source's nodes have their settings */
 	char source_error[1024];   /* "" when every query answered cleanly */
-	size_t source_answered;    /* servers that answered at least one query */
+	size_t source_answered;    /* servers that answered every query */
 	bool source_done;          /* the first refresh is in: the model exists */
 	ev_timer source_timer;     /* live: the next refresh */
 	double source_last;        /* live: when the last refresh started */
@@ -671,7 +671,7 @@ static void prometheus_node_missing(node *n, const thresholds *th, const char *s
 		return;
 	}
 	snprintf(why, sizeof why, "%s: %.*s",
-		 answered ? "not in Prometheus's answer, which was incomplete" : "Prometheus did not answer",
+		 answered ? "not in Prometheus's answer, which was incomplete" : "no usable answer from Prometheus",
 		 (int)sizeof why - 64, source_error);
 	node_update_unreachable(n, why, th);
 }

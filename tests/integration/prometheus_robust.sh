@@ -98,6 +98,14 @@ mkdir -p "$tmp/tf" "$tmp/data"
 		echo "chrony_tracking_info{$i,tracking_address=\"192.168.0.1\",tracking_name=\"ntp1\",tracking_refid=\"C0A80001\"} 1"
 		echo "chrony_up{$i} 1"
 	done
+	# rb-2's kernel clock as chronyd without rtcsync leaves it: unsynchronised
+	# (STA_UNSYNC), maxerror at its 16 s cap; chrony's series decide
+	i='instance="rb-2:9100"'
+	echo "node_timex_sync_status{$i} 0"
+	echo "node_timex_status{$i} 8257"
+	echo "node_timex_maxerror_seconds{$i} 16"
+	echo "node_timex_offset_seconds{$i} 0"
+	echo "node_timex_frequency_adjustment_ratio{$i} 1.0000125"
 } >"$tmp/tf/chrony.prom"
 cat >"$tmp/web.yml" <<EOT
 tls_server_config:
@@ -131,12 +139,13 @@ start_prometheus() {
 	pids="$pids $prom_pid"
 }
 start_prometheus
-python3 "$here/prometheus_fake.py" "$tmp/fake.port" >"$tmp/fake.log" 2>&1 &
+python3 "$here/prometheus_fake.py" "$tmp/fake.port" "$url" "$tmp/ca.pem" >"$tmp/fake.log" 2>&1 &
 pids="$pids $!"
 
 query() { curl -s --cacert "$tmp/ca.pem" -u synctop:pr0m-s3cret -G "$url/api/v1/query" --data-urlencode "query=$1"; }
 scraped() {
-	[ "$(query 'count(chrony_tracking_stratum)' | jq -r '.data.result[0].value[1]' 2>/dev/null)" = 2 ]
+	[ "$(query 'count(chrony_tracking_stratum)' | jq -r '.data.result[0].value[1]' 2>/dev/null)" = 2 ] &&
+		[ "$(query 'count(node_timex_status)' | jq -r '.data.result[0].value[1]' 2>/dev/null)" = 1 ]
 }
 wait_for 40 scraped
 ok $? "prometheus, over https with basic auth, scraped the exporter"
@@ -172,6 +181,7 @@ ok $? "... Prometheus's 401 said"
 # shellcheck disable=SC2086 # $tls: option words
 run "--prometheus-ca and the password from a file" 0 --from-prometheus "$url" $tls --once --json
 [ "$(node rb-1 | jq -r .status)" = ok ] && [ "$(node rb-2 | jq -r .chrony.reference_name)" = ntp1 ] &&
+	[ "$(node rb-2 | jq -c '[.status, .kernel_clock.synchronised]')" = '["ok",false]' ] &&
 	[ "$(jq -c .source "$tmp/out")" = "{\"kind\":\"prometheus\",\"servers\":[\"$url\"],\"answered\":1,\"error\":null}" ]
 ok $? "... its nodes, ok, and the source clean in the JSON ($(jq -c .source "$tmp/out"))"
 # shellcheck disable=SC2086
@@ -179,8 +189,19 @@ run "a selector the real server refuses (status: error)" 69 --from-prometheus "$
 	--prometheus-selector '{job=~"("}' -w rb-1 --once --json
 jq -r .source.error "$tmp/out" | grep -q "Prometheus says bad_data" &&
 	[ "$(node rb-1 | jq -c '[.status, .findings]')" = '["unknown",[]]' ] &&
-	node rb-1 | jq -r .error | grep -q "Prometheus did not answer: .*bad_data"
+	node rb-1 | jq -r .error | grep -q "no usable answer from Prometheus: .*bad_data"
 ok $? "... 'Prometheus says bad_data' in the JSON's source; rb-1 unknown with it, no findings ($(node rb-1 | jq -c '[.status, .error, [.findings[].code]]'))"
+
+# A server that fails some queries: what it did answer is not judged alone
+# (without chrony's answer, rb-2's unsynchronised kernel would be a finding).
+# A proxy in front of the real server: it cannot be made to fail one query.
+# shellcheck disable=SC2086
+run "a server failing the chrony_exporter queries only (proxy)" 69 --from-prometheus "$fake/nochrony" $tls \
+	-w rb-1,rb-2 --once --json
+[ "$(node rb-2 | jq -c '[.status, .findings]')" = '["unknown",[]]' ] &&
+	node rb-2 | jq -r .error | grep -q "chrony_exporter query: HTTP 500" &&
+	jq -r .source.error "$tmp/out" | grep -q "chrony_exporter query: HTTP 500"
+ok $? "... rb-2 unknown with the source's error, no finding ($(node rb-2 | jq -c '[.status, .error, [.findings[].code]]' | head -c 300))"
 
 # --- live, plain text: the server stopped and started again
 # shellcheck disable=SC2086
@@ -197,7 +218,7 @@ ps -ww -o args= -p "$live" >"$tmp/ps.out"
 ok $? "the password is neither in ps, nor in --log, nor in the output (only the file's name)"
 kill "$prom_pid"
 wait "$prom_pid" 2>/dev/null
-down() { rows rb-1 | grep -q "unknown.*Prometheus did not answer.*Couldn't connect"; }
+down() { rows rb-1 | grep -q "unknown.*no usable answer from Prometheus.*Couldn't connect"; }
 wait_for 15 down
 ok $? "server stopped: its nodes unknown with the source's error ($(rows rb-1 | cut -c 1-160))"
 grep -q "Couldn't connect" "$tmp/live.err"
@@ -241,7 +262,7 @@ sent=$(curl -s "$fake/sent/")
 [ "$sent" -ge $((64 << 20)) ] && [ "$sent" -le $((80 << 20)) ] && [ $((big - base)) -le $((192 << 10)) ]
 ok $? "an endless answer: read up to 64 MiB, no further ($((sent >> 20)) MiB sent); peak RSS $((big >> 10)) MiB (an empty answer: $((base >> 10)) MiB)"
 sleep 1.2
-run "an endless answer (the other queries answered)" 0 --from-prometheus "$fake/big" --once --json
+run "an endless answer (the other queries answered: not used)" 69 --from-prometheus "$fake/big" --once --json
 grep -q "answer larger than 64 MiB (narrow --prometheus-selector)" "$tmp/err" &&
 	jq -r .source.error "$tmp/out" | grep -q "answer larger than 64 MiB"
 ok $? "... said on stderr and in the JSON: the limit and what to do"
