@@ -838,6 +838,48 @@ static int run_prometheus_live(app *a)
 	return a->interrupted ? SYNCTOP_EXIT_INTERRUPTED : status;
 }
 
+static void on_first_answer_retry(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	ev_break(loop, EVBREAK_ALL);
+}
+
+/* Live without a host list, the rows are the nodes of the first answer: a
+ * server that is down or restarting at start would leave the grid empty for
+ * good.  So ask again every interval (saying so on stderr, before any
+ * screen) until a server answers or the user gives up. */
+static void wait_first_answer(app *a)
+{
+	ev_timer retry;
+	while (a->source_answered == 0 && !a->interrupted) {
+		fprintf(stderr, "synctop: --from-prometheus: no usable answer yet: asking again in %.3g s\n",
+			a->opt.interval_s);
+		ev_timer_init(&retry, on_first_answer_retry, a->opt.interval_s, 0);
+		ev_timer_start(a->loop, &retry);
+		ev_run(a->loop, 0);
+		ev_timer_stop(a->loop, &retry);
+		if (a->interrupted) {
+			return;
+		}
+		/* nothing answered: no nodes were made (map was empty) */
+		free(a->nodes);
+		free(a->settings);
+		a->nodes = NULL;
+		a->settings = NULL;
+		a->n_nodes = 0;
+		a->source_done = false;
+		prometheus_source_refresh(a->source);
+		if (!a->source_done) {
+			ev_run(a->loop, 0);
+		}
+		if (!a->source_done) {
+			prometheus_source_give_up(a->source, "interrupted before Prometheus answered");
+		}
+		if (a->source_error[0]) {
+			fprintf(stderr, "synctop: --from-prometheus: %s\n", a->source_error);
+		}
+	}
+}
+
 static void on_prometheus_deadline(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	app *a = w->data;
@@ -884,6 +926,9 @@ static int run_prometheus(app *a)
 	ev_timer_stop(a->loop, &a->overall_deadline);
 	if (a->source_error[0]) {
 		fprintf(stderr, "synctop: --from-prometheus: %s\n", a->source_error);
+	}
+	if (a->opt.mode == MODE_LIVE && !a->inv.count) {
+		wait_first_answer(a);
 	}
 	if (a->opt.mode == MODE_LIVE && !a->interrupted) {
 		return run_prometheus_live(a);

@@ -232,6 +232,25 @@ ok $? "... said on stderr, synctop still running ($(tail -n 2 "$tmp/live.err" | 
 kill -INT "$live"
 wait "$live"
 
+# --- live, started while the server is down: it waits for a first answer
+# (the rows are the nodes of the first answer) instead of an empty grid
+kill "$prom_pid"
+wait "$prom_pid" 2>/dev/null
+# shellcheck disable=SC2086
+"$bin" --from-prometheus "$url" $tls -d 1 --timeout 2 >"$tmp/late.out" 2>"$tmp/late.err" &
+late=$!
+pids="$pids $late"
+waiting() { grep -q "no usable answer yet: asking again in 1 s" "$tmp/late.err"; }
+wait_for 10 waiting
+ok $? "live, the server down at start: said on stderr ($(head -n 2 "$tmp/late.err" | tr '\n' ' ' | cut -c 1-200))"
+start_prometheus
+late_rows() { grep "^rb-2 " "$tmp/late.out" | tail -n 1 | grep -q " ok "; }
+wait_for 30 late_rows
+ok $? "... its nodes once it answers ($(grep "^rb-2 " "$tmp/late.out" | tail -n 1 | cut -c 1-100))"
+kill -INT "$late"
+wait "$late"
+wait_for 30 scraped
+
 # --- what only the fake does: each alone, then beside the real server,
 # whose nodes must stay as they were (no findings from another's trouble)
 fake_case() { # mode exit-alone pattern servers-that-answer-beside
