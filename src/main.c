@@ -91,6 +91,18 @@ typedef struct {
 	bool source_done;          /* the first refresh is in: the model exists */
 	ev_timer source_timer;     /* live: the next refresh */
 	double source_last;        /* live: when the last refresh started */
+	bool from_config;          /* no --from-prometheus: --config groups name the servers */
+	/* --config groups with "prometheus": their server sets, and what their
+	 * keep callbacks need (group i keeps the nodes it is the group of) */
+	prometheus_server_set *prom_sets;
+	size_t n_prom_sets;
+	struct prom_keep {
+		const conffile *conf;
+		int group;              /* -1: the command line's set */
+	} *prom_keeps;
+	char (*prom_set_names)[96]; /* "--config group \"a\"", for the sets' messages */
+	const char **source_urls;  /* every server, for the JSON's source */
+	size_t n_source_urls;
 } app;
 
 static void on_all_done(void *ctx)
@@ -623,8 +635,8 @@ static int run(app *a)
 /* --once, --json, --check: the one report, from the evaluated model. */
 static int report_once(app *a, int status)
 {
-	report_json_source source = {"prometheus", (const char *const *)a->opt.prom_urls, a->opt.n_prom_urls,
-				     a->source_answered, a->source_error};
+	report_json_source source = {"prometheus", a->source_urls, a->n_source_urls, a->source_answered,
+				     a->source_error};
 	switch (a->opt.mode) {
 	case MODE_ONCE_JSON:
 		if (report_json_write_sourced(stdout, a->nodes, a->n_nodes, walltime_now(),
@@ -888,8 +900,74 @@ static void on_prometheus_deadline(struct ev_loop *loop, ev_timer *w, int revent
 	prometheus_source_give_up(a->source, why);
 }
 
-/* One refresh from the Prometheus servers, then the one report.  The live
- * view does not read from Prometheus yet. */
+/* How many groups of the configuration have their own "prometheus". */
+static size_t config_prometheus_groups(const conffile *conf)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < conffile_group_count(conf); i++) {
+		n += conffile_group_prometheus(conf, i) != NULL;
+	}
+	return n;
+}
+
+/* A node belongs to the first group naming it (conffile_resolve): a group's
+ * servers serve that group's nodes; the command line's, every node whose
+ * group has no servers of its own. */
+static bool keep_prometheus_node(void *ctx, const char *name)
+{
+	const struct prom_keep *k = ctx;
+	node_settings ns;
+	int g = conffile_resolve(k->conf, name, &ns);
+	if (k->group >= 0) {
+		return g == k->group;
+	}
+	return g < 0 || conffile_group_prometheus(k->conf, (size_t)g) == NULL;
+}
+
+/* The server sets of the configuration's groups (a->prom_sets). */
+static void config_prometheus_sets(app *a)
+{
+	size_t n = conffile_group_count(a->conf);
+	a->prom_sets = xcalloc(n + 1, sizeof *a->prom_sets);
+	a->prom_keeps = xcalloc(n + 1, sizeof *a->prom_keeps);
+	a->prom_set_names = xcalloc(n + 1, sizeof *a->prom_set_names);
+	a->prom_keeps[n].conf = a->conf;
+	a->prom_keeps[n].group = -1; /* the command line's */
+	a->n_source_urls = a->opt.n_prom_urls;
+	for (size_t i = 0; i < n; i++) {
+		const conffile_prometheus *cp = conffile_group_prometheus(a->conf, i);
+		if (cp) {
+			a->n_source_urls += cp->n_urls;
+		}
+	}
+	a->source_urls = xcalloc(a->n_source_urls + 1, sizeof *a->source_urls);
+	size_t u = 0;
+	for (size_t i = 0; i < a->opt.n_prom_urls; i++) {
+		a->source_urls[u++] = a->opt.prom_urls[i];
+	}
+	for (size_t i = 0; i < n; i++) {
+		const conffile_prometheus *cp = conffile_group_prometheus(a->conf, i);
+		if (!cp) {
+			continue;
+		}
+		prometheus_server_set *set = &a->prom_sets[a->n_prom_sets];
+		char *name = a->prom_set_names[a->n_prom_sets];
+		snprintf(name, sizeof a->prom_set_names[0], "--config group \"%.60s\"", conffile_group_name(a->conf, i));
+		a->prom_keeps[i].conf = a->conf;
+		a->prom_keeps[i].group = (int)i;
+		*set = (prometheus_server_set){
+			name, (const char *const *)cp->urls, cp->n_urls, cp->selector, cp->node_label, cp->ca,
+			cp->token_file, cp->basic_auth_file, keep_prometheus_node, &a->prom_keeps[i],
+		};
+		a->n_prom_sets++;
+		for (size_t k = 0; k < cp->n_urls; k++) {
+			a->source_urls[u++] = cp->urls[k];
+		}
+	}
+}
+
+/* One refresh from the Prometheus servers, then the one report or the
+ * live view. */
 static int run_prometheus(app *a)
 {
 	char err[512];
@@ -906,9 +984,17 @@ static int run_prometheus(app *a)
 		.on_refresh = on_prometheus_refresh,
 		.ctx = a,
 	};
+	config_prometheus_sets(a);
+	cfg.sets = a->prom_sets;
+	cfg.n_sets = a->n_prom_sets;
+	if (a->n_prom_sets > 0) {
+		/* the command line's servers serve the nodes no group's do */
+		cfg.keep = keep_prometheus_node;
+		cfg.keep_ctx = &a->prom_keeps[conffile_group_count(a->conf)];
+	}
 	a->source = prometheus_source_new(a->loop, &cfg, err, sizeof err);
 	if (!a->source) {
-		fprintf(stderr, "synctop: --from-prometheus: %s\n", err);
+		fprintf(stderr, "synctop: %s\n", err);
 		return EX_USAGE;
 	}
 	watch_signals(a);
@@ -1009,6 +1095,24 @@ int main(int argc, char **argv)
 		status = EX_USAGE;
 		goto out;
 	}
+	if (!a.opt.n_prom_urls && config_prometheus_groups(conf) > 0) {
+		/* the configuration's groups read their nodes from Prometheus */
+		if (a.opt.demo || a.opt.local || a.opt.check_for_s > 0) {
+			fprintf(stderr, "synctop: %s: groups with \"prometheus\" read their nodes from Prometheus: no "
+					"--demo, --local or --check --for with them\n", a.opt.config);
+			status = EX_USAGE;
+			goto out;
+		}
+		if (!a.opt.interval_given) {
+			a.opt.interval_s = 15.0; /* as with --from-prometheus: a scrape interval */
+		}
+		a.from_config = true;
+	} else if (cli_no_nodes(&a.opt)) {
+		fputs("synctop: no nodes given (hosts as arguments, -w HOSTLIST, -f FILE, --local, or a --config "
+		      "group with \"prometheus\")\nTry 'synctop --help' for more information.\n", stderr);
+		status = EX_USAGE;
+		goto out;
+	}
 	a.loop = EV_DEFAULT;
 	/* Before the inventory: known_hosts asks libssh2 which key types it
 	 * supports. */
@@ -1019,7 +1123,8 @@ int main(int argc, char **argv)
 	}
 	if (a.opt.demo) {
 		a.demo = demo_cluster_new(DEMO_CLUSTER_DEFAULT_SEED, walltime_now());
-	} else if ((!a.opt.n_prom_urls || a.opt.n_hosts || a.opt.n_hostlists || a.opt.n_host_files) &&
+	} else if ((!(a.opt.n_prom_urls || a.from_config) || a.opt.n_hosts || a.opt.n_hostlists ||
+		    a.opt.n_host_files) &&
 		   inventory_build(&a.opt, conf, &a.inv, err, sizeof err) != 0) {
 		fprintf(stderr, "synctop: %s\n", err);
 		status = EX_USAGE;
@@ -1028,7 +1133,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < a.inv.n_warnings; i++) {
 		fprintf(stderr, "synctop: warning: %s\n", a.inv.warnings[i]);
 	}
-	if (a.opt.n_prom_urls) {
+	if (a.opt.n_prom_urls || a.from_config) {
 		/* no SSH: the inventory, if any, only says which nodes to show */
 		thresholds_init_defaults(&a.th);
 		a.group_over = events_group_over(&a.opt, conf);
@@ -1056,6 +1161,10 @@ out:
 	/* the start-up order, undone in reverse */
 	tui_free(a.tui);
 	prometheus_source_free(a.source);
+	free(a.prom_sets);
+	free(a.prom_keeps);
+	free(a.prom_set_names);
+	free(a.source_urls);
 	/* what is queued gets a moment to reach the disk, a hung one not long */
 	event_file_free(a.events_file, 2.0);
 	event_log_free(a.events);
