@@ -111,6 +111,8 @@ typedef struct {
 	char **hosts;
 	size_t n_hosts;
 	layer l;
+	bool has_prometheus;
+	conffile_prometheus prometheus;
 } group;
 
 struct conffile {
@@ -691,6 +693,127 @@ static int parse_hostlist(vctx *c, json_t *val, const spos *ps, group *g)
 	return 0;
 }
 
+/* ------------------------------------------------- a group's "prometheus" */
+
+/* http(s)://host... without user:password@ (it would show in ps and logs). */
+static bool valid_prometheus_url(const char *url)
+{
+	const char *host;
+	if (strncmp(url, "http://", 7) == 0) {
+		host = url + 7;
+	} else if (strncmp(url, "https://", 8) == 0) {
+		host = url + 8;
+	} else {
+		return false;
+	}
+	size_t n = strcspn(host, "/?#");
+	return n > 0 && memchr(host, '@', n) == NULL;
+}
+
+static int prometheus_url(vctx *c, json_t *val, const spos *ps, conffile_prometheus *p)
+{
+	if (!json_is_string(val) || strlen(json_string_value(val)) != json_string_length(val) ||
+	    !valid_prometheus_url(json_string_value(val))) {
+		return fail_at(c, ps->line, ps->col, "a Prometheus URL must be an http:// or https:// URL without "
+			       "user:password@ (credentials go in \"token_file\" or \"basic_auth_file\")");
+	}
+	p->urls = xrealloc(p->urls, (p->n_urls + 1) * sizeof *p->urls);
+	p->urls[p->n_urls++] = xstrdup(json_string_value(val));
+	return 0;
+}
+
+/* A non-empty string without NUL into *out. */
+static int prometheus_string(vctx *c, const char *key, json_t *val, const spos *ps, char **out)
+{
+	if (!json_is_string(val) || json_string_length(val) == 0 ||
+	    strlen(json_string_value(val)) != json_string_length(val)) {
+		return fail_at(c, ps->line, ps->col, "\"%s\" must be a non-empty string", key);
+	}
+	*out = xstrdup(json_string_value(val));
+	return 0;
+}
+
+static int prometheus_member(vctx *c, const char *key, json_t *val, size_t cp, void *ctx)
+{
+	conffile_prometheus *p = ctx;
+	const spos *ps = &c->pos[cp];
+	if (strcmp(key, "url") == 0) {
+		return prometheus_url(c, val, ps, p);
+	} else if (strcmp(key, "urls") == 0) {
+		size_t ep = cp + 1, i;
+		json_t *e;
+		if (!json_is_array(val) || json_array_size(val) == 0) {
+			return fail_at(c, ps->line, ps->col, "\"urls\" must be a non-empty array of URLs");
+		}
+		json_array_foreach(val, i, e) {
+			if (prometheus_url(c, e, &c->pos[ep], p) != 0) {
+				return -1;
+			}
+			ep += c->pos[ep].size;
+		}
+		return 0;
+	} else if (strcmp(key, "selector") == 0) {
+		if (prometheus_string(c, key, val, ps, &p->selector) != 0) {
+			return -1;
+		}
+		size_t n = strlen(p->selector);
+		if (p->selector[0] != '{' || p->selector[n - 1] != '}') {
+			return fail_at(c, ps->line, ps->col, "\"selector\" must be label matchers in braces, "
+				       "e.g. {job=\"node\"}");
+		}
+		return 0;
+	} else if (strcmp(key, "node_label") == 0) {
+		if (prometheus_string(c, key, val, ps, &p->node_label) != 0) {
+			return -1;
+		}
+		for (const char *q = p->node_label; *q; q++) {
+			if (!isalnum((unsigned char)*q) && *q != '_') {
+				return fail_at(c, ps->line, ps->col, "\"node_label\" must be a label name "
+					       "(A-Z a-z 0-9 _)");
+			}
+		}
+		return 0;
+	} else if (strcmp(key, "ca") == 0) {
+		return prometheus_string(c, key, val, ps, &p->ca);
+	} else if (strcmp(key, "token_file") == 0) {
+		return prometheus_string(c, key, val, ps, &p->token_file);
+	} else if (strcmp(key, "basic_auth_file") == 0) {
+		return prometheus_string(c, key, val, ps, &p->basic_auth_file);
+	}
+	return 1;
+}
+
+static int parse_prometheus(vctx *c, json_t *val, size_t cp, group *g)
+{
+	const spos *ps = &c->pos[cp];
+	g->has_prometheus = true;
+	if (walk_object(c, val, cp, "\"prometheus\"", prometheus_member, &g->prometheus) != 0) {
+		return -1;
+	}
+	if (g->prometheus.n_urls == 0) {
+		return fail_at(c, ps->line, ps->col, "\"prometheus\" needs \"url\" or \"urls\"");
+	}
+	if (g->prometheus.token_file && g->prometheus.basic_auth_file) {
+		return fail_at(c, ps->line, ps->col, "\"prometheus\": \"token_file\" and \"basic_auth_file\": "
+			       "one or the other");
+	}
+	return 0;
+}
+
+static void free_prometheus(conffile_prometheus *p)
+{
+	for (size_t i = 0; i < p->n_urls; i++) {
+		free(p->urls[i]);
+	}
+	free(p->urls);
+	free(p->selector);
+	free(p->node_label);
+	free(p->ca);
+	free(p->token_file);
+	free(p->basic_auth_file);
+	memset(p, 0, sizeof *p);
+}
+
 static int group_member(vctx *c, const char *key, json_t *val, size_t cp, void *ctx)
 {
 	group *g = ctx;
@@ -706,6 +829,8 @@ static int group_member(vctx *c, const char *key, json_t *val, size_t cp, void *
 		}
 		free(g->name); /* jansson rejects a repeated key; keep free safe anyway */
 		g->name = xstrdup(json_string_value(val));
+	} else if (strcmp(key, "prometheus") == 0) {
+		return parse_prometheus(c, val, cp, g);
 	} else if (strcmp(key, "hosts") == 0) {
 		if (json_is_array(val)) {
 			size_t ep = cp + 1, i;
@@ -877,6 +1002,7 @@ static void free_groups(group *groups, size_t n)
 		}
 		free(groups[i].hosts);
 		free(groups[i].name);
+		free_prometheus(&groups[i].prometheus);
 	}
 	free(groups);
 }
@@ -1050,4 +1176,9 @@ size_t conffile_group_count(const conffile *cf)
 const char *conffile_group_name(const conffile *cf, size_t i)
 {
 	return cf && i < cf->n_groups ? cf->groups[i].name : NULL;
+}
+
+const conffile_prometheus *conffile_group_prometheus(const conffile *cf, size_t i)
+{
+	return cf && i < cf->n_groups && cf->groups[i].has_prometheus ? &cf->groups[i].prometheus : NULL;
 }

@@ -43,4 +43,26 @@ int conffile_resolve(const conffile *cf, const char *host, node_settings *out);
 size_t conffile_group_count(const conffile *cf);
 const char *conffile_group_name(const conffile *cf, size_t i);
 
+/* A group's "prometheus" object: the servers its nodes are read from
+ * (--from-prometheus), each group with its own selector and credentials:
+ *   "prometheus": { "url": "https://prom-a:9090" (or "urls": [...]),
+ *                   "selector": "{cluster=\"a\"}", "node_label": "nodename",
+ *                   "ca": FILE, "token_file": FILE | "basic_auth_file": FILE }
+ * Checked here for its shape (URLs http(s):// without user:password@, a
+ * selector in braces, one kind of secret); the source checks the rest when
+ * it starts.  Strings NULL when not set.  Secrets stay in their files: only
+ * the file names are kept. */
+typedef struct {
+	char **urls;
+	size_t n_urls;
+	char *selector;
+	char *node_label;
+	char *ca;
+	char *token_file;
+	char *basic_auth_file;
+} conffile_prometheus;
+
+/* Group i's "prometheus", or NULL when it has none (or i is out of range). */
+const conffile_prometheus *conffile_group_prometheus(const conffile *cf, size_t i);
+
 #endif

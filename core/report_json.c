@@ -144,11 +144,48 @@ json_t *report_json_build(const node *nodes, size_t n, double generated_at)
 	return root;
 }
 
+static json_t *source_json(const report_json_source *src, bool *ok)
+{
+	json_t *o = json_object();
+	json_t *servers = json_array();
+	char clean[2048];
+	json_value_put(o, "kind", json_string(src->kind), ok);
+	for (size_t i = 0; i < src->n_servers; i++) {
+		/* typed by the user: still not trusted to be UTF-8 */
+		sanitize_text(src->servers[i], strlen(src->servers[i]), clean, sizeof clean, SANITIZE_SINGLE_LINE);
+		json_value_append(servers, json_string(clean), ok);
+	}
+	json_value_put(o, "servers", servers, ok);
+	json_value_put(o, "answered", json_integer((json_int_t)src->answered), ok);
+	if (src->error && src->error[0]) {
+		/* remote text, cut to fit by the source: maybe mid-character */
+		sanitize_text(src->error, strlen(src->error), clean, sizeof clean, SANITIZE_SINGLE_LINE);
+		json_value_put(o, "error", json_string(clean), ok);
+	} else {
+		json_value_put(o, "error", json_null(), ok);
+	}
+	return o;
+}
+
 int report_json_write(FILE *f, const node *nodes, size_t n, double generated_at)
+{
+	return report_json_write_sourced(f, nodes, n, generated_at, NULL);
+}
+
+int report_json_write_sourced(FILE *f, const node *nodes, size_t n, double generated_at,
+			      const report_json_source *src)
 {
 	json_t *root = report_json_build(nodes, n, generated_at);
 	if (!root) {
 		return -1;
+	}
+	if (src) {
+		bool ok = true;
+		json_value_put(root, "source", source_json(src, &ok), &ok);
+		if (!ok) {
+			json_decref(root);
+			return -1;
+		}
 	}
 	int rc = json_dumpf(root, f, JSON_INDENT(2));
 	json_decref(root);

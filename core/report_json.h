@@ -129,7 +129,17 @@
  *       "severity": "ok" | "warn" | "crit", "code": "chrony.offset",
  *       "message": "...", "hint": "..." | null
  *     } ]
- *   } ]
+ *   } ],
+ *   "source": {                       only with --from-prometheus (absent over SSH)
+ *     "kind": "prometheus",
+ *     "servers": ["https://prom:9090"],
+ *     "answered": 1,                  servers that answered every query (the
+ *                                     others' nodes are unknown)
+ *     "error": null | "..."           what went wrong in the refresh (HTTP
+ *                                     errors, status: error, cut or too large
+ *                                     answers, warnings): the source's
+ *                                     trouble, never a node finding
+ *   }
  * }
  */
 #ifndef SYNCTOP_REPORT_JSON_H
@@ -152,5 +162,20 @@ json_t *report_json_build(const node *nodes, size_t n, double generated_at);
 /* Build and print the document, indented, with a final newline.
  * Returns 0, or -1 if it could not be built or written. */
 int report_json_write(FILE *f, const node *nodes, size_t n, double generated_at);
+
+/* Where the nodes came from when it was not SSH (--from-prometheus): the
+ * document's "source" object. */
+typedef struct {
+	const char *kind;               /* "prometheus" */
+	const char *const *servers;
+	size_t n_servers;
+	size_t answered;
+	const char *error;              /* NULL or "": none */
+} report_json_source;
+
+/* report_json_write with the "source" object; src NULL: the same as
+ * report_json_write. */
+int report_json_write_sourced(FILE *f, const node *nodes, size_t n, double generated_at,
+			      const report_json_source *src);
 
 #endif

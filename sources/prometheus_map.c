@@ -989,3 +989,16 @@ void prometheus_map_free(prom_map *m)
 	free(m->slots);
 	memset(m, 0, sizeof *m);
 }
+
+bool prometheus_map_adopt(prom_map *m, const prom_node *pn)
+{
+	if (prometheus_map_find(m, pn->name)) {
+		return false;
+	}
+	prom_node *dst = node_get(m, pn->name, pn->instance);
+	if (!dst) {
+		return false; /* a name node_get refuses never made it into a map */
+	}
+	*dst = *pn;
+	return true;
+}

@@ -109,4 +109,8 @@ const prom_node *prometheus_map_find(const prom_map *m, const char *name);
 
 void prometheus_map_free(prom_map *m);
 
+/* Copies pn into m (initialised, or zeroed) unless m has a node of its
+ * name: the merge of several maps, first come first kept.  false: it had. */
+bool prometheus_map_adopt(prom_map *m, const prom_node *pn);
+
 #endif

@@ -34,6 +34,18 @@ typedef struct {
 	bool parsed;             /* answer holds samples */
 } request;
 
+/* One set of servers (prometheus_server_set) as the source keeps it. */
+typedef struct {
+	char *selector;
+	char *node_label;
+	char *ca_file;
+	char *bearer;            /* the token, or NULL */
+	char *userpwd;           /* "user:password", or NULL */
+	bool (*keep)(void *ctx, const char *node);
+	void *keep_ctx;
+	size_t first, n;         /* its servers: urls[first .. first + n) */
+} server_set;
+
 /* One watched socket: curl's interest in it, as an ev_io. */
 typedef struct {
 	ev_io io;
@@ -43,11 +55,11 @@ typedef struct {
 struct prometheus_source {
 	struct ev_loop *loop;
 	prometheus_source_config cfg;
-	char **urls;
-	char *selector;
-	char *node_label;
-	char *bearer;            /* the token, or NULL */
-	char *userpwd;           /* "user:password", or NULL */
+	char **urls;             /* every set's servers, in order */
+	size_t n_urls;
+	size_t *set_of;          /* the set of each server */
+	server_set *sets;
+	size_t n_sets;
 	CURLM *multi;
 	ev_timer timer;          /* curl's timeout */
 	request *requests;       /* n_urls * PROM_Q_COUNT while a refresh runs */
@@ -139,22 +151,38 @@ static void format_troubles(prometheus_source *ps)
 
 /* ------------------------------------------------------------- finishing */
 
-static void finish_refresh(prometheus_source *ps)
+/* Whether server s answered every query.  Part of an answer is not used:
+ * judged alone it makes findings up (without chrony_exporter's answer the
+ * kernel's rules would judge a chrony node by its timex flags), so its
+ * nodes are unknown with the error instead. */
+static bool server_whole(prometheus_source *ps, size_t s)
+{
+	size_t parsed = 0;
+	for (int q = 0; q < PROM_Q_COUNT; q++) {
+		parsed += ps->requests[s * PROM_Q_COUNT + (size_t)q].parsed;
+	}
+	if (parsed > 0 && parsed < PROM_Q_COUNT) {
+		log_printf("prometheus: %s: %zu of %d queries answered: none used", ps->urls[s], parsed,
+			   PROM_Q_COUNT);
+	}
+	return parsed == PROM_Q_COUNT;
+}
+
+/* One set's answers, mapped: the samples of its servers that answered
+ * every query, merged by query, then by node. */
+static size_t map_set(prometheus_source *ps, const server_set *set, prom_map *map)
 {
 	const prom_vector *answers[PROM_Q_COUNT];
 	prom_vector merged[PROM_Q_COUNT];
 	size_t answered = 0;
 
 	memset(merged, 0, sizeof merged);
-	/* several servers: one vector per query, the samples of all */
-	for (size_t s = 0; s < ps->cfg.n_urls; s++) {
-		bool any = false;
+	for (size_t s = set->first; s < set->first + set->n; s++) {
+		if (!server_whole(ps, s)) {
+			continue;
+		}
 		for (int q = 0; q < PROM_Q_COUNT; q++) {
 			request *r = &ps->requests[s * PROM_Q_COUNT + (size_t)q];
-			any = any || r->parsed;
-			if (!r->parsed) {
-				continue;
-			}
 			prom_vector *m = &merged[q];
 			m->samples = xrealloc(m->samples, (m->n_samples + r->answer.n_samples + 1) * sizeof *m->samples);
 			memcpy(m->samples + m->n_samples, r->answer.samples, r->answer.n_samples * sizeof *m->samples);
@@ -163,20 +191,44 @@ static void finish_refresh(prometheus_source *ps)
 			r->answer.samples = NULL;
 			r->answer.n_samples = 0;
 		}
-		answered += any;
+		answered++;
 	}
 	for (int q = 0; q < PROM_Q_COUNT; q++) {
 		answers[q] = merged[q].samples ? &merged[q] : NULL;
 	}
-	format_troubles(ps);
-	prom_map map;
-	prom_map_options opt = {ps->node_label, walltime_now(), ps->cfg.stale_after_s};
-	prometheus_map_build(answers, &opt, &map);
-	if (map.unnamed) {
-		log_printf("prometheus: %zu samples named no node (no instance or node label)", map.unnamed);
-	}
+	prom_map_options opt = {set->node_label, walltime_now(), ps->cfg.stale_after_s};
+	prometheus_map_build(answers, &opt, map);
 	for (int q = 0; q < PROM_Q_COUNT; q++) {
 		prom_vector_free(&merged[q]);
+	}
+	return answered;
+}
+
+static void finish_refresh(prometheus_source *ps)
+{
+	prom_map map;
+	size_t answered = 0;
+
+	format_troubles(ps);
+	if (ps->n_sets == 1 && !ps->sets[0].keep) {
+		answered = map_set(ps, &ps->sets[0], &map); /* no copy: 10,000 nodes are 10,000 copies */
+	} else {
+		memset(&map, 0, sizeof map);
+		for (size_t i = 0; i < ps->n_sets; i++) {
+			const server_set *set = &ps->sets[i];
+			prom_map one;
+			answered += map_set(ps, set, &one);
+			for (size_t k = 0; k < one.n_nodes; k++) {
+				if (!set->keep || set->keep(set->keep_ctx, one.nodes[k].name)) {
+					prometheus_map_adopt(&map, &one.nodes[k]);
+				}
+			}
+			map.unnamed += one.unnamed;
+			prometheus_map_free(&one);
+		}
+	}
+	if (map.unnamed) {
+		log_printf("prometheus: %zu samples named no node (no instance or node label)", map.unnamed);
 	}
 	for (size_t i = 0; i < ps->n_requests; i++) {
 		prom_vector_free(&ps->requests[i].answer);
@@ -187,7 +239,7 @@ static void finish_refresh(prometheus_source *ps)
 	ps->n_requests = 0;
 	ps->running = false;
 	log_printf("prometheus: refresh done: %zu nodes from %zu of %zu servers%s%s", map.n_nodes, answered,
-		   ps->cfg.n_urls, ps->error[0] ? ": " : "", ps->error);
+		   ps->n_urls, ps->error[0] ? ": " : "", ps->error);
 	ps->cfg.on_refresh(ps->cfg.ctx, &map, ps->error[0] ? ps->error : NULL, answered);
 	prometheus_map_free(&map);
 }
@@ -323,7 +375,8 @@ static size_t write_cb(char *data, size_t size, size_t nmemb, void *userp)
 static int start_request(prometheus_source *ps, request *r)
 {
 	char promql[2048], url[4096];
-	if (prometheus_map_query(r->query, ps->selector, promql, sizeof promql) < 0) {
+	const server_set *set = &ps->sets[ps->set_of[r->server]];
+	if (prometheus_map_query(r->query, set->selector, promql, sizeof promql) < 0) {
 		return -1;
 	}
 	r->easy = curl_easy_init();
@@ -352,15 +405,15 @@ static int start_request(prometheus_source *ps, request *r)
 	curl_easy_setopt(r->easy, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
 	curl_easy_setopt(r->easy, CURLOPT_ACCEPT_ENCODING, ""); /* gzip: large answers shrink tenfold */
 	curl_easy_setopt(r->easy, CURLOPT_USERAGENT, "synctop/" PACKAGE_VERSION);
-	if (ps->cfg.ca_file) {
-		curl_easy_setopt(r->easy, CURLOPT_CAINFO, ps->cfg.ca_file);
+	if (set->ca_file) {
+		curl_easy_setopt(r->easy, CURLOPT_CAINFO, set->ca_file);
 	}
-	if (ps->bearer) {
+	if (set->bearer) {
 		curl_easy_setopt(r->easy, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
-		curl_easy_setopt(r->easy, CURLOPT_XOAUTH2_BEARER, ps->bearer);
-	} else if (ps->userpwd) {
+		curl_easy_setopt(r->easy, CURLOPT_XOAUTH2_BEARER, set->bearer);
+	} else if (set->userpwd) {
 		curl_easy_setopt(r->easy, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
-		curl_easy_setopt(r->easy, CURLOPT_USERPWD, ps->userpwd);
+		curl_easy_setopt(r->easy, CURLOPT_USERPWD, set->userpwd);
 	}
 	if (curl_multi_add_handle(ps->multi, r->easy) != CURLM_OK) {
 		curl_easy_cleanup(r->easy);
@@ -376,7 +429,7 @@ bool prometheus_source_refresh(prometheus_source *ps)
 		return false;
 	}
 	ps->n_troubles = 0;
-	ps->n_requests = ps->cfg.n_urls * PROM_Q_COUNT;
+	ps->n_requests = ps->n_urls * PROM_Q_COUNT;
 	ps->requests = xcalloc(ps->n_requests, sizeof *ps->requests);
 	ps->running = true;
 	ps->pending = 0;
@@ -392,7 +445,7 @@ bool prometheus_source_refresh(prometheus_source *ps)
 		}
 		ps->pending++;
 	}
-	log_printf("prometheus: refresh: %zu queries to %zu servers", ps->pending, ps->cfg.n_urls);
+	log_printf("prometheus: refresh: %zu queries to %zu servers", ps->pending, ps->n_urls);
 	if (ps->pending == 0) {
 		finish_refresh(ps);
 	}
@@ -427,21 +480,63 @@ static bool valid_url(const char *url)
 	return memchr(host, '@', (size_t)(end - host)) == NULL && end > host;
 }
 
+/* Checks and keeps one set: its URLs after those already kept; its
+ * secrets read from their files now.  what names it in messages. */
+static int add_set(prometheus_source *ps, const prometheus_server_set *spec, char *err, size_t err_len)
+{
+	char what[160];
+	if (prometheus_map_check_selector(spec->selector ? spec->selector : "", err, err_len) != 0) {
+		return -1;
+	}
+	for (size_t i = 0; i < spec->n_urls; i++) {
+		if (!valid_url(spec->urls[i])) {
+			snprintf(err, err_len, "%s: '%s' is not an http:// or https:// URL without user:password@ "
+					       "(credentials go in a file: --prometheus-basic-auth-file, or the group's "
+					       "\"basic_auth_file\")",
+				 spec->name, spec->urls[i]);
+			return -1;
+		}
+	}
+	ps->sets = xrealloc(ps->sets, (ps->n_sets + 1) * sizeof *ps->sets);
+	server_set *set = &ps->sets[ps->n_sets++];
+	memset(set, 0, sizeof *set);
+	set->selector = xstrdup(spec->selector ? spec->selector : "");
+	set->node_label = spec->node_label ? xstrdup(spec->node_label) : NULL;
+	set->ca_file = spec->ca_file ? xstrdup(spec->ca_file) : NULL;
+	set->keep = spec->keep;
+	set->keep_ctx = spec->keep_ctx;
+	set->first = ps->n_urls;
+	set->n = spec->n_urls;
+	ps->urls = xrealloc(ps->urls, (ps->n_urls + spec->n_urls + 1) * sizeof *ps->urls);
+	ps->set_of = xrealloc(ps->set_of, (ps->n_urls + spec->n_urls + 1) * sizeof *ps->set_of);
+	for (size_t i = 0; i < spec->n_urls; i++) {
+		ps->set_of[ps->n_urls] = ps->n_sets - 1;
+		ps->urls[ps->n_urls++] = xstrdup(spec->urls[i]);
+	}
+	if (spec->bearer_token_file) {
+		snprintf(what, sizeof what, "%s: token file", spec->name);
+		if (!(set->bearer = read_secret(spec->bearer_token_file, what, err, err_len))) {
+			return -1;
+		}
+	}
+	if (spec->basic_auth_file) {
+		snprintf(what, sizeof what, "%s: basic auth file", spec->name);
+		if (!(set->userpwd = read_secret(spec->basic_auth_file, what, err, err_len))) {
+			return -1;
+		}
+		if (!strchr(set->userpwd, ':')) {
+			snprintf(err, err_len, "%s %s: expected user:password on the first line", what,
+				 spec->basic_auth_file);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 prometheus_source *prometheus_source_new(struct ev_loop *loop, const prometheus_source_config *cfg, char *err,
 					 size_t err_len)
 {
 	static bool curl_ready;
-	if (prometheus_map_check_selector(cfg->selector ? cfg->selector : "", err, err_len) != 0) {
-		return NULL;
-	}
-	for (size_t i = 0; i < cfg->n_urls; i++) {
-		if (!valid_url(cfg->urls[i])) {
-			snprintf(err, err_len, "'%s' is not an http:// or https:// URL without user:password@ "
-					       "(credentials go in --prometheus-basic-auth-file)",
-				 cfg->urls[i]);
-			return NULL;
-		}
-	}
 	if (!curl_ready) {
 		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 			snprintf(err, err_len, "cannot initialise libcurl");
@@ -452,27 +547,22 @@ prometheus_source *prometheus_source_new(struct ev_loop *loop, const prometheus_
 	prometheus_source *ps = xcalloc(1, sizeof *ps);
 	ps->loop = loop;
 	ps->cfg = *cfg;
-	ps->urls = xcalloc(cfg->n_urls ? cfg->n_urls : 1, sizeof *ps->urls);
-	for (size_t i = 0; i < cfg->n_urls; i++) {
-		ps->urls[i] = xstrdup(cfg->urls[i]);
+	ps->cfg.sets = NULL; /* borrowed: copied into ps->sets below */
+	if (cfg->n_urls) {
+		prometheus_server_set cli = {
+			"--from-prometheus", cfg->urls, cfg->n_urls, cfg->selector, cfg->node_label, cfg->ca_file,
+			cfg->bearer_token_file, cfg->basic_auth_file, cfg->keep, cfg->keep_ctx,
+		};
+		if (add_set(ps, &cli, err, err_len) != 0) {
+			prometheus_source_free(ps);
+			return NULL;
+		}
 	}
-	ps->selector = xstrdup(cfg->selector ? cfg->selector : "");
-	ps->node_label = cfg->node_label ? xstrdup(cfg->node_label) : NULL;
-	if (cfg->bearer_token_file &&
-	    !(ps->bearer = read_secret(cfg->bearer_token_file, "--prometheus-bearer-token-file", err, err_len))) {
-		prometheus_source_free(ps);
-		return NULL;
-	}
-	if (cfg->basic_auth_file &&
-	    !(ps->userpwd = read_secret(cfg->basic_auth_file, "--prometheus-basic-auth-file", err, err_len))) {
-		prometheus_source_free(ps);
-		return NULL;
-	}
-	if (ps->userpwd && !strchr(ps->userpwd, ':')) {
-		snprintf(err, err_len, "--prometheus-basic-auth-file %s: expected user:password on the first line",
-			 cfg->basic_auth_file);
-		prometheus_source_free(ps);
-		return NULL;
+	for (size_t i = 0; i < cfg->n_sets; i++) {
+		if (add_set(ps, &cfg->sets[i], err, err_len) != 0) {
+			prometheus_source_free(ps);
+			return NULL;
+		}
 	}
 	ps->multi = curl_multi_init();
 	if (!ps->multi) {
@@ -508,19 +598,25 @@ void prometheus_source_free(prometheus_source *ps)
 		ev_timer_stop(ps->loop, &ps->timer);
 		curl_multi_cleanup(ps->multi);
 	}
-	for (size_t i = 0; i < ps->cfg.n_urls; i++) {
+	for (size_t i = 0; i < ps->n_urls; i++) {
 		free(ps->urls[i]);
 	}
 	free(ps->urls);
-	free(ps->selector);
-	free(ps->node_label);
-	if (ps->bearer) {
-		memset(ps->bearer, 0, strlen(ps->bearer));
+	free(ps->set_of);
+	for (size_t i = 0; i < ps->n_sets; i++) {
+		server_set *set = &ps->sets[i];
+		free(set->selector);
+		free(set->node_label);
+		free(set->ca_file);
+		if (set->bearer) {
+			memset(set->bearer, 0, strlen(set->bearer));
+		}
+		if (set->userpwd) {
+			memset(set->userpwd, 0, strlen(set->userpwd));
+		}
+		free(set->bearer);
+		free(set->userpwd);
 	}
-	if (ps->userpwd) {
-		memset(ps->userpwd, 0, strlen(ps->userpwd));
-	}
-	free(ps->bearer);
-	free(ps->userpwd);
+	free(ps->sets);
 	free(ps);
 }

@@ -13,7 +13,12 @@
  *
  * Secrets never come from the command line: a bearer token or a
  * "user:password" pair is read from a file when the source starts, and
- * never logged. */
+ * never logged.
+ *
+ * Servers come in sets (the command line's, and one per --config group
+ * with its own "prometheus"), each with its own selector, node naming, CA
+ * and credentials; the answers of a set are mapped together, then the sets'
+ * nodes are merged, each set keeping only the nodes it serves. */
 #ifndef SYNCTOP_PROMETHEUS_SOURCE_H
 #define SYNCTOP_PROMETHEUS_SOURCE_H
 
@@ -31,8 +36,26 @@ typedef struct prometheus_source prometheus_source;
 
 /* The refresh is complete.  map holds the nodes (valid during the call);
  * error is NULL when every query of every server answered cleanly, else one
- * printable line.  answered: how many servers answered at least one query. */
+ * printable line.  answered: how many servers answered every query; the
+ * nodes of a server that failed any are not in map (part of an answer,
+ * judged as if whole, would make findings up). */
 typedef void (*prometheus_refresh_cb)(void *ctx, const prom_map *map, const char *error, size_t answered);
+
+/* Servers with their own selector, naming and credentials: a --config
+ * group's "prometheus".  keep says which nodes of their answer they serve
+ * (NULL: all); a node two sets keep comes from the first. */
+typedef struct {
+	const char *name;             /* for messages: "group \"a\"" */
+	const char *const *urls;
+	size_t n_urls;
+	const char *selector;         /* NULL or "": none */
+	const char *node_label;
+	const char *ca_file;
+	const char *bearer_token_file;
+	const char *basic_auth_file;
+	bool (*keep)(void *ctx, const char *node);
+	void *keep_ctx;
+} prometheus_server_set;
 
 typedef struct {
 	const char *const *urls;      /* base URLs: http(s)://host:port[/prefix] */
@@ -44,6 +67,12 @@ typedef struct {
 	const char *ca_file;          /* TLS CA bundle, NULL: the system's */
 	const char *bearer_token_file; /* NULL: none */
 	const char *basic_auth_file;  /* "user:password" on its first line; NULL: none */
+	/* the nodes of urls' answers to keep (NULL: all) */
+	bool (*keep)(void *ctx, const char *node);
+	void *keep_ctx;
+	/* more servers, after urls, each set with its own settings */
+	const prometheus_server_set *sets;
+	size_t n_sets;
 	prometheus_refresh_cb on_refresh;
 	void *ctx;
 } prometheus_source_config;

@@ -308,6 +308,7 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 				return EX_USAGE;
 			}
 			interval_given = true;
+			opt->interval_given = true;
 			break;
 		case OPT_CLOCK_CHECK:
 			if (parse_seconds("--clock-check", optarg, 0, 86400, &opt->clock_check_s) != 0) {
@@ -615,12 +616,19 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 		fputs("synctop: --demo simulates its own nodes; give no hosts, -w, -f or --local with it\n", stderr);
 		return EX_USAGE;
 	}
-	if (!opt->demo && !opt->n_hosts && !opt->n_hostlists && !opt->n_host_files && !opt->local) {
+	if (cli_no_nodes(opt) && !opt->config) {
+		/* with --config, its groups may name Prometheus servers: main asks */
 		fputs("synctop: no nodes given (hosts as arguments, -w HOSTLIST, -f FILE or --local)\n"
 		      "Try 'synctop --help' for more information.\n", stderr);
 		return EX_USAGE;
 	}
 	return CLI_CONTINUE;
+}
+
+bool cli_no_nodes(const cli_options *opt)
+{
+	return !opt->demo && !opt->n_hosts && !opt->n_hostlists && !opt->n_host_files && !opt->local &&
+	       !opt->n_prom_urls;
 }
 
 void cli_free(cli_options *opt)

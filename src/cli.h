@@ -56,6 +56,7 @@ typedef struct {
 
 	/* polling */
 	double interval_s;
+	bool interval_given;      /* -d was given (a --config "prometheus" group then keeps it) */
 	double clock_check_s;     /* --clock-check: 0 = never */
 	const char *prometheus_file; /* --prometheus, NULL = none */
 	const char *events_file;     /* --events: live, every event as a JSON line; NULL = none */
@@ -90,6 +91,10 @@ typedef struct {
  * exit with immediately (0 after --help / --version, EX_USAGE after a usage
  * error, with the message already printed on stderr). */
 int cli_parse(int argc, char **argv, cli_options *opt);
+/* Nothing names a node: no hosts, -w, -f, --local, --demo or
+ * --from-prometheus (a --config group's "prometheus" still may). */
+bool cli_no_nodes(const cli_options *opt);
+
 void cli_free(cli_options *opt);
 
 #endif

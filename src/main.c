@@ -93,10 +93,22 @@ typedef struct {
 	prometheus_source *source;
 	const conffile *conf;      /* until the source's nodes have their settings */
 	char source_error[1024];   /* "" when every query answered cleanly */
-	size_t source_answered;    /* servers that answered at least one query */
+	size_t source_answered;    /* servers that answered every query */
 	bool source_done;          /* the first refresh is in: the model exists */
 	ev_timer source_timer;     /* live: the next refresh */
 	double source_last;        /* live: when the last refresh started */
+	bool from_config;          /* no --from-prometheus: --config groups name the servers */
+	/* --config groups with "prometheus": their server sets, and what their
+	 * keep callbacks need (group i keeps the nodes it is the group of) */
+	prometheus_server_set *prom_sets;
+	size_t n_prom_sets;
+	struct prom_keep {
+		const conffile *conf;
+		int group;              /* -1: the command line's set */
+	} *prom_keeps;
+	char (*prom_set_names)[96]; /* "--config group \"a\"", for the sets' messages */
+	const char **source_urls;  /* every server, for the JSON's source */
+	size_t n_source_urls;
 } app;
 
 static void on_all_done(void *ctx)
@@ -658,9 +670,12 @@ static int run(app *a)
 /* --once, --json, --check: the one report, from the evaluated model. */
 static int report_once(app *a, int status)
 {
+	report_json_source source = {"prometheus", a->source_urls, a->n_source_urls, a->source_answered,
+				     a->source_error};
 	switch (a->opt.mode) {
 	case MODE_ONCE_JSON:
-		if (report_json_write(stdout, a->nodes, a->n_nodes, walltime_now()) != 0) {
+		if (report_json_write_sourced(stdout, a->nodes, a->n_nodes, walltime_now(),
+					      a->source ? &source : NULL) != 0) {
 			/* A reader that went away (| head) is not an error worth a word. */
 			if (errno != EPIPE) {
 				fprintf(stderr, "synctop: cannot write the JSON report: %s\n", strerror(errno));
@@ -693,12 +708,28 @@ typedef struct {
 	const prom_node *pn;
 } prom_node_ref;
 
+/* Why a node is missing from a refresh's answer: the source's trouble when
+ * it had some (the node may be fine; the answer about it did not come). */
+static void prometheus_node_missing(node *n, const thresholds *th, const char *source_error, size_t answered)
+{
+	char why[sizeof n->error];
+	if (!source_error[0]) {
+		node_update_unreachable(n, "not in Prometheus's answer: no series names this node", th);
+		return;
+	}
+	snprintf(why, sizeof why, "%s: %.*s",
+		 answered ? "not in Prometheus's answer, which was incomplete" : "no usable answer from Prometheus",
+		 (int)sizeof why - 64, source_error);
+	node_update_unreachable(n, why, th);
+}
+
 /* What one refresh says about one node, through node_update as an SSH
- * poll's answer; pn NULL: no series names it. */
-static void apply_prometheus_node(node *n, const prom_node *pn, const thresholds *th)
+ * poll's answer; pn NULL: no series names it (a->source_error says whether
+ * the answer was whole). */
+static void apply_prometheus_node(app *a, node *n, const prom_node *pn, const thresholds *th)
 {
 	if (!pn) {
-		node_update_unreachable(n, "not in Prometheus's answer: no series names this node", th);
+		prometheus_node_missing(n, th, a->source_error, a->source_answered);
 		return;
 	}
 	/* the same scrape seen again is no new observation (no history point) */
@@ -744,7 +775,7 @@ static void build_prometheus_model(app *a, const prom_map *map)
 			node_init(n, pn->name);
 			inventory_node_settings(&a->opt, a->conf, pn->name, &a->settings[i]);
 		}
-		apply_prometheus_node(n, pn, &a->settings[i].th);
+		apply_prometheus_node(a, n, pn, &a->settings[i].th);
 	}
 	free(order);
 }
@@ -757,7 +788,7 @@ static void update_prometheus_model(app *a, const prom_map *map)
 	for (size_t i = 0; i < a->n_nodes; i++) {
 		const prom_node *pn = prometheus_map_find(map, a->nodes[i].host);
 		known += pn != NULL;
-		apply_prometheus_node(&a->nodes[i], pn, &a->settings[i].th);
+		apply_prometheus_node(a, &a->nodes[i], pn, &a->settings[i].th);
 		tui_node_changed(a->tui, &a->nodes[i]);
 	}
 	if (map->n_nodes > known && !a->inv.count) {
@@ -770,13 +801,15 @@ static void on_prometheus_refresh(void *ctx, const prom_map *map, const char *er
 {
 	app *a = ctx;
 	bool first = !a->source_done;
-	if (error) {
-		/* the header shows it; a plain live table says it when it changes */
-		char shown[300];
-		snprintf(shown, sizeof shown, "Prometheus: %s", error);
-		tui_warn(a->tui, shown);
-		if (!first && !a->tui && strcmp(error, a->source_error) != 0) {
-			fprintf(stderr, "synctop: --from-prometheus: %s\n", error);
+	/* the header shows it while it lasts; a plain live table says it
+	 * when it changes, and when it is over */
+	tui_set_source_error(a->tui, error);
+	if (error && !first && !a->tui && strcmp(error, a->source_error) != 0) {
+		fprintf(stderr, "synctop: --from-prometheus: %s\n", error);
+	} else if (!error && a->source_error[0]) {
+		log_printf("prometheus: every server answered again");
+		if (!a->tui) {
+			fprintf(stderr, "synctop: --from-prometheus: every server answered again\n");
 		}
 	}
 	snprintf(a->source_error, sizeof a->source_error, "%s", error ? error : "");
@@ -839,11 +872,7 @@ static int run_prometheus_live(app *a)
 		if (a->state) {
 			tui_set_history(a->tui, state_run_active(a->state) ? state_run_dir(a->state) : "");
 		}
-		if (a->source_error[0]) {
-			char shown[300];
-			snprintf(shown, sizeof shown, "Prometheus: %.280s", a->source_error);
-			tui_warn(a->tui, shown);
-		}
+		tui_set_source_error(a->tui, a->source_error);
 		status = tui_run(a->tui, a->loop, a->nodes, a->n_nodes, a->sched);
 		if (status != TUI_NO_TERMINAL) {
 			return status;
@@ -860,6 +889,48 @@ static int run_prometheus_live(app *a)
 	return a->interrupted ? SYNCTOP_EXIT_INTERRUPTED : status;
 }
 
+static void on_first_answer_retry(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	ev_break(loop, EVBREAK_ALL);
+}
+
+/* Live without a host list, the rows are the nodes of the first answer: a
+ * server that is down or restarting at start would leave the grid empty for
+ * good.  So ask again every interval (saying so on stderr, before any
+ * screen) until a server answers or the user gives up. */
+static void wait_first_answer(app *a)
+{
+	ev_timer retry;
+	while (a->source_answered == 0 && !a->interrupted) {
+		fprintf(stderr, "synctop: --from-prometheus: no usable answer yet: asking again in %.3g s\n",
+			a->opt.interval_s);
+		ev_timer_init(&retry, on_first_answer_retry, a->opt.interval_s, 0);
+		ev_timer_start(a->loop, &retry);
+		ev_run(a->loop, 0);
+		ev_timer_stop(a->loop, &retry);
+		if (a->interrupted) {
+			return;
+		}
+		/* nothing answered: no nodes were made (map was empty) */
+		free(a->nodes);
+		free(a->settings);
+		a->nodes = NULL;
+		a->settings = NULL;
+		a->n_nodes = 0;
+		a->source_done = false;
+		prometheus_source_refresh(a->source);
+		if (!a->source_done) {
+			ev_run(a->loop, 0);
+		}
+		if (!a->source_done) {
+			prometheus_source_give_up(a->source, "interrupted before Prometheus answered");
+		}
+		if (a->source_error[0]) {
+			fprintf(stderr, "synctop: --from-prometheus: %s\n", a->source_error);
+		}
+	}
+}
+
 static void on_prometheus_deadline(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	app *a = w->data;
@@ -868,8 +939,74 @@ static void on_prometheus_deadline(struct ev_loop *loop, ev_timer *w, int revent
 	prometheus_source_give_up(a->source, why);
 }
 
-/* One refresh from the Prometheus servers, then the one report.  The live
- * view does not read from Prometheus yet. */
+/* How many groups of the configuration have their own "prometheus". */
+static size_t config_prometheus_groups(const conffile *conf)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < conffile_group_count(conf); i++) {
+		n += conffile_group_prometheus(conf, i) != NULL;
+	}
+	return n;
+}
+
+/* A node belongs to the first group naming it (conffile_resolve): a group's
+ * servers serve that group's nodes; the command line's, every node whose
+ * group has no servers of its own. */
+static bool keep_prometheus_node(void *ctx, const char *name)
+{
+	const struct prom_keep *k = ctx;
+	node_settings ns;
+	int g = conffile_resolve(k->conf, name, &ns);
+	if (k->group >= 0) {
+		return g == k->group;
+	}
+	return g < 0 || conffile_group_prometheus(k->conf, (size_t)g) == NULL;
+}
+
+/* The server sets of the configuration's groups (a->prom_sets). */
+static void config_prometheus_sets(app *a)
+{
+	size_t n = conffile_group_count(a->conf);
+	a->prom_sets = xcalloc(n + 1, sizeof *a->prom_sets);
+	a->prom_keeps = xcalloc(n + 1, sizeof *a->prom_keeps);
+	a->prom_set_names = xcalloc(n + 1, sizeof *a->prom_set_names);
+	a->prom_keeps[n].conf = a->conf;
+	a->prom_keeps[n].group = -1; /* the command line's */
+	a->n_source_urls = a->opt.n_prom_urls;
+	for (size_t i = 0; i < n; i++) {
+		const conffile_prometheus *cp = conffile_group_prometheus(a->conf, i);
+		if (cp) {
+			a->n_source_urls += cp->n_urls;
+		}
+	}
+	a->source_urls = xcalloc(a->n_source_urls + 1, sizeof *a->source_urls);
+	size_t u = 0;
+	for (size_t i = 0; i < a->opt.n_prom_urls; i++) {
+		a->source_urls[u++] = a->opt.prom_urls[i];
+	}
+	for (size_t i = 0; i < n; i++) {
+		const conffile_prometheus *cp = conffile_group_prometheus(a->conf, i);
+		if (!cp) {
+			continue;
+		}
+		prometheus_server_set *set = &a->prom_sets[a->n_prom_sets];
+		char *name = a->prom_set_names[a->n_prom_sets];
+		snprintf(name, sizeof a->prom_set_names[0], "--config group \"%.60s\"", conffile_group_name(a->conf, i));
+		a->prom_keeps[i].conf = a->conf;
+		a->prom_keeps[i].group = (int)i;
+		*set = (prometheus_server_set){
+			name, (const char *const *)cp->urls, cp->n_urls, cp->selector, cp->node_label, cp->ca,
+			cp->token_file, cp->basic_auth_file, keep_prometheus_node, &a->prom_keeps[i],
+		};
+		a->n_prom_sets++;
+		for (size_t k = 0; k < cp->n_urls; k++) {
+			a->source_urls[u++] = cp->urls[k];
+		}
+	}
+}
+
+/* One refresh from the Prometheus servers, then the one report or the
+ * live view. */
 static int run_prometheus(app *a)
 {
 	char err[512];
@@ -886,9 +1023,17 @@ static int run_prometheus(app *a)
 		.on_refresh = on_prometheus_refresh,
 		.ctx = a,
 	};
+	config_prometheus_sets(a);
+	cfg.sets = a->prom_sets;
+	cfg.n_sets = a->n_prom_sets;
+	if (a->n_prom_sets > 0) {
+		/* the command line's servers serve the nodes no group's do */
+		cfg.keep = keep_prometheus_node;
+		cfg.keep_ctx = &a->prom_keeps[conffile_group_count(a->conf)];
+	}
 	a->source = prometheus_source_new(a->loop, &cfg, err, sizeof err);
 	if (!a->source) {
-		fprintf(stderr, "synctop: --from-prometheus: %s\n", err);
+		fprintf(stderr, "synctop: %s\n", err);
 		return EX_USAGE;
 	}
 	watch_signals(a);
@@ -906,6 +1051,9 @@ static int run_prometheus(app *a)
 	ev_timer_stop(a->loop, &a->overall_deadline);
 	if (a->source_error[0]) {
 		fprintf(stderr, "synctop: --from-prometheus: %s\n", a->source_error);
+	}
+	if (a->opt.mode == MODE_LIVE && !a->inv.count) {
+		wait_first_answer(a);
 	}
 	if (a->opt.mode == MODE_LIVE && !a->interrupted) {
 		return run_prometheus_live(a);
@@ -1011,6 +1159,24 @@ int main(int argc, char **argv)
 		status = EX_USAGE;
 		goto out;
 	}
+	if (!a.opt.n_prom_urls && config_prometheus_groups(conf) > 0) {
+		/* the configuration's groups read their nodes from Prometheus */
+		if (a.opt.demo || a.opt.local || a.opt.check_for_s > 0) {
+			fprintf(stderr, "synctop: %s: groups with \"prometheus\" read their nodes from Prometheus: no "
+					"--demo, --local or --check --for with them\n", a.opt.config);
+			status = EX_USAGE;
+			goto out;
+		}
+		if (!a.opt.interval_given) {
+			a.opt.interval_s = 15.0; /* as with --from-prometheus: a scrape interval */
+		}
+		a.from_config = true;
+	} else if (cli_no_nodes(&a.opt)) {
+		fputs("synctop: no nodes given (hosts as arguments, -w HOSTLIST, -f FILE, --local, or a --config "
+		      "group with \"prometheus\")\nTry 'synctop --help' for more information.\n", stderr);
+		status = EX_USAGE;
+		goto out;
+	}
 	a.loop = EV_DEFAULT;
 	/* Before the inventory: known_hosts asks libssh2 which key types it
 	 * supports. */
@@ -1021,7 +1187,8 @@ int main(int argc, char **argv)
 	}
 	if (a.opt.demo) {
 		a.demo = demo_cluster_new(DEMO_CLUSTER_DEFAULT_SEED, walltime_now());
-	} else if ((!a.opt.n_prom_urls || a.opt.n_hosts || a.opt.n_hostlists || a.opt.n_host_files) &&
+	} else if ((!(a.opt.n_prom_urls || a.from_config) || a.opt.n_hosts || a.opt.n_hostlists ||
+		    a.opt.n_host_files) &&
 		   inventory_build(&a.opt, conf, &a.inv, err, sizeof err) != 0) {
 		fprintf(stderr, "synctop: %s\n", err);
 		status = EX_USAGE;
@@ -1030,7 +1197,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < a.inv.n_warnings; i++) {
 		fprintf(stderr, "synctop: warning: %s\n", a.inv.warnings[i]);
 	}
-	if (a.opt.n_prom_urls) {
+	if (a.opt.n_prom_urls || a.from_config) {
 		/* no SSH: the inventory, if any, only says which nodes to show */
 		thresholds_init_defaults(&a.th);
 		a.group_over = events_group_over(&a.opt, conf);
@@ -1066,6 +1233,10 @@ out:
 	/* the start-up order, undone in reverse */
 	tui_free(a.tui);
 	prometheus_source_free(a.source);
+	free(a.prom_sets);
+	free(a.prom_keeps);
+	free(a.prom_set_names);
+	free(a.source_urls);
 	/* what is queued gets a moment to reach the disk, a hung one not long */
 	event_file_free(a.events_file, 2.0);
 	/* the last second's samples reach the database; a hung disk is not

@@ -200,6 +200,15 @@ void bars_draw_header(const tui *t, int cols)
 	x = 0;
 	draw_fill(1, 0, cols, draw_attr(ROLE_DEFAULT, false));
 	put(t, 1, &x, cols, ROLE_DEFAULT, " ");
+	if (t->source_error[0]) {
+		/* the nodes' source failed: first, since the rest is older */
+		char why[sizeof t->source_error * 3 + 1];
+		tw_clean(t->source_error, sizeof t->source_error, t->utf8, why, sizeof why);
+		put(t, 1, &x, cols, ROLE_BADGE_WARN, " source ");
+		put(t, 1, &x, cols, ROLE_STATUS_WARN, " ");
+		put(t, 1, &x, cols, ROLE_STATUS_WARN, why);
+		put(t, 1, &x, cols, ROLE_DEFAULT, "  ");
+	}
 	if (sp->chrony_nodes > 0) {
 		units_format_seconds(sp->max_abs_offset_s, a, sizeof a);
 		units_format_seconds(sp->offset_spread_s, b, sizeof b);

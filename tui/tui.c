@@ -645,6 +645,14 @@ void tui_node_changed(tui *t, const node *nd)
 	}
 }
 
+void tui_set_source_error(tui *t, const char *error)
+{
+	if (t && strcmp(t->source_error, error ? error : "") != 0) {
+		snprintf(t->source_error, sizeof t->source_error, "%s", error ? error : "");
+		t->dirty = true;
+	}
+}
+
 void tui_set_client(tui *t, const node *client)
 {
 	if (t) {

@@ -45,6 +45,11 @@ void tui_node_changed(tui *t, const node *nd);
  * the footer for a few seconds, in the warning colour.  t may be NULL. */
 void tui_warn(tui *t, const char *text);
 
+/* What the nodes' source (--from-prometheus) said went wrong in its last
+ * refresh: shown in the header until a refresh answers cleanly (NULL or
+ * "").  Copied.  t may be NULL. */
+void tui_set_source_error(tui *t, const char *error);
+
 /* This machine's own clock state, for the header: the reference of the
  * clock checks.  Borrowed; NULL (the default) = not polled. */
 void tui_set_client(tui *t, const node *client);

@@ -80,6 +80,10 @@ struct tui {
 	double message_until;
 	theme_role message_role;
 
+	/* the header's: what the nodes' source (--from-prometheus) last said
+	 * went wrong; "" when it answered cleanly */
+	char source_error[400];
+
 	/* mouse double-click */
 	double click_at;
 	size_t click_node;

@@ -577,6 +577,75 @@ static void test_jump_key(void **state)
 		    "t.json:1:49: \"jump\": jump host 1 (''): empty user name");
 }
 
+/* A group's "prometheus": its servers, selector, naming and credential
+ * file names; groups without one have none; defaults cannot have one. */
+static void test_prometheus_per_group(void **state)
+{
+	(void)state;
+	conffile *cf = parse_ok("{\"groups\": [\n"
+				"  {\"name\": \"a\", \"hosts\": \"a[1-9]\",\n"
+				"   \"prometheus\": {\"url\": \"https://prom-a:9090\", \"selector\": \"{cluster=\\\"a\\\"}\",\n"
+				"                  \"node_label\": \"nodename\", \"ca\": \"/etc/ca.pem\",\n"
+				"                  \"token_file\": \"/etc/a.token\"}},\n"
+				"  {\"name\": \"b\", \"hosts\": \"b[1-9]\",\n"
+				"   \"prometheus\": {\"urls\": [\"http://p1:9090\", \"http://p2:9090/prom/\"],\n"
+				"                  \"basic_auth_file\": \"/etc/b.basic\"}},\n"
+				"  {\"name\": \"c\", \"hosts\": \"c1\"}]}");
+	const conffile_prometheus *a = conffile_group_prometheus(cf, 0);
+	assert_non_null(a);
+	assert_int_equal(a->n_urls, 1);
+	assert_string_equal(a->urls[0], "https://prom-a:9090");
+	assert_string_equal(a->selector, "{cluster=\"a\"}");
+	assert_string_equal(a->node_label, "nodename");
+	assert_string_equal(a->ca, "/etc/ca.pem");
+	assert_string_equal(a->token_file, "/etc/a.token");
+	assert_null(a->basic_auth_file);
+	const conffile_prometheus *b = conffile_group_prometheus(cf, 1);
+	assert_non_null(b);
+	assert_int_equal(b->n_urls, 2);
+	assert_string_equal(b->urls[1], "http://p2:9090/prom/");
+	assert_null(b->selector);
+	assert_null(b->node_label);
+	assert_null(b->ca);
+	assert_null(b->token_file);
+	assert_string_equal(b->basic_auth_file, "/etc/b.basic");
+	assert_null(conffile_group_prometheus(cf, 2));
+	assert_null(conffile_group_prometheus(cf, 3));
+	assert_null(conffile_group_prometheus(NULL, 0));
+	/* the group still resolves as any other */
+	node_settings ns;
+	assert_int_equal(conffile_resolve(cf, "b3", &ns), 1);
+	conffile_free(cf);
+
+	parse_fails("{\"defaults\": {\"prometheus\": {\"url\": \"http://p:9090\"}}}",
+		    "t.json:1:15: unknown key \"prometheus\" in \"defaults\"");
+	parse_fails("{\"groups\": [{\"name\": \"a\", \"hosts\": \"a1\", \"prometheus\": {}}]}",
+		    "t.json:1:56: \"prometheus\" needs \"url\" or \"urls\"");
+	parse_fails("{\"groups\": [{\"name\": \"a\", \"hosts\": \"a1\", \"prometheus\": {\"url\": \"prom:9090\"}}]}",
+		    "t.json:1:64: a Prometheus URL must be an http:// or https:// URL");
+	parse_fails("{\"groups\": [{\"name\": \"a\", \"hosts\": \"a1\", \"prometheus\": "
+		    "{\"url\": \"http://u:pw@prom:9090\"}}]}",
+		    "t.json:1:64: a Prometheus URL must be an http:// or https:// URL without user:password@");
+	parse_fails("{\"groups\": [{\"name\": \"a\", \"hosts\": \"a1\", \"prometheus\": "
+		    "{\"urls\": [\"http://p:1\", 7]}}]}",
+		    "t.json:1:80: a Prometheus URL");
+	parse_fails("{\"groups\": [{\"name\": \"a\", \"hosts\": \"a1\", \"prometheus\": "
+		    "{\"url\": \"http://p:1\", \"selector\": \"job=\\\"x\\\"\"}}]}",
+		    "t.json:1:90: \"selector\" must be label matchers in braces");
+	parse_fails("{\"groups\": [{\"name\": \"a\", \"hosts\": \"a1\", \"prometheus\": "
+		    "{\"url\": \"http://p:1\", \"node_label\": \"no-dash\"}}]}",
+		    "t.json:1:92: \"node_label\" must be a label name");
+	parse_fails("{\"groups\": [{\"name\": \"a\", \"hosts\": \"a1\", \"prometheus\": "
+		    "{\"url\": \"http://p:1\", \"token_file\": \"/t\", \"basic_auth_file\": \"/b\"}}]}",
+		    "t.json:1:56: \"prometheus\": \"token_file\" and \"basic_auth_file\": one or the other");
+	parse_fails("{\"groups\": [{\"name\": \"a\", \"hosts\": \"a1\", \"prometheus\": "
+		    "{\"url\": \"http://p:1\", \"token\": \"s3cret\"}}]}",
+		    "t.json:1:78: unknown key \"token\" in \"prometheus\"");
+	parse_fails("{\"groups\": [{\"name\": \"a\", \"hosts\": \"a1\", \"prometheus\": "
+		    "{\"url\": \"http://p:1\", \"ca\": \"\"}}]}",
+		    "t.json:1:84: \"ca\" must be a non-empty string");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -602,6 +671,7 @@ int main(void)
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_threshold_keys_from_descriptors),
+		cmocka_unit_test(test_prometheus_per_group),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
