@@ -22,10 +22,9 @@
 /* SuperQ/chrony_exporter collector/collector.go (chrony_up),
  * collector/tracking.go and collector/sources.go. */
 #define CHRONY_SERIES "chrony_(up|tracking_.+|sources_.+)"
-/* openshift/linuxptp-daemon pkg/daemon/metrics.go: the gauges synctop reads
- * (not openshift_ptp_clock_state: the PTP part has no servo state, and the
- * port role and offset say what it would). */
-#define OPENSHIFT_PTP_SERIES "openshift_ptp_(offset_ns|delay_ns|clock_class|interface_role|process_status)"
+/* openshift/linuxptp-daemon pkg/daemon/metrics.go: the gauges synctop reads. */
+#define OPENSHIFT_PTP_SERIES \
+	"openshift_ptp_(offset_ns|delay_ns|clock_class|interface_role|process_status|clock_state)"
 /* docs/prometheus.md: synctop's per-node series, not the fleet's. */
 #define SYNCTOP_SERIES \
 	"synctop_(node_up|node_observation_timestamp_seconds|node_poll_rtt_seconds|part_up|chrony_.+|ptp_.+|" \
@@ -761,6 +760,10 @@ static ptp_port_state openshift_role(double v)
 	}
 }
 
+/* linuxptp-daemon pkg/daemon/metrics.go: faultyOffset, and ClockState's values. */
+#define OPENSHIFT_FAULTY_OFFSET 999999.0
+enum { OPENSHIFT_FREERUN = 0, OPENSHIFT_LOCKED = 1, OPENSHIFT_HOLDOVER = 2 };
+
 static bool label_is(const prom_sample *s, const char *label, const char *want)
 {
 	const char *v = prom_sample_label(s, label);
@@ -780,7 +783,18 @@ static bool label_is(const prom_sample *s, const char *label, const char *want)
  *                                              minus src), ns
  *   clock_class{process="ptp4l"}               the grandmaster's clockClass
  *   interface_role{process="ptp4l",iface}      each port's role
- *   process_status{process,config}             0 down, 1 up */
+ *   process_status{process,config}             0 down, 1 up
+ *   clock_state{process="ptp4l",iface}         the servo: 0 FREERUN, 1 LOCKED,
+ *                                              2 HOLDOVER, 3 other (metrics.go
+ *                                              ClockState's help; event.go
+ *                                              UpdateClockStateMetrics);
+ *                                              ptp4l's log line servo state
+ *                                              s0/s1 is FREERUN, s2/s3
+ *                                              LOCKED (extractRegularMetrics)
+ * When ptp4l's slave port turns FAULTY, linuxptp-daemon writes faultyOffset
+ * (999999, metrics.go) as ptp4l's master offset and phc2sys's offset, with a
+ * path delay of 0 (extractPTP4lEventState -> updatePTPMetrics): a marker, not
+ * a measurement, read as unknown. */
 static void map_openshift_ptp(prom_map *m, const prom_sample *s)
 {
 	const char *node_name = prom_sample_label(s, "node");
@@ -817,6 +831,9 @@ static void map_openshift_ptp(prom_map *m, const prom_sample *s)
 	}
 	if (label_is(s, "process", "phc2sys")) {
 		if (strcmp(name, "offset_ns") == 0 && label_is(s, "from", "phc") && iface &&
+		    strcmp(iface, "CLOCK_REALTIME") == 0 && v == OPENSHIFT_FAULTY_OFFSET) {
+			part_seen(&obs->phc.state); /* phc2sys runs; what it reports is unknown */
+		} else if (strcmp(name, "offset_ns") == 0 && label_is(s, "from", "phc") && iface &&
 		    strcmp(iface, "CLOCK_REALTIME") == 0 && isfinite(v) && fabs(v) < 9e18) {
 			part_seen(&obs->phc.state);
 			obs->phc.reported_sys_minus_phc_ns = (int64_t)llround(v);
@@ -828,7 +845,14 @@ static void map_openshift_ptp(prom_map *m, const prom_sample *s)
 		return; /* ts2phc, synce4l, chronyd: not the PTP part's */
 	}
 	part_seen(&p->state);
-	if (strcmp(name, "offset_ns") == 0 && label_is(s, "from", "master")) {
+	if (strcmp(name, "offset_ns") == 0 && label_is(s, "from", "master") && v == OPENSHIFT_FAULTY_OFFSET) {
+		pn->openshift_faulty_offset = true;
+	} else if (strcmp(name, "clock_state") == 0) {
+		int state = isfinite(v) && v >= 0 && v <= 3 ? as_int(v) : 3;
+		if (pn->openshift_clock_state == 0 || pn->openshift_clock_state == OPENSHIFT_LOCKED + 1) {
+			pn->openshift_clock_state = (unsigned char)(state + 1); /* the first not LOCKED stays */
+		}
+	} else if (strcmp(name, "offset_ns") == 0 && label_is(s, "from", "master")) {
 		p->offset_from_master_ns = isfinite(v) && fabs(v) < 9e18 ? (int64_t)llround(v) : PTP_NS_UNKNOWN;
 	} else if (strcmp(name, "delay_ns") == 0 && label_is(s, "from", "master")) {
 		p->mean_path_delay_ns = isfinite(v) && fabs(v) < 9e18 ? (int64_t)llround(v) : PTP_NS_UNKNOWN;
@@ -838,6 +862,27 @@ static void map_openshift_ptp(prom_map *m, const prom_sample *s)
 		ptp_port *pp = &p->ports[p->n_ports++];
 		pp->state = openshift_role(v);
 		snprintf(pp->interface, sizeof pp->interface, "%s", iface);
+	}
+}
+
+/* ptp4l's servo as linuxptp-daemon saw it.  FREERUN (s0/s1) on a port that
+ * follows a master is what ptp4l itself calls UNCALIBRATED (linuxptp port.c:
+ * the port turns SLAVE once the servo locks); HOLDOVER is not locked either.
+ * The faulty-offset marker makes the offset and path delay unknown. */
+static void settle_openshift_ptp(prom_node *pn)
+{
+	ptp_obs *p = &pn->obs.ptp;
+	int state = pn->openshift_clock_state - 1;
+	if (state == OPENSHIFT_FREERUN || state == OPENSHIFT_HOLDOVER) {
+		for (int i = 0; i < p->n_ports; i++) {
+			if (p->ports[i].state == PTP_PORT_SLAVE) {
+				p->ports[i].state = PTP_PORT_UNCALIBRATED;
+			}
+		}
+	}
+	if (pn->openshift_faulty_offset) {
+		p->offset_from_master_ns = PTP_NS_UNKNOWN;
+		p->mean_path_delay_ns = PTP_NS_UNKNOWN;
 	}
 }
 
@@ -960,6 +1005,7 @@ void prometheus_map_build(const prom_vector *const answers[PROM_Q_COUNT], const 
 		observation *obs = &pn->obs;
 		settle_chrony_exporter_leap(pn);
 		settle_chrony_sources(pn);
+		settle_openshift_ptp(pn);
 		settle_openshift_phc(obs);
 		chrony_tracking_settle(&obs->chrony.tracking);
 		kernel_clock_settle(&obs->kernel);

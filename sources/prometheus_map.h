@@ -88,6 +88,10 @@ typedef struct {
 	unsigned chrony_src_state;
 	unsigned char chrony_src_answered[CHRONY_MAX_SOURCES];
 	unsigned char chrony_src_newest[CHRONY_MAX_SOURCES];
+	/* linuxptp-daemon: ptp4l's clock_state + 1 (0: not sent; the first
+	 * not LOCKED of several), and whether its offset was the faulty marker */
+	unsigned char openshift_clock_state;
+	bool openshift_faulty_offset;
 } prom_node;
 
 typedef struct {

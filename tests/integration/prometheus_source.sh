@@ -124,14 +124,16 @@ src() { # instance address state mode ratio success
 } >>"$tmp/tf/chrony.prom"
 # linuxptp-daemon (openshift/linuxptp-daemon pkg/daemon/metrics.go): ptp-w0
 # locked, ptp-w1 with phc2sys 200 us off and a free-running grandmaster,
-# ptp-w2 whose ptp4l is down
+# ptp-w2 whose ptp4l is down, ptp-w3 whose servo is FREERUN (clock_state 0),
+# ptp-w4 whose slave port turned FAULTY (the daemon's 999999 faultyOffset
+# marker as both offsets, path delay 0: extractPTP4lEventState)
 mkdir -p "$tmp/tf-ptp"
-optp() { # node offset phc2sys-offset class ptp4l-status
+optp() { # node offset phc2sys-offset class ptp4l-status [clock-state]
 	echo "openshift_ptp_offset_ns{from=\"master\",iface=\"ens1fx\",node=\"$1\",process=\"ptp4l\"} $2"
 	echo "openshift_ptp_delay_ns{from=\"master\",iface=\"ens1fx\",node=\"$1\",process=\"ptp4l\"} 310"
 	echo "openshift_ptp_offset_ns{from=\"phc\",iface=\"CLOCK_REALTIME\",node=\"$1\",process=\"phc2sys\"} $3"
 	echo "openshift_ptp_clock_class{config=\"ptp4l.0.config\",node=\"$1\",process=\"ptp4l\"} $4"
-	echo "openshift_ptp_clock_state{iface=\"ens1fx\",node=\"$1\",process=\"ptp4l\"} 1"
+	echo "openshift_ptp_clock_state{iface=\"ens1fx\",node=\"$1\",process=\"ptp4l\"} ${6:-1}"
 	echo "openshift_ptp_interface_role{iface=\"ens1f0\",node=\"$1\",process=\"ptp4l\"} 1"
 	echo "openshift_ptp_interface_role{iface=\"ens1f1\",node=\"$1\",process=\"ptp4l\"} 2"
 	echo "openshift_ptp_process_status{config=\"ptp4l.0.config\",node=\"$1\",process=\"ptp4l\"} $5"
@@ -141,6 +143,16 @@ optp() { # node offset phc2sys-offset class ptp4l-status
 	optp ptp-w0 -25 7 6 1
 	optp ptp-w1 40 200000 248 1
 	optp ptp-w2 0 0 248 0
+	optp ptp-w3 1200 7 6 1 0
+	l='node="ptp-w4"'
+	echo "openshift_ptp_offset_ns{from=\"master\",iface=\"ens1fx\",$l,process=\"ptp4l\"} 999999"
+	echo "openshift_ptp_delay_ns{from=\"master\",iface=\"ens1fx\",$l,process=\"ptp4l\"} 0"
+	echo "openshift_ptp_offset_ns{from=\"phc\",iface=\"CLOCK_REALTIME\",$l,process=\"phc2sys\"} 999999"
+	echo "openshift_ptp_clock_state{iface=\"ens1fx\",$l,process=\"ptp4l\"} 0"
+	echo "openshift_ptp_clock_class{config=\"ptp4l.0.config\",$l,process=\"ptp4l\"} 6"
+	echo "openshift_ptp_interface_role{iface=\"ens1f0\",$l,process=\"ptp4l\"} 3"
+	echo "openshift_ptp_process_status{config=\"ptp4l.0.config\",$l,process=\"ptp4l\"} 1"
+	echo "openshift_ptp_process_status{config=\"phc2sys.0.config\",$l,process=\"phc2sys\"} 1"
 } >"$tmp/tf-ptp/openshift.prom"
 
 cat >"$tmp/prometheus.yml" <<EOT
@@ -240,6 +252,13 @@ ok $? "ptp-w0: offset -25 ns, delay 310, clockClass 6, SLAVE, phc2sys's system o
 ok $? "ptp-w1: ptp.phc_sys_offset (200 us) and ptp.gm_clock_class (248) ($(node ptp-w1 | jq -c '[.findings[]?.code]'))"
 node ptp-w2 | jq -r .ptp.error | grep -q "ptp4l (ptp4l.0.config) is down"
 ok $? "ptp-w2: ptp4l down is the PTP part's error"
+[ "$(node ptp-w3 | jq -c '[.ptp.port_state, .ptp.offset_from_master_ns, [.findings[] | [.code, .severity]]]')" = \
+	'["UNCALIBRATED",1200,[["ptp.port_state","warn"]]]' ]
+ok $? "ptp-w3: clock_state FREERUN reads UNCALIBRATED (servo not locked), a warning ($(node ptp-w3 | jq -c '[.ptp.port_state, [.findings[]?.code]]'))"
+[ "$(node ptp-w4 | jq -c '[.ptp.offset_from_master_ns, .ptp.mean_path_delay_ns, .phc.phc_sys_offset_ns]')" = '[null,null,null]' ] &&
+	[ "$(node ptp-w4 | jq -c '[.findings[] | select(.code == "ptp.port_state") | .severity]')" = '["crit"]' ] &&
+	[ "$(node ptp-w4 | jq -c '[.findings[] | select(.code | test("^ptp\\.(offset|path_delay|phc_sys_offset)$"))]')" = '[]' ]
+ok $? "ptp-w4: the 999999 faultyOffset marker is no offset (unknown); the FAULTY port is the finding ($(node ptp-w4 | jq -c '[.ptp.offset_from_master_ns, .phc.phc_sys_offset_ns, [.findings[]?.code]]'))"
 timeout 30 "$bin" --from-prometheus "$url" --check -w ptp-w0,chrony-sim >"$tmp/c.out" 2>&1
 rc=$?
 [ $rc = 0 ]

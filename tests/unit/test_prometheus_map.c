@@ -90,7 +90,7 @@ static void test_queries(void **state)
 			       "openshift_ptp_process_status\",job=\"ptp\"}[10m]))");
 	assert_true(prometheus_map_query(PROM_Q_OPENSHIFT_PTP, "", q, sizeof q) > 0);
 	assert_string_equal(q, "{__name__=~\"openshift_ptp_(offset_ns|delay_ns|clock_class|interface_role|"
-			       "process_status)\"}");
+			       "process_status|clock_state)\"}");
 	assert_int_equal(prometheus_map_query(PROM_Q_UP, "{job=\"node\"}", q, 8), -1);
 	assert_int_equal(prometheus_map_check_selector("", err, sizeof err), 0);
 	assert_int_equal(prometheus_map_check_selector("{job=\"a\"}", err, sizeof err), 0);
@@ -614,6 +614,84 @@ static void test_openshift_ptp(void **state)
 	free(n);
 }
 
+/* has_finding's opposite */
+static void lacks_finding(const node *n, const char *code)
+{
+	for (int i = 0; i < n->findings.count; i++) {
+		if (strcmp(n->findings.items[i].code, code) == 0) {
+			fail_msg("%s: unexpected finding %s", n->host, code);
+		}
+	}
+}
+
+/* linuxptp-daemon's clock_state (pkg/daemon/metrics.go ClockState: 0
+ * FREERUN, 1 LOCKED, 2 HOLDOVER) and its faultyOffset marker (999999, written
+ * as ptp4l's and phc2sys's offsets with a path delay of 0 when the slave
+ * port turns FAULTY), as the daemon sends them. */
+static void test_openshift_clock_state(void **state)
+{
+	(void)state;
+	answers a = {0};
+	prom_map m;
+	thresholds th;
+	node *n = calloc(1, sizeof *n);
+	thresholds_init_defaults(&th);
+#define ROLE(node, iface, v) SAMPLE(OPTP("interface_role", node, "\"process\":\"ptp4l\",\"iface\":\"" iface "\""), v)
+#define CSTATE(node, iface, v) SAMPLE(OPTP("clock_state", node, "\"process\":\"ptp4l\",\"iface\":\"" iface "\""), v)
+#define MOFF(node, v) SAMPLE(OPTP("offset_ns", node, "\"from\":\"master\",\"process\":\"ptp4l\",\"iface\":\"ens1fx\""), v)
+#define MDELAY(node, v) SAMPLE(OPTP("delay_ns", node, "\"from\":\"master\",\"process\":\"ptp4l\",\"iface\":\"ens1fx\""), v)
+#define SYSOFF(node, v) SAMPLE(OPTP("offset_ns", node, "\"from\":\"phc\",\"process\":\"phc2sys\",\"iface\":\"CLOCK_REALTIME\""), v)
+	set_text(&a, PROM_Q_OPENSHIFT_PTP,
+		 VECTOR(CSTATE("free", "ens1fx", "0") "," MOFF("free", "1200") "," MDELAY("free", "310") ","
+			ROLE("free", "ens1f0", "1") "," ROLE("free", "ens1f1", "2") ","
+			CSTATE("locked", "ens1fx", "1") "," MOFF("locked", "-12") "," MDELAY("locked", "310") ","
+			ROLE("locked", "ens1f0", "1") ","
+			ROLE("hold", "ens1f0", "1") "," CSTATE("hold", "ens1fx", "2") ","
+			CSTATE("mixed", "ens1fx", "1") "," CSTATE("mixed", "ens2fx", "0") "," ROLE("mixed", "ens1f0", "1") ","
+			MOFF("faulty", "999999") "," MDELAY("faulty", "0") "," SYSOFF("faulty", "999999") ","
+			ROLE("faulty", "ens1f0", "3") "," CSTATE("faulty", "ens1fx", "0")));
+#undef ROLE
+#undef CSTATE
+#undef MOFF
+#undef MDELAY
+#undef SYSOFF
+	build(&a, NULL, &m);
+	const prom_node *pn = prometheus_map_find(&m, "free");
+	assert_int_equal(pn->obs.ptp.ports[0].state, PTP_PORT_UNCALIBRATED);
+	assert_int_equal(pn->obs.ptp.ports[1].state, PTP_PORT_MASTER);
+	assert_int_equal(pn->obs.ptp.offset_from_master_ns, 1200);
+	node_init(n, "free");
+	observation obs = pn->obs;
+	node_update_observation(n, &obs, &th);
+	has_finding(n, "ptp.port_state", SEVERITY_WARN);
+
+	pn = prometheus_map_find(&m, "locked");
+	assert_int_equal(pn->obs.ptp.ports[0].state, PTP_PORT_SLAVE);
+	node_init(n, "locked");
+	obs = pn->obs;
+	node_update_observation(n, &obs, &th);
+	assert_int_equal(n->findings.count, 0);
+	assert_int_equal(prometheus_map_find(&m, "hold")->obs.ptp.ports[0].state, PTP_PORT_UNCALIBRATED);
+	/* several ptp4l: one not locked is enough */
+	assert_int_equal(prometheus_map_find(&m, "mixed")->obs.ptp.ports[0].state, PTP_PORT_UNCALIBRATED);
+
+	pn = prometheus_map_find(&m, "faulty");
+	assert_int_equal(pn->obs.ptp.offset_from_master_ns, PTP_NS_UNKNOWN);
+	assert_int_equal(pn->obs.ptp.mean_path_delay_ns, PTP_NS_UNKNOWN);
+	assert_false(phc_sys_offset_judged(&pn->obs));
+	assert_int_equal(pn->obs.ptp.ports[0].state, PTP_PORT_FAULTY);
+	node_init(n, "faulty");
+	obs = pn->obs;
+	node_update_observation(n, &obs, &th);
+	has_finding(n, "ptp.port_state", SEVERITY_CRIT);
+	lacks_finding(n, "ptp.offset");
+	lacks_finding(n, "ptp.path_delay");
+	lacks_finding(n, "ptp.phc_sys_offset");
+	prometheus_map_free(&m);
+	answers_free(&a);
+	free(n);
+}
+
 /* synctop's own export, read back: the grandmaster's class is judged; the
  * system clock's offset from the PHC is shown, not judged (who steers it
  * was not exported). */
@@ -690,6 +768,7 @@ int main(void)
 		cmocka_unit_test(test_health_from_timex),
 		cmocka_unit_test(test_chrony_exporter_sources),
 		cmocka_unit_test(test_openshift_ptp),
+		cmocka_unit_test(test_openshift_clock_state),
 		cmocka_unit_test(test_synctop_ptp_readback),
 		cmocka_unit_test(test_captured_exporters),
 	};
