@@ -259,6 +259,8 @@ static json_t *ntpctl_json(const observation *obs, bool *ok)
 	}
 	json_value_put(j, "peers_total", good ? json_integer(o->n_peers_total) : json_null(), ok);
 	json_value_put(j, "peers", good ? peers_json(o, ok) : json_null(), ok);
+	/* ntpq's key (one schema for either ntpd): ntpctl runs every poll */
+	json_value_put(j, "age_s", good ? json_real(0.0) : json_null(), ok);
 	json_value_put(j, "synced", o->synced == INT_UNKNOWN ? json_null() : json_boolean(o->synced), ok);
 	json_value_put(j, "unsynced_offset_s", json_value_number(o->unsynced_offset_s), ok);
 	json_value_put(j, "peers_valid", good ? json_integer(o->peers_valid) : json_null(), ok);

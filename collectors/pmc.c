@@ -809,7 +809,11 @@ static const char pmc_functions[] =
 	 * attached or next; every config key is a long option with a required
 	 * value (config.c config_alloc_longopts()), and a command-line value
 	 * locks the key against the file (CFG_ITEM_LOCKED in config.c
-	 * parse_item()), so --uds_address wins.  A ptp4l in another network
+	 * parse_item()), so --uds_address wins.  getopt_long takes any
+	 * unambiguous prefix of a long option: the config keys that start
+	 * with "uds" are uds_address, uds_file_mode, uds_ro_address and
+	 * uds_ro_file_mode (config.c), so --uds_a... up to the whole name is
+	 * uds_address, and --uds alone is refused by ptp4l.  A ptp4l in another network
 	 * namespace (a container, another lab node) is not this node's when
 	 * its namespace can be compared at all. */
 	"synctop_pmc_argv() {\n"
@@ -825,8 +829,14 @@ static const char pmc_functions[] =
 	"	while [ $# -gt 0 ]; do\n"
 	"		case $1 in\n"
 	"		--) break ;;\n"
-	"		--uds_address=*) synctop_pmc_s=${1#*=} ;;\n"
-	"		--uds_address) if [ $# -ge 2 ]; then synctop_pmc_s=$2; shift; fi ;;\n"
+	"		--uds_a*)\n"
+	"			synctop_pmc_k=${1%%=*}\n"
+	"			case uds_address in\n"
+	"			\"${synctop_pmc_k#--}\"*)\n"
+	"				case $1 in *=*) synctop_pmc_s=${1#*=} ;; *) if [ $# -ge 2 ]; then synctop_pmc_s=$2; shift; fi ;; esac ;;\n"
+	"			*) case $1 in *=*) ;; *) if [ $# -ge 2 ]; then shift; fi ;; esac ;;\n"
+	"			esac\n"
+	"			;;\n"
 	"		--*=*) ;;\n"
 	"		--*) if [ $# -ge 2 ]; then shift; fi ;;\n"
 	"		-?*)\n"

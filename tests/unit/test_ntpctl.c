@@ -395,6 +395,7 @@ static void test_outputs(void **state)
 	assert_true(near(json_real_value(json_object_get(o, "system_time_offset_s")), -0.001e-3));
 	assert_true(json_is_null(json_object_get(o, "root_delay_s")));
 	assert_true(json_is_true(json_object_get(o, "synced")));
+	assert_true(json_real_value(json_object_get(o, "age_s")) == 0.0); /* every poll */
 	assert_prefix_keys(n, o);
 	assert_prefix_keys(json_array_get(json_object_get(n, "peers"), 0),
 			   json_array_get(json_object_get(o, "peers"), 0));

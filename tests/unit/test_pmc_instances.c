@@ -715,19 +715,29 @@ static void shell_finds_instances(const char *shell)
 		 "    104 ptp4l -f %s/gone.conf -i eth3\n"
 		 "    105 ptp4l -i eth4 -f %s/d.conf\n"
 		 "    106 ptp4l -i eth5 --logging_level 6 --uds_address /run/e -f %s\n"
+		 /* getopt_long's unambiguous prefixes, as ptp4l takes them */
+		 "    108 ptp4l -i eth6 --uds_addr=/run/f\n"
+		 "    109 ptp4l -i eth7 --uds_a /run/g --uds_axx /x\n"
+		 /* the config on ptp4l's stdin: nobody else can read it */
+		 "    110 ptp4l -i eth8 -f -\n"
 		 "  phc2sys -a -r\n"
 		 "    107 /usr/sbin/phc2sys -f %s/a.conf\n",
 		 dir, dir, dir, dir, dir, dir);
 	size_t len;
 	char *out = run_shell(shell, dir, ps, &len);
-	ptp_instance list[8];
+	ptp_instance list[12];
 	int more = -1;
-	int n = parse(out, len, list, 8, &more);
-	assert_int_equal(n, 6);
-	static const char *const sockets[] = {"/run/a sock", "/run/b", "/run/c", "", "", "/run/e"};
+	int n = parse(out, len, list, 12, &more);
+	assert_int_equal(more, 0);
+	assert_int_equal(n, 9);
+	static const char *const sockets[] = {"/run/a sock", "/run/b", "/run/c", "", "", "/run/e", "/run/f", "/run/g", ""};
 	for (int i = 0; i < n; i++) {
 		assert_string_equal(list[i].socket, sockets[i]);
-		if (i == 3) {
+		if (i == 8) {
+			assert_string_equal(list[i].config, "-");
+			assert_string_equal(list[i].config_error, "read from the standard input of ptp4l");
+			assert_int_equal(list[i].ptp.state, OBS_NOT_COLLECTED);
+		} else if (i == 3) {
 			assert_string_equal(list[i].config_error, "No such file or directory");
 			assert_int_equal(list[i].ptp.state, OBS_NOT_COLLECTED);
 		} else {

@@ -1508,9 +1508,42 @@ static void test_realtime_lines_around_failures(void **state)
 	assert_int_equal(o.state, OBS_TRUNCATED);
 }
 
+/* The grandmaster classes of the lab states no real grandmaster here can
+ * reach (the lab master is ptp4l's default 248): holdover within
+ * specification (IEEE 1588 default profile 7; ITU-T G.8275.1/.2 boundary
+ * clock 135) and degraded (52), as pmc prints PARENT_DATA_SET
+ * (synthetic, tests/fixtures/pmc-parent-data-set-classes.source.md), read
+ * by the parser and judged as the class tables say (checks.md). */
+static void test_gm_class_fixtures(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *fixture;
+		int cls, accuracy;
+		ptp_class_kind kind;
+		const char *words;
+	} cases[] = {
+		{"synthetic-pmc-parent-data-set-gm-class-7", 7, 0x21, PTP_CLASS_HOLDOVER, "holdover"},
+		{"synthetic-pmc-parent-data-set-gm-class-52", 52, 0xfe, PTP_CLASS_DEGRADED, "degraded"},
+		{"synthetic-pmc-parent-data-set-gm-class-135", 135, 0x21, PTP_CLASS_HOLDOVER, "holdover"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ptp_obs obs;
+		parse_fixture(cases[i].fixture, &obs);
+		assert_int_equal(obs.state, OBS_OK);
+		assert_int_equal(obs.gm_clock_class, cases[i].cls);
+		assert_int_equal(obs.gm_clock_accuracy, cases[i].accuracy);
+		assert_int_equal(obs.gm_offset_scaled_log_variance, 0x4e5d);
+		assert_string_equal(obs.grandmaster_identity, "96bec0.fffe.dfca68");
+		assert_int_equal(ptp_clock_class_kind(obs.gm_clock_class), cases[i].kind);
+		assert_non_null(strstr(ptp_clock_class_meaning(obs.gm_clock_class), cases[i].words));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gm_class_fixtures),
 		cmocka_unit_test(test_batch_slave_fills_everything),
 		cmocka_unit_test(test_single_data_sets_per_role),
 		cmocka_unit_test(test_port_listening),
