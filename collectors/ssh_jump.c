@@ -21,6 +21,7 @@
 
 struct ssh_jump_pipe {
 	struct ev_loop *loop;
+	LIBSSH2_SESSION *session; /* the jump host's, which the channel is on */
 	LIBSSH2_CHANNEL *channel;
 	int fd; /* our end of the socketpair */
 	ev_io io;
@@ -35,7 +36,22 @@ struct ssh_jump_pipe {
 	bool fd_eof;     /* the inner session closed its end */
 	bool shut;       /* our end told the inner session about ch_eof */
 	bool closing;    /* libssh2_channel_free() said EAGAIN */
+	bool holds_send; /* our last call left a packet half sent (below) */
 };
+
+/* libssh2 sends one packet at a time per session: a send that would block
+ * keeps its packet half sent, and only the very same call may finish it;
+ * any other send on the session (another channel's data, a window adjust,
+ * a channel open or close) fails with LIBSSH2_ERROR_BAD_USE
+ * (transport.c:_libssh2_transport_send, "make the caller really notice").
+ * With many channels on one jump session that happens as soon as the
+ * socket fills (a cold sweep of 256 nodes through one bastion): so after
+ * an EAGAIN while sending, this pipe holds the session's send side and the
+ * caller pumps it alone until its call completes. */
+static bool send_blocked(const ssh_jump_pipe *p)
+{
+	return (libssh2_session_block_directions(p->session) & LIBSSH2_SESSION_BLOCK_OUTBOUND) != 0;
+}
 
 static void on_io(struct ev_loop *loop, ev_io *w, int revents)
 {
@@ -60,8 +76,8 @@ static void set_interest(ssh_jump_pipe *p, int events)
 	}
 }
 
-ssh_jump_pipe *ssh_jump_pipe_new(struct ev_loop *loop, LIBSSH2_CHANNEL *channel, int *inner_fd,
-				 void (*wake)(void *ctx), void *ctx)
+ssh_jump_pipe *ssh_jump_pipe_new(struct ev_loop *loop, LIBSSH2_SESSION *session, LIBSSH2_CHANNEL *channel,
+				 int *inner_fd, void (*wake)(void *ctx), void *ctx)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) != 0) {
@@ -69,6 +85,7 @@ ssh_jump_pipe *ssh_jump_pipe_new(struct ev_loop *loop, LIBSSH2_CHANNEL *channel,
 	}
 	ssh_jump_pipe *p = xcalloc(1, sizeof *p);
 	p->loop = loop;
+	p->session = session;
 	p->channel = channel;
 	p->fd = sv[0];
 	p->wake = wake;
@@ -94,10 +111,17 @@ bool ssh_jump_pipe_can_read(const ssh_jump_pipe *p)
 	return !p->closing && !p->ch_eof && p->to_fd_off >= p->to_fd_len;
 }
 
+bool ssh_jump_pipe_holds_send(const ssh_jump_pipe *p)
+{
+	return p->holds_send;
+}
+
 jump_pipe_status ssh_jump_pipe_pump(ssh_jump_pipe *p, bool read_socket)
 {
+	p->holds_send = false;
 	if (p->closing) {
 		if (libssh2_channel_free(p->channel) == LIBSSH2_ERROR_EAGAIN) {
+			p->holds_send = send_blocked(p);
 			return JUMP_PIPE_OPEN;
 		}
 		p->channel = NULL;
@@ -135,6 +159,12 @@ jump_pipe_status ssh_jump_pipe_pump(ssh_jump_pipe *p, bool read_socket)
 			continue;
 		}
 		if (n == LIBSSH2_ERROR_EAGAIN) {
+			if (send_blocked(p)) {
+				/* a window adjust half sent: nothing else may send */
+				p->holds_send = true;
+				set_interest(p, 0);
+				return JUMP_PIPE_OPEN;
+			}
 			break;
 		}
 		if (n < 0 && session_broken(n)) {
@@ -155,6 +185,7 @@ jump_pipe_status ssh_jump_pipe_pump(ssh_jump_pipe *p, bool read_socket)
 			ssize_t n = libssh2_channel_write(p->channel, p->to_ch + p->to_ch_off,
 							  p->to_ch_len - p->to_ch_off);
 			if (n == LIBSSH2_ERROR_EAGAIN) {
+				p->holds_send = send_blocked(p);
 				break;
 			}
 			if (n < 0 && session_broken(n)) {

@@ -35,8 +35,8 @@ typedef enum {
  * (non-blocking; the inner side owns and closes it).  `wake(ctx)` is
  * called from the loop when the pipe's end of the socketpair is ready;
  * it should pump every pipe of the session.  NULL if no socketpair. */
-ssh_jump_pipe *ssh_jump_pipe_new(struct ev_loop *loop, LIBSSH2_CHANNEL *channel, int *inner_fd,
-				 void (*wake)(void *ctx), void *ctx);
+ssh_jump_pipe *ssh_jump_pipe_new(struct ev_loop *loop, LIBSSH2_SESSION *session, LIBSSH2_CHANNEL *channel,
+				 int *inner_fd, void (*wake)(void *ctx), void *ctx);
 
 /* Moves what can move, both ways, without blocking.  Call after any
  * activity on the jump session (its socket, another channel): libssh2 may
@@ -44,6 +44,12 @@ ssh_jump_pipe *ssh_jump_pipe_new(struct ev_loop *loop, LIBSSH2_CHANNEL *channel,
  * read_socket: read the jump session's socket even when nothing is queued
  * for this channel (one pipe per pass does, for all: see can_read). */
 jump_pipe_status ssh_jump_pipe_pump(ssh_jump_pipe *p, bool read_socket);
+
+/* The pipe's last pump left a packet half sent on the session: until a
+ * pump of this pipe clears it, nothing else may send on the session (no
+ * other pipe's pump, no channel open), or libssh2 fails that send with
+ * LIBSSH2_ERROR_BAD_USE. */
+bool ssh_jump_pipe_holds_send(const ssh_jump_pipe *p);
 
 /* The pipe has room for what the channel sends next. */
 bool ssh_jump_pipe_can_read(const ssh_jump_pipe *p);

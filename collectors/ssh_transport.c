@@ -1100,6 +1100,23 @@ static jump_pipe_status pump_chan(ssh_conn *link, size_t i, bool read_socket)
 static step_result step_forwarding(ssh_conn *link)
 {
 	jump_pool *p = link->serves;
+	/* A packet half sent on the session (ssh_jump.h): only the call that
+	 * started it may go on, so that pipe is pumped first and alone. */
+	for (size_t i = 0; i < link->n_chans; i++) {
+		if (!ssh_jump_pipe_holds_send(link->chans[i].pipe)) {
+			continue;
+		}
+		jump_pipe_status st = pump_chan(link, i, false);
+		if (st == JUMP_PIPE_BROKEN) {
+			return fail(link, TRANSPORT_ERR_LOST, "connection to jump host %s lost: %s",
+				    link->opt.jump_label, last_error(link));
+		}
+		if (st == JUMP_PIPE_OPEN && ssh_jump_pipe_holds_send(link->chans[i].pipe)) {
+			link->write_wanted = true;
+			return STEP_IDLE;
+		}
+		break; /* at most one pipe holds it */
+	}
 	for (;;) {
 		if (!link->open_busy) {
 			if (!p->queue_head) {
@@ -1122,6 +1139,12 @@ static step_result step_forwarding(ssh_conn *link)
 		if (!ch) {
 			int rc = libssh2_session_last_errno(link->session);
 			if (rc == LIBSSH2_ERROR_EAGAIN) {
+				if (libssh2_session_block_directions(link->session) & LIBSSH2_SESSION_BLOCK_OUTBOUND) {
+					/* the open request is half sent: only this
+					 * same call may send next (ssh_jump.h) */
+					link->write_wanted = true;
+					return STEP_IDLE;
+				}
 				break;
 			}
 			ssh_conn *node = link->opening;
@@ -1156,7 +1179,7 @@ static step_result step_forwarding(ssh_conn *link)
 		link->open_busy = false;
 		link->opening = NULL;
 		int fd = -1;
-		ssh_jump_pipe *pipe = ssh_jump_pipe_new(link->loop, ch, &fd, link_wake, link);
+		ssh_jump_pipe *pipe = ssh_jump_pipe_new(link->loop, link->session, ch, &fd, link_wake, link);
 		if (!pipe) {
 			libssh2_channel_free(ch);
 			if (node) {
@@ -1190,6 +1213,10 @@ static step_result step_forwarding(ssh_conn *link)
 				return fail(link, TRANSPORT_ERR_LOST, "connection to jump host %s lost: %s",
 					    link->opt.jump_label, last_error(link));
 			}
+			if (i < link->n_chans && ssh_jump_pipe_holds_send(link->chans[i].pipe)) {
+				link->write_wanted = true;
+				return STEP_IDLE;
+			}
 			break;
 		}
 	}
@@ -1201,6 +1228,12 @@ static step_result step_forwarding(ssh_conn *link)
 		}
 		if (st == JUMP_PIPE_DONE) {
 			continue; /* i holds another pipe now */
+		}
+		if (ssh_jump_pipe_holds_send(link->chans[i].pipe)) {
+			/* the others wait until its packet is out */
+			link->read_wanted = true;
+			link->write_wanted = true;
+			return STEP_IDLE;
 		}
 		link->read_wanted |= ssh_jump_pipe_can_read(link->chans[i].pipe);
 		link->write_wanted |= ssh_jump_pipe_wants_write(link->chans[i].pipe);
