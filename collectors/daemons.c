@@ -186,10 +186,49 @@ static void emit_daemon_age(prom_writer *w, const observation *obs)
 	}
 }
 
+/* Where each time daemon runs: one series per (daemon, container kind,
+ * can set the clock), its value the number of processes that share them.
+ * No pid or cgroup path label: a restart gives a new PID and a new pod a
+ * new container ID, so each would start a series per restart; the labels
+ * kept have a fixed, small set of values (docs/prometheus.md). */
+static void emit_daemon_places(prom_writer *w, const observation *obs)
+{
+	const daemons_obs *d = &obs->daemons;
+	if (d->state != OBS_OK) {
+		return;
+	}
+	int n = json_value_clamp(d->n_places, DAEMONS_MAX_PLACES);
+	for (int i = 0; i < n; i++) {
+		const daemon_place *p = &d->places[i];
+		bool seen = false;
+		for (int k = 0; k < i && !seen; k++) {
+			const daemon_place *q = &d->places[k];
+			seen = q->bit == p->bit && q->container == p->container && q->can_set == p->can_set;
+		}
+		if (seen) {
+			continue; /* counted with the first of its kind */
+		}
+		int count = 0;
+		for (int k = i; k < n; k++) {
+			const daemon_place *q = &d->places[k];
+			count += q->bit == p->bit && q->container == p->container && q->can_set == p->can_set;
+		}
+		prom_label l[] = {{"node", prom_node(w)},
+				  {"daemon", daemon_name(p->bit)},
+				  {"container", container_kind_name(p->container)},
+				  {"can_set_time", can_set_time_name(p->can_set)}};
+		prom_sample(w, l, 4, count);
+	}
+}
+
 static const prom_family daemons_prometheus[] = {
 	{"synctop_daemon_age_seconds", "gauge",
 	 "Age of the youngest process of each time daemon running (ps etimes); it falls back when the daemon restarts.",
 	 NULL, emit_daemon_age},
+	{"synctop_time_daemon_processes", "gauge",
+	 "Time daemon processes by where they run (container: host or the container kind) and whether they "
+	 "may set the clock (CAP_SYS_TIME in the initial user namespace: yes, no, unknown).",
+	 NULL, emit_daemon_places},
 };
 
 /* "42 s", "12 min", "3 h", "2 d" */

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector.h"
+#include "time_service.h"
 #include "xalloc.h"
 
 /* min/max over a stream of finite values */
@@ -59,6 +61,29 @@ bool cluster_chrony_offset(const node *nd, double *offset_s)
 	}
 	*offset_s = t->system_time_offset_s;
 	return true;
+}
+
+bool cluster_service_offset(const node *nd, double *offset_s)
+{
+	if (cluster_chrony_offset(nd, offset_s)) {
+		return true;
+	}
+	if (!node_answered(nd) || nd->obs.chrony.state == OBS_OK) {
+		return false; /* a chrony node is judged by chrony's offset alone */
+	}
+	for (size_t i = 0; i < collector_registry_count; i++) {
+		const collector *c = collector_registry[i];
+		time_service_view v;
+		if (!c->daemon || c->daemon == DAEMON_CHRONYD || !c->time_service) {
+			continue; /* the kernel's view (Prometheus) is no daemon's claim */
+		}
+		if (c->time_service(&nd->obs, &v) && v.referenced && isfinite(v.offset_s) &&
+		    v.leap != CHRONY_LEAP_UNSYNC) {
+			*offset_s = v.offset_s;
+			return true;
+		}
+	}
+	return false;
 }
 
 bool cluster_ptp_offset(const node *nd, int64_t *offset_ns)
@@ -212,7 +237,7 @@ static void note_upstream_split(const node *nd, cluster_summary *out)
 
 void cluster_summarise(const node *nodes, size_t n, cluster_summary *out)
 {
-	range chrony = {0}, ptp = {0};
+	range chrony = {0}, ptp = {0}, service = {0};
 
 	memset(out, 0, sizeof *out);
 	out->nodes = n;
@@ -241,6 +266,9 @@ void cluster_summarise(const node *nodes, size_t n, cluster_summary *out)
 		if (cluster_chrony_offset(nd, &offset_s)) {
 			range_add(&chrony, offset_s);
 		}
+		if (cluster_service_offset(nd, &offset_s)) {
+			range_add(&service, offset_s);
+		}
 		if (cluster_ptp_offset(nd, &offset_ns)) {
 			range_add(&ptp, (double)offset_ns);
 		}
@@ -248,5 +276,6 @@ void cluster_summarise(const node *nodes, size_t n, cluster_summary *out)
 	}
 	range_result(&chrony, &out->chrony_nodes, &out->max_abs_offset_s, &out->offset_spread_s);
 	range_result(&ptp, &out->ptp_nodes, &out->ptp_max_abs_offset_ns, &out->ptp_offset_spread_ns);
+	range_result(&service, &out->service_nodes, &out->service_max_abs_offset_s, &out->service_offset_spread_s);
 	count_grandmasters(nodes, n, out);
 }

@@ -55,9 +55,25 @@ typedef struct {
 	 * the first one, for the header; "" when none. */
 	size_t upstream_split_nodes;
 	char upstream_split[FINDING_MESSAGE_LEN];
+
+	/* Every NTP daemon's offset over the nodes cluster_service_offset()
+	 * accepts (chronyd's as above, else ntpd's, openntpd's or
+	 * systemd-timesyncd's): the check and text summaries' max |offset| and
+	 * spread.  The chrony-only fields above stay what JSON and Prometheus
+	 * export. */
+	size_t service_nodes;
+	double service_max_abs_offset_s; /* NAN when service_nodes == 0 */
+	double service_offset_spread_s;  /* NAN when service_nodes == 0 */
 } cluster_summary;
 
 /* Pure: reads nodes[0..n), fills *out completely. */
+/* The offset (node - reference) of the NTP daemon that keeps the node's
+ * time: chronyd's where cluster_chrony_offset accepts it; on a node whose
+ * chrony did not answer, the first other daemon collector (ntpd, openntpd,
+ * systemd-timesyncd: collector.h time_service) that has a reference and a
+ * finite offset, leap not unsynchronised.  False when none. */
+bool cluster_service_offset(const node *nd, double *offset_s);
+
 void cluster_summarise(const node *nodes, size_t n, cluster_summary *out);
 
 /* A node's status as the summary counts it: a value that is not ok, warn or

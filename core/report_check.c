@@ -106,9 +106,10 @@ static void print_summary(FILE *f, const cluster_summary *s)
 
 	fprintf(f, "synctop check: %zu node%s: %zu ok, %zu warn, %zu crit, %zu unknown", s->nodes, s->nodes == 1 ? "" : "s", s->ok, s->warn,
 		s->crit, s->unknown);
+	/* every NTP daemon's offset: chronyd, ntpd, openntpd, systemd-timesyncd */
 	fprintf(f, "; max |offset| %s, spread %s",
-		units_unsigned(units_format_seconds(s->max_abs_offset_s, a, sizeof a)),
-		units_unsigned(units_format_seconds(s->offset_spread_s, b, sizeof b)));
+		units_unsigned(units_format_seconds(s->service_max_abs_offset_s, a, sizeof a)),
+		units_unsigned(units_format_seconds(s->service_offset_spread_s, b, sizeof b)));
 	if (s->ptp_nodes > 0) {
 		/* via seconds: a spread of two extreme int64 values does not fit
 		 * back into an int64 */

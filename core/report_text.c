@@ -82,8 +82,8 @@ void report_text_write(FILE *f, const node *nodes, size_t n, double generated_at
 	}
 	free(order);
 	cluster_summarise(nodes, n, &s);
-	units_format_seconds(s.max_abs_offset_s, maxoff, sizeof maxoff);
-	units_format_seconds(s.offset_spread_s, spread, sizeof spread);
+	units_format_seconds(s.service_max_abs_offset_s, maxoff, sizeof maxoff);
+	units_format_seconds(s.service_offset_spread_s, spread, sizeof spread);
 	fprintf(f, "%s  %zu node%s: %zu ok, %zu warn, %zu crit, %zu unknown; max |offset| %s, spread %s\n", when,
 		s.nodes, s.nodes == 1 ? "" : "s", s.ok, s.warn, s.crit, s.unknown, maxoff, spread);
 	fflush(f);

@@ -23,7 +23,7 @@
 
 
 #define GPU_NODES 44
-#define NODE_COUNT (4 + GPU_NODES)
+#define NODE_COUNT (4 + GPU_NODES + 2) /* + the ntpd and timesyncd nodes */
 #define TWO_PI 6.283185307179586
 #define SECONDS_PER_HOUR 3600.0
 #define NS_PER_S 1000000000LL
@@ -229,6 +229,8 @@ static const char *const scenario_names[DEMO_SCENARIO_COUNT] = {
 	[DEMO_PHC2SYS_DIED] = "phc2sys-died",
 	[DEMO_SYNC_STOPPED] = "sync-stopped",
 	[DEMO_CONTAINER_CHRONYD] = "container-chronyd",
+	[DEMO_NTPD] = "ntpd",
+	[DEMO_TIMESYNCD] = "timesyncd",
 };
 
 /* The gpu nodes that are not simply healthy. */
@@ -265,14 +267,20 @@ static bool is_grandmaster(demo_scenario s)
 	return s == DEMO_GRANDMASTER_A || s == DEMO_GRANDMASTER_B;
 }
 
+/* Nodes that keep time with another daemon and have no chrony installed. */
+static bool other_ntp_daemon(demo_scenario s)
+{
+	return s == DEMO_NTPD || s == DEMO_TIMESYNCD;
+}
+
 static bool runs_chronyd(demo_scenario s)
 {
-	return s != DEMO_CHRONYD_DOWN && s != DEMO_PHC2SYS_DIED;
+	return s != DEMO_CHRONYD_DOWN && s != DEMO_PHC2SYS_DIED && !other_ntp_daemon(s);
 }
 
 static bool runs_ptp4l(demo_scenario s)
 {
-	return s != DEMO_NTP_SERVER && s != DEMO_LOGIN && s != DEMO_CHRONYD_DOWN;
+	return s != DEMO_NTP_SERVER && s != DEMO_LOGIN && s != DEMO_CHRONYD_DOWN && !other_ntp_daemon(s);
 }
 
 /* The system clock has no discipline: it runs at its own frequency. */
@@ -415,6 +423,9 @@ demo_cluster *demo_cluster_new(uint64_t seed, double epoch)
 		c->nodes[c->n].rack_restarts = s == DEMO_HEALTHY && g >= RACK_FIRST_GPU && g <= RACK_LAST_GPU;
 		c->n++;
 	}
+	/* the nodes a cluster forgot to migrate to chrony (issue #17) */
+	node_setup(c, c->n++, "build1", DEMO_NTPD);
+	node_setup(c, c->n++, "edge1", DEMO_TIMESYNCD);
 	for (size_t i = 0; i < c->n; i++) {
 		demo_node *nd = &c->nodes[i];
 		if (runs_ptp4l(nd->scenario) && !is_grandmaster(nd->scenario)) {
@@ -728,6 +739,10 @@ static void chrony_truth(const demo_cluster *c, const demo_node *nd, double now,
 	double t = now - c->epoch;
 	chrony_state st;
 
+	if (other_ntp_daemon(nd->scenario)) {
+		co->state = OBS_TOOL_MISSING; /* chrony is not installed (ntpsec conflicts with it) */
+		return;
+	}
 	if (!runs_chronyd(nd->scenario)) {
 		co->state = OBS_DAEMON_UNREACHABLE;
 		return;
@@ -823,6 +838,10 @@ static void selection_truth(const demo_cluster *c, const demo_node *nd, double n
 	double t = now - c->epoch;
 	chrony_state st;
 
+	if (other_ntp_daemon(nd->scenario)) {
+		sel->state = OBS_TOOL_MISSING;
+		return;
+	}
 	if (!runs_chronyd(nd->scenario)) {
 		sel->state = OBS_DAEMON_UNREACHABLE;
 		return;
@@ -1024,6 +1043,12 @@ static void daemons_truth(const demo_cluster *c, const demo_node *nd, double now
 		/* feeds the PHC from the NTP-disciplined system clock */
 		add_place(uptime, d, DAEMON_PHC2SYS, base + 352, 12.0, "/system.slice/phc2sys.service");
 	}
+	if (nd->scenario == DEMO_NTPD) {
+		add_place(uptime, d, DAEMON_NTPD, base + 12, 9.0, "/system.slice/ntpsec.service");
+	}
+	if (nd->scenario == DEMO_TIMESYNCD) {
+		add_place(uptime, d, DAEMON_TIMESYNCD, base + 12, 9.0, "/system.slice/systemd-timesyncd.service");
+	}
 	if (nd->scenario == DEMO_CONTAINER_CHRONYD) {
 		char cg[sizeof d->places[0].cgroup];
 		snprintf(cg, sizeof cg,
@@ -1098,6 +1123,75 @@ static void phc_truth(double now, observation *t)
 	phc->phc_time_ns = llround((now + phc_ahead_s) * 1e9) + utc_ns;
 }
 
+/* ------------------------------------------------ ntpd and timesyncd nodes */
+
+/* ntpd (ntpsec 1.2.2) following ntp1, as `ntpq -n -c rv -c peers` shows it
+ * (collectors/ntpq.c renders it; fixture ntpq-n-rv-peers-synced.txt):
+ * the node's offset and frequency from the same simulation as a chrony
+ * client's, at ntpq's printed precision. */
+static void ntp_truth(const demo_cluster *c, const demo_node *nd, double now, ntp_obs *n)
+{
+	double t = now - c->epoch;
+	chrony_state st;
+	chrony_state_at(c, nd, t, &st);
+	ntp_obs_init(n);
+	n->state = OBS_OK;
+	n->ran = true;
+	snprintf(n->version, sizeof n->version, "ntpd ntpsec-1.2.2");
+	n->status = 0x0618; /* leap none, sync ntp, 1 event, clock sync */
+	n->leap = 0;
+	n->stratum = 3;
+	snprintf(n->refid, sizeof n->refid, "%s", NTP_SERVER_ADDR);
+	n->offset_s = round(st.offset_s * 1e9) / 1e9;
+	n->sys_jitter_s = round((4e-6 + nd->off_white_s) * 1e9) / 1e9;
+	n->clk_jitter_s = round(2 * nd->off_white_s * 1e9) / 1e9;
+	n->clk_wander_ppm = 0.011;
+	n->frequency_ppm = round(st.freq_ppm * 1e6) / 1e6;
+	n->root_delay_s = round(st.root_delay_s * 1e6) / 1e6;
+	n->root_dispersion_s = round(st.root_disp_s * 1e6) / 1e6;
+	n->tc = 6;
+	n->n_peers = n->n_peers_total = 1;
+	ntp_peer *p = &n->peers[0];
+	p->tally = '*';
+	snprintf(p->remote, sizeof p->remote, "%s", NTP_SERVER_ADDR);
+	snprintf(p->refid, sizeof p->refid, "%s", UPSTREAM1_ADDR);
+	p->stratum = 2;
+	p->type = 'u';
+	p->when_s = (int)st.since_update_s;
+	p->poll_s = 64;
+	p->reach = 0377;
+	p->delay_s = round(2 * nd->lan_delay_s * 1e7) / 1e7;
+	p->offset_s = round(st.update_offset_s * 1e7) / 1e7;
+	p->jitter_s = round((1e-6 + nd->off_white_s) * 1e7) / 1e7;
+}
+
+/* systemd-timesyncd following ntp1, as timedatectl shows it
+ * (collectors/timesyncd.c renders it). */
+static void timesyncd_truth(const demo_cluster *c, const demo_node *nd, double now, timesyncd_obs *ts)
+{
+	double t = now - c->epoch;
+	chrony_state st;
+	chrony_state_at(c, nd, t, &st);
+	ts->state = OBS_OK;
+	ts->ntp_enabled = 1;
+	ts->kernel_synchronised = 1;
+	snprintf(ts->server_name, sizeof ts->server_name, "%s", NTP_SERVER_ADDR);
+	snprintf(ts->server_address, sizeof ts->server_address, "%s", NTP_SERVER_ADDR);
+	ts->poll_interval_s = 2048;
+	ts->packet_count = 40 + (int64_t)(t / 2048 > 0 ? t / 2048 : 0);
+	ts->ignored = false;
+	ts->leap = 0;
+	ts->stratum = 3;
+	ts->precision = -25;
+	snprintf(ts->reference, sizeof ts->reference, "C000020B"); /* ntp1's reference 192.0.2.11 */
+	ts->root_delay_s = round(st.root_delay_s * 1e6) / 1e6;
+	ts->root_dispersion_s = round(st.root_disp_s * 1e6) / 1e6;
+	ts->offset_s = round(st.update_offset_s * 1e6) / 1e6;
+	ts->delay_s = round(2 * nd->lan_delay_s * 1e6) / 1e6;
+	ts->jitter_s = round((1e-6 + nd->off_white_s) * 1e6) / 1e6;
+	ts->frequency_ppm = round(st.freq_ppm * 65536.0) / 65536.0;
+}
+
 void demo_cluster_truth(const demo_cluster *c, size_t i, double now, observation *truth)
 {
 	const demo_node *nd = &c->nodes[i];
@@ -1108,6 +1202,12 @@ void demo_cluster_truth(const demo_cluster *c, size_t i, double now, observation
 	ptp_truth(c, nd, now, &truth->ptp);
 	phc_truth(now, truth);
 	daemons_truth(c, nd, now, &truth->daemons);
+	if (nd->scenario == DEMO_NTPD) {
+		ntp_truth(c, nd, now, &truth->ntp);
+	}
+	if (nd->scenario == DEMO_TIMESYNCD) {
+		timesyncd_truth(c, nd, now, &truth->timesyncd);
+	}
 }
 
 /* Tools whose output the demo still prints itself, by section name: the

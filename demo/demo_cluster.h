@@ -52,6 +52,8 @@ typedef enum {
 	DEMO_PHC2SYS_DIED,   /* PTP-only node whose phc2sys died: ptp4l locked, the system clock 4 ms off its PHC */
 	DEMO_SYNC_STOPPED,   /* SLAVE still hears Announce but no Sync has arrived for a while */
 	DEMO_CONTAINER_CHRONYD, /* healthy, but a training container runs its own chronyd with CAP_SYS_TIME */
+	DEMO_NTPD,           /* ntpd (ntpsec) instead of chronyd, synchronised to ntp1; no chronyc, no ptp4l */
+	DEMO_TIMESYNCD,      /* systemd-timesyncd instead of chronyd, synchronised to ntp1; no chronyc, no ptp4l */
 	DEMO_SCENARIO_COUNT
 } demo_scenario;
 

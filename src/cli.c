@@ -135,7 +135,7 @@ static void usage(FILE *f)
 	      "  -w, --hostlist LIST    hostlist expression, e.g. gpu[001-128],login1 (repeatable)\n"
 	      "  -f, --hostfile FILE    one host or hostlist per line, # comments (repeatable)\n"
 	      "      --local            also poll this machine directly, without SSH\n"
-	      "      --demo             watch a simulated 48-node cluster instead (no SSH, no nodes)\n"
+	      "      --demo             watch a simulated 50-node cluster instead (no SSH, no nodes)\n"
 	      "      --config FILE      JSON thresholds and probe settings per group of nodes (doc/config.md)\n"
 	      "\n"
 	      "SSH (as in ssh(1); command line beats ssh config):\n"

@@ -154,7 +154,7 @@ ok $? "the example config is accepted (--check exit $rc)"
 once_rc=$?
 "$bin" --demo --check --for 1 -d 0.3 >"$tmp/out" 2>"$tmp/err"
 rc=$?
-[ "$rc" -eq "$once_rc" ] && grep -q "^synctop check: 48 nodes" "$tmp/out"
+[ "$rc" -eq "$once_rc" ] && grep -q "^synctop check: 50 nodes" "$tmp/out"
 ok $? "--check --for judges what lasted (exit $rc, plain --check $once_rc)"
 # --check names the failing nodes on one host list line before the summary;
 # --hostlist-only prints just such an expression, exit as --check (the demo

@@ -31,8 +31,8 @@ sweep_time() { sed -n 's/^synctop_last_sweep_timestamp_seconds //p' "$1" 2>/dev/
 mkdir "$tmp/textfile"
 prom=$tmp/textfile/synctop.prom
 "$bin" --demo --once --prometheus "$prom" >/dev/null 2>"$tmp/once.err"
-[ "$(grep -c '^synctop_node_up{' "$prom" 2>/dev/null)" = 48 ]
-ok $? "--once --prometheus: one synctop_node_up per demo node (48)"
+[ "$(grep -c '^synctop_node_up{' "$prom" 2>/dev/null)" = 50 ]
+ok $? "--once --prometheus: one synctop_node_up per demo node (50)"
 [ "$(stat -c %a "$prom" 2>/dev/null)" = 644 ]
 ok $? "the file is mode 644 (node_exporter runs as another user)"
 [ "$(ls "$tmp/textfile" | wc -l)" = 1 ]

@@ -3,7 +3,7 @@
 # prometheus scraping two real prometheus-node-exporter instances every
 # second on 127.0.0.1 (random free ports): one with its real timex collector
 # (this machine's kernel clock), one whose textfile collector serves a
-# `synctop --demo --prometheus` file (48 simulated nodes) and
+# `synctop --demo --prometheus` file (50 simulated nodes) and
 # chrony_exporter-format series (tracking and sources) for simulated nodes,
 # and one serving OpenShift linuxptp-daemon-format series for simulated
 # nodes named by their `node` label, both with honor_labels.

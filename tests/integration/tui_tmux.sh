@@ -63,15 +63,15 @@ start 120 40 "$bin" --demo -d 1 --config "$tmp/for.json"
 # gpu037 does not answer: it is connecting until its 3 s connect timeout
 wait_for "^ synctop .* [0-9]+ connecting " 3
 ok $? "the header counts the nodes still connecting"
-wait_for "48 nodes.*8 crit.*2 warn.*2 pending.*35 ok" 4
+wait_for "50 nodes.*8 crit.*2 warn.*2 pending.*37 ok" 4
 ok $? "findings that have not lasted their for are pending, counted apart"
 screen | grep -Eq "^gpu043 +PEND " && screen | grep -Eq "^gpu011 +PEND "
 ok $? "the nodes whose findings wait are drawn PEND"
 # crit: unsynchronised, chronyd down, FAULTY port, a clock 2.2 s off (clock
 # check), the two nodes on minority grandmasters (cluster check), a training
 # container's chronyd beside the host's (gpu005)
-wait_for "48 nodes.*9 crit.*1 unknown.*3 warn.*35 ok" 15
-ok $? "header counts match the demo cluster's states (48 nodes: 9 crit, 1 unknown, 3 warn, 35 ok)"
+wait_for "50 nodes.*9 crit.*1 unknown.*3 warn.*37 ok" 15
+ok $? "header counts match the demo cluster's states (50 nodes: 9 crit, 1 unknown, 3 warn, 37 ok)"
 wait_for "^gpu037 .*UNKN.*Connection timed out" 10
 ! screen | head -n 1 | grep -q "connecting"
 ok $? "no connecting count once every node answered or failed"
@@ -93,7 +93,7 @@ screen >"$tmp/filter.txt"
 rows=$(awk 'NR > 3 && /^[a-z]/ { print $1 }' "$tmp/filter.txt" | grep -v '^NODE' | sort | tr '\n' ' ')
 [ "$rows" = "gpu040 gpu041 gpu042 gpu043 gpu044 " ]
 ok $? "filter /gpu04 keeps exactly gpu040..gpu044 (got: $rows)"
-grep -q "/gpu04 5 of 48" "$tmp/filter.txt"
+grep -q "/gpu04 5 of 50" "$tmp/filter.txt"
 ok $? "the footer shows the active filter"
 keys / C-u '!' o k Enter
 screen >"$tmp/neg.txt"
@@ -196,7 +196,7 @@ ok $? "the terminal is restored (the dashboard is gone from the screen)"
 # status must fit an 80-column terminal; the clock check, the trend, skew,
 # path delay and rtt give way first.
 start 80 24 "$bin" --demo -d 1
-wait_for "48 nodes.*9 crit.*1 unknown.*3 warn.*35 ok" 15
+wait_for "50 nodes.*9 crit.*1 unknown.*3 warn.*37 ok" 15
 screen >"$tmp/80x24.txt"
 headings=$(sed -n 3p "$tmp/80x24.txt" | sed 's/[▲▼]//g' | tr -s ' ' | sed 's/ *$//')
 [ "$headings" = "NODE STAT SOURCE ST OFFSET/PTP FREQ ppm LEAP PORT TS AGE" ]
@@ -212,7 +212,7 @@ wait_for "^EXIT=0" 5
 
 # --- NO_COLOR: no colour escapes -------------------------------------------------------
 start 120 30 NO_COLOR=1 "$bin" --demo -d 1
-wait_for "48 nodes" 15
+wait_for "50 nodes" 15
 tm capture-pane -e -p -t t >"$tmp/mono.txt"
 ! grep -Eq $'\033\\[[0-9;]*(3[0-7]|9[0-7]|38;5;[0-9]+)m' "$tmp/mono.txt"
 ok $? "NO_COLOR: no foreground colour escape in the pane"
@@ -246,7 +246,7 @@ for sig in TERM HUP SEGV; do
 	tm -f /dev/null new-session -d -s t -x 100 -y 30 \
 		"$tmp/run-tty LANG=C.UTF-8 TERM=xterm-256color ASAN_OPTIONS=detect_leaks=0 $bin --demo -d 1"
 	tm set-option -t t status off >/dev/null
-	wait_for "48 nodes" 15
+	wait_for "50 nodes" 15
 	shell_pid=$(tm display-message -p -t t '#{pane_pid}')
 	pid=$(pgrep -P "$shell_pid" | head -n 1)
 	[ -n "$pid" ] && kill -s "$sig" "$pid"

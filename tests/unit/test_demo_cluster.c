@@ -72,6 +72,10 @@ static const verdict verdicts[] = {
 	{DEMO_SYNC_STOPPED, NODE_STATUS_CRIT, {"ptp.no_sync"}},
 	/* a training container's chronyd with CAP_SYS_TIME beside the host's */
 	{DEMO_CONTAINER_CHRONYD, NODE_STATUS_CRIT, {"time.daemon_in_container"}},
+	/* ntpd and systemd-timesyncd synchronised to ntp1: read by ntpq and
+	 * timedatectl, nothing to say (no "cannot inspect") */
+	{DEMO_NTPD, NODE_STATUS_OK, {NULL}},
+	{DEMO_TIMESYNCD, NODE_STATUS_OK, {NULL}},
 };
 
 static const verdict *verdict_of(demo_scenario s)
@@ -87,7 +91,8 @@ static const verdict *verdict_of(demo_scenario s)
 
 static bool runs_ptp(demo_scenario s)
 {
-	return s != DEMO_NTP_SERVER && s != DEMO_LOGIN && s != DEMO_CHRONYD_DOWN;
+	return s != DEMO_NTP_SERVER && s != DEMO_LOGIN && s != DEMO_CHRONYD_DOWN && s != DEMO_NTPD &&
+	       s != DEMO_TIMESYNCD;
 }
 
 static size_t index_of(const demo_cluster *c, demo_scenario s)
@@ -117,6 +122,10 @@ static void poll_node(const demo_cluster *c, size_t i, double now, unsigned flag
 {
 	static char buf[DEMO_RESPONSE_MAX];
 	char err[256] = "";
+	/* ntpq runs once a minute and the scheduler carries its answer between
+	 * (collector carry); this one-poll helper carries nothing: ask it every
+	 * time (only the ntpd node answers it) */
+	flags |= PROBE_FLAG_NTPQ;
 	int len = demo_cluster_render_response(c, i, now, NONCE, flags, iface, false, buf, sizeof buf);
 	assert_true(len > 0);
 	assert_int_equal(probe_find_end(buf, (size_t)len, NONCE), (size_t)len);
@@ -187,13 +196,17 @@ static void test_layout(void **state)
 	size_t n = demo_cluster_count(c);
 	int per_scenario[DEMO_SCENARIO_COUNT] = {0};
 
-	assert_int_equal(n, 48);
+	assert_int_equal(n, 50);
 	assert_string_equal(demo_cluster_name(c, 0), "ntp1");
 	assert_string_equal(demo_cluster_name(c, 1), "ptp-gm1");
 	assert_string_equal(demo_cluster_name(c, 2), "ptp-gm2");
 	assert_string_equal(demo_cluster_name(c, 3), "login1");
 	assert_string_equal(demo_cluster_name(c, 4), "gpu001");
-	assert_string_equal(demo_cluster_name(c, n - 1), "gpu044");
+	assert_string_equal(demo_cluster_name(c, n - 3), "gpu044");
+	assert_string_equal(demo_cluster_name(c, n - 2), "build1");
+	assert_int_equal(demo_cluster_scenario(c, n - 2), DEMO_NTPD);
+	assert_string_equal(demo_cluster_name(c, n - 1), "edge1");
+	assert_int_equal(demo_cluster_scenario(c, n - 1), DEMO_TIMESYNCD);
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < i; j++) {
 			assert_string_not_equal(demo_cluster_name(c, i), demo_cluster_name(c, j));
@@ -250,6 +263,17 @@ static void test_every_section_parses(void **state)
 			if (s == DEMO_CHRONYD_DOWN || s == DEMO_PHC2SYS_DIED) {
 				assert_int_equal(o->chrony.state, OBS_DAEMON_UNREACHABLE);
 				assert_int_equal(o->daemons.running & DAEMON_CHRONYD, 0);
+			} else if (s == DEMO_NTPD || s == DEMO_TIMESYNCD) {
+				/* no chrony installed; the node's own daemon answers */
+				assert_int_equal(o->chrony.state, OBS_TOOL_MISSING);
+				assert_int_equal(o->daemons.running & DAEMON_CHRONYD, 0);
+				assert_true(o->daemons.running & (s == DEMO_NTPD ? DAEMON_NTPD : DAEMON_TIMESYNCD));
+				if (s == DEMO_NTPD) {
+					assert_int_equal(o->ntp.state, OBS_OK);
+					assert_non_null(ntp_system_peer(&o->ntp));
+				} else {
+					assert_int_equal(o->timesyncd.state, OBS_OK);
+				}
 			} else {
 				assert_int_equal(o->chrony.state, OBS_OK);
 				assert_true(o->daemons.running & DAEMON_CHRONYD);
@@ -597,11 +621,13 @@ static void test_selectdata_parses(void **state)
 		size_t on, en;
 		int rc = demo_cluster_render_tool(c, i, "selectdata", EPOCH + 100, "-", out, sizeof out, &on,
 						  err, sizeof err, &en);
-		assert_true(rc == 0 || rc == 1);
+		assert_true(rc == 0 || rc == 1 || rc == TOOL_RC_NOT_FOUND);
 		tool_output t = {.out = out, .out_len = on, .err = err, .err_len = en, .rc = rc};
 		chrony_selection sel;
 		chrony_select_parse(&t, &sel);
-		if (rc == 0) {
+		if (rc == TOOL_RC_NOT_FOUND) {
+			assert_int_equal(sel.state, OBS_TOOL_MISSING); /* the ntpd and timesyncd nodes */
+		} else if (rc == 0) {
 			assert_int_equal(sel.state, OBS_OK);
 			assert_true(sel.n_sources >= 1);
 		} else {
@@ -724,11 +750,11 @@ static void test_cluster_view(void **state)
 		health_apply(&nodes[i], &th);
 	}
 	cluster_summarise(nodes, demo_cluster_count(c), &sum);
-	assert_int_equal(sum.nodes, 48);
+	assert_int_equal(sum.nodes, 50);
 	assert_int_equal(sum.unknown, 1);
 	assert_int_equal(sum.crit, 6);
 	assert_int_equal(sum.warn, 5);
-	assert_int_equal(sum.ok, 36);
+	assert_int_equal(sum.ok, 38); /* 36 + the ntpd and timesyncd nodes */
 	/* grandmaster A and B (gm2 and gpu023); the FAULTY clock names itself
 	 * as ptp4l does, but follows nobody and is not counted */
 	assert_int_equal(sum.n_gms, 2);
