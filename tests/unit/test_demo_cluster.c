@@ -794,7 +794,7 @@ static void test_changes_over_time(void **state)
 		node_settings_init(&settings[i]);
 		snprintf(settings[i].ntp_upstream, sizeof settings[i].ntp_upstream, "%s", demo_cluster_ntp_upstream(c, i));
 	}
-	size_t gpu044 = n - 1, gm_b = index_of(c, DEMO_GRANDMASTER_B), gpu020 = 4 + 19;
+	size_t gpu044 = index_of(c, DEMO_PTP_FAULTY), gm_b = index_of(c, DEMO_GRANDMASTER_B), gpu020 = 4 + 19;
 	assert_string_equal(demo_cluster_name(c, gpu044), "gpu044");
 	assert_string_equal(demo_cluster_name(c, gpu020), "gpu020");
 	char refs[N_TIMES][64];
