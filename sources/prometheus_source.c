@@ -10,6 +10,9 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <math.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,6 +186,12 @@ static void finish_refresh(prometheus_source *ps)
 		bytebuf_free(&ps->requests[i].body);
 	}
 	free(ps->requests);
+#if defined(__GLIBC__)
+	/* the samples' ~100 bytes each, freed between longer-lived blocks, would
+	 * stay in the heap beside the model the callback builds (10,000 nodes:
+	 * 35 MB) */
+	malloc_trim(0);
+#endif
 	ps->requests = NULL;
 	ps->n_requests = 0;
 	ps->running = false;

@@ -29,10 +29,12 @@
 
 typedef struct prometheus_source prometheus_source;
 
-/* The refresh is complete.  map holds the nodes (valid during the call);
- * error is NULL when every query of every server answered cleanly, else one
- * printable line.  answered: how many servers answered at least one query. */
-typedef void (*prometheus_refresh_cb)(void *ctx, const prom_map *map, const char *error, size_t answered);
+/* The refresh is complete.  map holds the nodes (valid during the call; the
+ * callee may hand back the memory of those it has taken,
+ * prometheus_map_release_before); error is NULL when every query of every
+ * server answered cleanly, else one printable line.  answered: how many
+ * servers answered at least one query. */
+typedef void (*prometheus_refresh_cb)(void *ctx, prom_map *map, const char *error, size_t answered);
 
 typedef struct {
 	const char *const *urls;      /* base URLs: http(s)://host:port[/prefix] */
