@@ -76,6 +76,10 @@ typedef struct {
 	node_event_log events;
 	char last_raw[NODE_RAW_LEN];   /* untrusted: sanitise before showing */
 	history history;
+	/* A Prometheus node's last 24 h, fetched when its drill-down opens;
+	 * NULL until then and for SSH nodes.  Owned by the node's owner (free
+	 * with remote_history_free). */
+	struct remote_history *remote;
 } node;
 
 void node_init(node *n, const char *host);

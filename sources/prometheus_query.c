@@ -68,6 +68,8 @@ typedef enum {
 	C_ITEM,      /* one result: {"metric": ..., "value": ...} */
 	C_METRIC,    /* its labels */
 	C_VALUE,     /* [T, "V"] */
+	C_VALUES,    /* a range query's [[T, "V"], ...] */
+	C_POINT,     /* one of them */
 } container;
 
 /* The keys read, per container; K_OTHER's value is skipped. */
@@ -96,6 +98,8 @@ typedef struct {
 
 typedef struct {
 	prom_vector *out;
+	prom_matrix *matrix;            /* a range query's answer: its series go here */
+	size_t max_points;
 	int depth;                      /* containers open */
 	container stack[MAX_DEPTH + 1]; /* stack[d]: the container at depth d (1-based) */
 	key_id key[MAX_DEPTH + 1];      /* the last key read in the object at depth d */
@@ -125,6 +129,11 @@ typedef struct {
 		label_ref *labels;
 		size_t n_labels, labels_cap;
 		size_t pending_name, pending_name_len; /* the label key just read */
+		double *points;             /* a range series: t, v pairs */
+		size_t n_points, points_cap;
+		int point_elems;            /* elements of the pair being read */
+		bool point_bad;
+		double point_t;
 	} item;
 } parser;
 
@@ -187,6 +196,60 @@ static const char *common_label(const char *name)
 	return NULL;
 }
 
+/* The labels of the item being read, as one block: the array, then the
+ * strings not shared. */
+static prom_label *item_labels(parser *p, size_t *n_out)
+{
+	size_t n = p->item.n_labels;
+	size_t bytes = (n ? n : 1) * sizeof(prom_label) + p->item.text_len;
+	prom_label *labels = xmalloc(bytes);
+	char *text = (char *)(labels + (n ? n : 1));
+	if (p->item.text_len) {
+		memcpy(text, p->item.text, p->item.text_len);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *name = text + p->item.labels[i].name;
+		const char *shared = common_label(name);
+		labels[i].name = (char *)(shared ? shared : name);
+		labels[i].value = text + p->item.labels[i].value;
+	}
+	*n_out = n;
+	return labels;
+}
+
+/* A range series is complete: its newest max_points points. */
+static void series_end(parser *p, size_t index)
+{
+	if (!p->item.value_array) {
+		item_error(p, "result %zu: \"values\" is not [[time, \"value\"], ...]", index);
+		return;
+	}
+	if (p->item.value_bad) {
+		item_error(p, "result %zu: a point is not [time, \"value\"]", index);
+		return;
+	}
+	if (p->item.bad_label[0]) {
+		item_error(p, "result %zu: label %.40s is not a string", index, p->item.bad_label);
+		return;
+	}
+	prom_matrix *m = p->matrix;
+	if (m->n_series == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 8;
+		m->series = xrealloc(m->series, p->cap * sizeof *m->series);
+	}
+	prom_series *s = &m->series[m->n_series++];
+	s->labels = item_labels(p, &s->n_labels);
+	size_t n = p->item.n_points;
+	size_t from = n > p->max_points ? n - p->max_points : 0;
+	s->n_points = n - from;
+	s->t = xmalloc((s->n_points ? s->n_points : 1) * 2 * sizeof *s->t);
+	s->v = s->t + s->n_points;
+	for (size_t i = 0; i < s->n_points; i++) {
+		s->t[i] = p->item.points[2 * (from + i)];
+		s->v[i] = p->item.points[2 * (from + i) + 1];
+	}
+}
+
 /* The item is complete: a sample, or the first item error. */
 static void item_end(parser *p)
 {
@@ -197,6 +260,10 @@ static void item_end(parser *p)
 	}
 	if (p->item.metric != 1) {
 		item_error(p, "result %zu has no \"metric\" object", index);
+		return;
+	}
+	if (p->matrix) {
+		series_end(p, index);
 		return;
 	}
 	if (!p->item.value_array || p->item.value_bad || p->item.value_elems != 2) {
@@ -212,20 +279,8 @@ static void item_end(parser *p)
 		item_error(p, "result %zu: label %.40s is not a string", index, p->item.bad_label);
 		return;
 	}
-	/* one block: the label array, then the strings not shared */
-	size_t n = p->item.n_labels;
-	size_t bytes = (n ? n : 1) * sizeof(prom_label) + p->item.text_len;
-	prom_label *labels = xmalloc(bytes);
-	char *text = (char *)(labels + (n ? n : 1));
-	if (p->item.text_len) {
-		memcpy(text, p->item.text, p->item.text_len);
-	}
-	for (size_t i = 0; i < n; i++) {
-		const char *name = text + p->item.labels[i].name;
-		const char *shared = common_label(name);
-		labels[i].name = (char *)(shared ? shared : name);
-		labels[i].value = text + p->item.labels[i].value;
-	}
+	size_t n = 0;
+	prom_label *labels = item_labels(p, &n);
 	prom_vector *out = p->out;
 	if (out->n_samples == p->cap) {
 		p->cap = p->cap ? p->cap * 2 : 256;
@@ -248,6 +303,7 @@ static void item_begin(parser *p)
 	p->item.bad_label[0] = '\0';
 	p->item.text_len = 0;
 	p->item.n_labels = 0;
+	p->item.n_points = 0;
 }
 
 static key_id key_named(container c, const unsigned char *s, size_t len)
@@ -269,6 +325,17 @@ static key_id key_named(container c, const unsigned char *s, size_t len)
 		}
 	}
 	return K_OTHER;
+}
+
+static void point_add(parser *p, double t, double v)
+{
+	if (p->item.n_points == p->item.points_cap) {
+		p->item.points_cap = p->item.points_cap ? p->item.points_cap * 2 : 256;
+		p->item.points = xrealloc(p->item.points, p->item.points_cap * 2 * sizeof *p->item.points);
+	}
+	p->item.points[2 * p->item.n_points] = t;
+	p->item.points[2 * p->item.n_points + 1] = v;
+	p->item.n_points++;
 }
 
 /* Where a scalar or a container arrives: its parent and the key it is under. */
@@ -357,6 +424,10 @@ static container value_in(parser *p, value_kind kind, const unsigned char *s, si
 		}
 		if (parent_key(p) == K_VALUES) {
 			p->item.has_values = true;
+			if (p->matrix) {
+				p->item.value_array = kind == V_ARRAY;
+				return kind == V_ARRAY ? C_VALUES : C_SKIP;
+			}
 		}
 		return C_SKIP;
 	case C_METRIC:
@@ -387,6 +458,33 @@ static container value_in(parser *p, value_kind kind, const unsigned char *s, si
 			p->item.value_bad = true;
 		}
 		p->item.value_elems++;
+		return C_SKIP;
+	case C_VALUES:
+		if (kind != V_ARRAY) {
+			p->item.value_bad = true;
+			return C_SKIP;
+		}
+		p->item.point_elems = 0;
+		p->item.point_bad = false;
+		return C_POINT;
+	case C_POINT:
+		if (p->item.point_elems == 0 && kind == V_NUMBER) {
+			char num[64];
+			copy_short(num, sizeof num, s, len);
+			p->item.point_t = strtod(num, NULL);
+		} else if (p->item.point_elems == 1 && kind == V_STRING) {
+			char text[VALUE_TEXT];
+			double v;
+			copy_short(text, sizeof text, s, len);
+			if (parse_value(text, &v) != 0) {
+				p->item.point_bad = true;
+			} else {
+				point_add(p, p->item.point_t, v);
+			}
+		} else {
+			p->item.point_bad = true;
+		}
+		p->item.point_elems++;
 		return C_SKIP;
 	case C_SKIP:
 		break;
@@ -446,6 +544,8 @@ static int close_container(parser *p)
 	}
 	if (p->stack[p->depth] == C_ITEM) {
 		item_end(p);
+	} else if (p->stack[p->depth] == C_POINT && (p->item.point_bad || p->item.point_elems != 2)) {
+		p->item.value_bad = true;
 	}
 	p->depth--;
 	return 1;
@@ -530,8 +630,9 @@ static int verdict(parser *p, char *err, size_t err_len)
 	if (!p->data_object || !p->has_result_type) {
 		return fail(err, err_len, "not a Prometheus API answer (no \"data\" with a \"resultType\")");
 	}
-	if (strcmp(p->result_type, "vector") != 0) {
-		return fail(err, err_len, "expected an instant vector, got a %.20s", p->result_type);
+	if (strcmp(p->result_type, p->matrix ? "matrix" : "vector") != 0) {
+		return fail(err, err_len, "expected %s, got a %.20s", p->matrix ? "a range vector (matrix)" : "an instant vector",
+			    p->result_type);
 	}
 	if (p->result_kind != 1) {
 		return fail(err, err_len, "\"result\" is not an array");
@@ -542,17 +643,11 @@ static int verdict(parser *p, char *err, size_t err_len)
 	return 0;
 }
 
-int prometheus_query_parse(const char *body, size_t len, prom_vector *out, char *err, size_t err_len)
+/* Runs the parser over body; the verdict, or why it is not JSON. */
+static int run(parser *p, const char *body, size_t len, char *err, size_t err_len)
 {
-	memset(out, 0, sizeof *out);
-	if (len == 0) {
-		return fail(err, err_len, "empty answer");
-	}
-	parser *p = xcalloc(1, sizeof *p);
-	p->out = out;
 	yajl_handle h = yajl_alloc(&callbacks, NULL, p);
 	if (!h) {
-		free(p);
 		return fail(err, err_len, "cannot start the JSON parser");
 	}
 	yajl_status st = yajl_parse(h, (const unsigned char *)body, len);
@@ -575,6 +670,19 @@ int prometheus_query_parse(const char *body, size_t len, prom_vector *out, char 
 	yajl_free(h);
 	free(p->item.text);
 	free(p->item.labels);
+	free(p->item.points);
+	return rc;
+}
+
+int prometheus_query_parse(const char *body, size_t len, prom_vector *out, char *err, size_t err_len)
+{
+	memset(out, 0, sizeof *out);
+	if (len == 0) {
+		return fail(err, err_len, "empty answer");
+	}
+	parser *p = xcalloc(1, sizeof *p);
+	p->out = out;
+	int rc = run(p, body, len, err, err_len);
 	free(p);
 	if (rc != 0) {
 		/* no half answer: the warnings stay, the samples go */
@@ -586,6 +694,50 @@ int prometheus_query_parse(const char *body, size_t len, prom_vector *out, char 
 		memcpy(out->warnings, warnings, sizeof warnings);
 	}
 	return rc;
+}
+
+int prometheus_range_parse(const char *body, size_t len, size_t max_points, prom_matrix *out, char *err,
+			   size_t err_len)
+{
+	prom_vector warnings_only;
+	memset(out, 0, sizeof *out);
+	memset(&warnings_only, 0, sizeof warnings_only);
+	if (len == 0) {
+		return fail(err, err_len, "empty answer");
+	}
+	parser *p = xcalloc(1, sizeof *p);
+	p->out = &warnings_only; /* the warnings land there */
+	p->matrix = out;
+	p->max_points = max_points;
+	int rc = run(p, body, len, err, err_len);
+	free(p);
+	out->n_warnings = warnings_only.n_warnings;
+	memcpy(out->warnings, warnings_only.warnings, sizeof out->warnings);
+	if (rc != 0) {
+		prom_matrix_free(out);
+	}
+	return rc;
+}
+
+void prom_matrix_free(prom_matrix *m)
+{
+	for (size_t i = 0; i < m->n_series; i++) {
+		free(m->series[i].labels);
+		free(m->series[i].t); /* t and v: one block */
+	}
+	free(m->series);
+	m->series = NULL;
+	m->n_series = 0;
+}
+
+const char *prom_series_label(const prom_series *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_labels; i++) {
+		if (strcmp(s->labels[i].name, name) == 0) {
+			return s->labels[i].value;
+		}
+	}
+	return NULL;
 }
 
 void prom_vector_free(prom_vector *v)

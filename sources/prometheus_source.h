@@ -62,6 +62,17 @@ bool prometheus_source_refresh(prometheus_source *ps);
  * `why` for the rest. */
 void prometheus_source_give_up(prometheus_source *ps, const char *why);
 
+/* A range query's answer: the series of every server that answered (valid
+ * during the call), or NULL with error, one printable line. */
+typedef void (*prometheus_range_cb)(void *ctx, const prom_matrix *m, const char *error);
+
+/* Starts GET /api/v1/query_range of promql over [start, end] every step s on
+ * every server, beside any refresh; cb runs once when all have answered or
+ * failed (never from inside this call), keeping at most max_points per
+ * series.  Never blocks.  Freeing the source first runs cb with an error. */
+void prometheus_source_query_range(prometheus_source *ps, const char *promql, double start, double end, double step,
+				   size_t max_points, prometheus_range_cb cb, void *ctx);
+
 void prometheus_source_free(prometheus_source *ps);
 
 #endif

@@ -37,7 +37,9 @@
 #include "event_file.h"
 #include "event_log.h"
 #include "prometheus_sink.h"
+#include "prometheus_history.h"
 #include "prometheus_source.h"
+#include "remote_history.h"
 #include "report_check.h"
 #include "report_json.h"
 #include "report_prometheus.h"
@@ -824,6 +826,82 @@ static void on_prometheus_refresh(void *ctx, prom_map *map, const char *error, s
 	}
 }
 
+/* ------------------------------------------ a drill-down's 24 h history */
+
+typedef struct {
+	app *a;
+	size_t node_index;
+	remote_series_id id;
+} history_ask;
+
+/* One quantity's answer: into the node's remote history (the model), the
+ * drill-down redrawn.  A failure is a line there, never more. */
+static void on_history_answer(void *ctx, const prom_matrix *m, const char *error)
+{
+	history_ask *ask = ctx;
+	node *n = &ask->a->nodes[ask->node_index];
+	remote_history *h = n->remote;
+	const char *what = NULL;
+	const prom_series *s = m ? prometheus_history_pick(m, &what) : NULL;
+	if (s) {
+		remote_history_set(h, ask->id, s->t, s->v, s->n_points, what);
+	} else if (error && !h->error[0]) {
+		snprintf(h->error, sizeof h->error, "%s", error);
+	}
+	if (--h->pending == 0) {
+		bool any = h->series[REMOTE_SERIES_OFFSET].t || h->series[REMOTE_SERIES_FREQUENCY].t;
+		h->state = any || !h->error[0] ? REMOTE_HISTORY_READY : REMOTE_HISTORY_FAILED;
+	}
+	log_printf("prometheus: %s: %s history: %s", n->host,
+		   ask->id == REMOTE_SERIES_OFFSET ? "offset" : "frequency",
+		   s ? "answered" : error ? error : "no series");
+	tui_node_changed(ask->a->tui, n);
+	free(ask);
+}
+
+/* A drill-down opened: its node's last 24 h from Prometheus, about one
+ * point per plot column, unless asked within the last minute or still
+ * coming. */
+static void on_detail_open(void *ctx, size_t node_index, int plot_columns)
+{
+	app *a = ctx;
+	double now = walltime_now();
+	if (!a->source || node_index >= a->n_nodes) {
+		return;
+	}
+	node *n = &a->nodes[node_index];
+	if (n->remote && (n->remote->pending > 0 || now - n->remote->asked_at < 60)) {
+		return;
+	}
+	remote_history_free(n->remote);
+	/* the y axis's labels take about a dozen of the columns */
+	int points = plot_columns - 12 > 20 ? plot_columns - 12 : 20;
+	double step = prometheus_history_step(PROM_HISTORY_RANGE_S, points);
+	n->remote = remote_history_new(now, now - PROM_HISTORY_RANGE_S, now, step);
+	for (int id = 0; id < REMOTE_SERIES_COUNT; id++) {
+		char promql[8192];
+		if (prometheus_history_query((remote_series_id)id, n->host, a->opt.prom_node_label,
+					     a->opt.prom_selector ? a->opt.prom_selector : "",
+					     promql, sizeof promql) < 0) {
+			snprintf(n->remote->error, sizeof n->remote->error,
+				 "no history query for this node (named by %s)",
+				 a->opt.prom_node_label ? a->opt.prom_node_label : "instance");
+			continue;
+		}
+		history_ask *ask = xcalloc(1, sizeof *ask);
+		ask->a = a;
+		ask->node_index = node_index;
+		ask->id = (remote_series_id)id;
+		n->remote->pending++;
+		prometheus_source_query_range(a->source, promql, n->remote->start, n->remote->end, step,
+					      PROM_HISTORY_MAX_POINTS, on_history_answer, ask);
+	}
+	if (n->remote->pending == 0) {
+		n->remote->state = REMOTE_HISTORY_FAILED;
+	}
+	tui_node_changed(a->tui, n);
+}
+
 /* Live: a refresh every interval (the dashboard's +/- change it, p pauses;
  * r does not reach Prometheus), never two at once. */
 static void on_source_timer(struct ev_loop *loop, ev_timer *w, int revents)
@@ -869,6 +947,7 @@ static int run_prometheus_live(app *a)
 		ev_signal_stop(a->loop, &a->sighup);
 		a->tui = tui_new(&topt);
 		tui_set_events(a->tui, a->events);
+		tui_set_detail_hook(a->tui, on_detail_open, a);
 		if (a->source_error[0]) {
 			char shown[300];
 			snprintf(shown, sizeof shown, "Prometheus: %.280s", a->source_error);
@@ -1075,6 +1154,9 @@ out:
 	private_agent_stop(); /* after the transports: none is still talking to it */
 	ssh_transport_global_free();
 	resolver_free();
+	for (size_t i = 0; a.nodes && i < a.n_nodes; i++) {
+		remote_history_free(a.nodes[i].remote);
+	}
 	free(a.nodes);
 	free(a.settings);
 	free(a.source_by_name);

@@ -55,6 +55,13 @@ void tui_set_client(tui *t, const node *client);
 struct event_log;
 void tui_set_events(tui *t, const struct event_log *log);
 
+/* Called when a node's drill-down opens, with the node's index and the
+ * columns a plot there spans, so a source can fetch what the drill-down
+ * shows (Prometheus's 24 h).  It writes the model as any update does; the
+ * drill-down only reads it.  NULL (the default): none.  t may be NULL. */
+typedef void (*tui_detail_hook)(void *ctx, size_t node_index, int plot_columns);
+void tui_set_detail_hook(tui *t, tui_detail_hook hook, void *ctx);
+
 /* Runs the dashboard on the terminal until q, Ctrl-C, SIGTERM or SIGHUP;
  * the terminal is restored on every way out.  Returns the exit status
  * (0 after q, TUI_EXIT_INTERRUPTED after a signal), or TUI_NO_TERMINAL
