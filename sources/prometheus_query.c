@@ -684,6 +684,9 @@ int prometheus_query_parse(const char *body, size_t len, prom_vector *out, char 
 	p->out = out;
 	int rc = run(p, body, len, err, err_len);
 	free(p);
+	if (rc == 0 && !out->samples) {
+		out->samples = xcalloc(1, sizeof *out->samples); /* an answer, empty: not NULL, as callers test */
+	}
 	if (rc != 0) {
 		/* no half answer: the warnings stay, the samples go */
 		size_t n_warnings = out->n_warnings;

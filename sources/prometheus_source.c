@@ -509,7 +509,9 @@ static void range_request_done(request *r, CURLcode code)
 		/* the series move to merged; their blocks with them */
 		job->merged.series = xrealloc(job->merged.series,
 					      (job->merged.n_series + m.n_series + 1) * sizeof *m.series);
-		memcpy(job->merged.series + job->merged.n_series, m.series, m.n_series * sizeof *m.series);
+		if (m.n_series) {
+			memcpy(job->merged.series + job->merged.n_series, m.series, m.n_series * sizeof *m.series);
+		}
 		job->merged.n_series += m.n_series;
 		free(m.series);
 		job->any = true;
