@@ -102,6 +102,11 @@ double prometheus_history_step(double range_s, int points)
 	return step < PROM_HISTORY_MIN_STEP_S ? PROM_HISTORY_MIN_STEP_S : step;
 }
 
+double prometheus_history_start(double end, double range_s, double step)
+{
+	return step > 0 ? end - step * floor(range_s / step) : end - range_s;
+}
+
 const prom_series *prometheus_history_pick(const prom_matrix *m, const char **what)
 {
 	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {

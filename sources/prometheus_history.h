@@ -37,6 +37,11 @@ int prometheus_history_query(remote_series_id id, const char *name, const char *
  * PROM_HISTORY_MIN_STEP_S, whole seconds. */
 double prometheus_history_step(double range_s, int points);
 
+/* The start of a range of about range_s ending at end whose points fall
+ * on end itself (start + k * step == end): a server that has held the node
+ * for less than a step still answers its newest point. */
+double prometheus_history_start(double end, double range_s, double step);
+
 /* The series to show from an answer to the query above (the most trusted
  * family; among its series the one with most points), or NULL; *what: the
  * family's name for the plot's title. */

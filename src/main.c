@@ -877,7 +877,7 @@ static void on_detail_open(void *ctx, size_t node_index, int plot_columns)
 	/* the y axis's labels take about a dozen of the columns */
 	int points = plot_columns - 12 > 20 ? plot_columns - 12 : 20;
 	double step = prometheus_history_step(PROM_HISTORY_RANGE_S, points);
-	n->remote = remote_history_new(now, now - PROM_HISTORY_RANGE_S, now, step);
+	n->remote = remote_history_new(now, prometheus_history_start(now, PROM_HISTORY_RANGE_S, step), now, step);
 	for (int id = 0; id < REMOTE_SERIES_COUNT; id++) {
 		char promql[8192];
 		if (prometheus_history_query((remote_series_id)id, n->host, a->opt.prom_node_label,

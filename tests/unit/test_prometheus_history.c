@@ -53,6 +53,11 @@ static void test_step(void **state)
 	assert_true(prometheus_history_step(86400, 180) == 480);
 	assert_true(prometheus_history_step(86400, 100000) == PROM_HISTORY_MIN_STEP_S);
 	assert_true(prometheus_history_step(86400, 7) == ceil(86400.0 / 7));
+	/* the newest point is at the end: a young server still answers it */
+	double step = prometheus_history_step(86400, 134);
+	double start = prometheus_history_start(1796320000.25, 86400, step);
+	assert_true(step == 645);
+	assert_true(start == 1796320000.25 - 645 * 133);
 }
 
 static void test_pick(void **state)
