@@ -42,6 +42,7 @@ void node_init(node *n, const char *host)
 	n->last_raw_len = 0;
 	n->last_raw_truncated = false;
 	n->watch = NULL; /* no change detection until someone sets it */
+	n->remote = NULL;
 }
 
 void node_log_event(node *n, double t, const char *fmt, ...)

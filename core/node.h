@@ -49,22 +49,18 @@ typedef struct {
 } node_event_log;
 
 typedef struct {
+	/* Layout: what every node writes first and together (it shares pages),
+	 * the large buffers a node may never fill last.  A fleet of 10,000 then
+	 * touches ~36 KiB per node, not ~48 (the kernel maps only pages written;
+	 * history and last_raw fill over time, if at all). */
 	char host[NODE_NAME_LEN];   /* inventory name, without user@ */
 	bool reachable;             /* last poll completed */
 	bool has_observation;       /* obs holds at least one completed poll */
 	char error[NODE_ERROR_LEN]; /* why unreachable / failing, "" if none */
-	observation obs;            /* latest completed poll */
-	history history;
-	/* The node's own findings (health.c) first, then the cluster-wide ones
-	 * (consistency.c) about how it compares with the others, most severe
-	 * first within each part; status is the worst of all. */
-	finding_list findings;
 	int n_own_findings;            /* findings.items[0..n_own_findings) are its own */
 	node_status status;
-	node_event_log events;
 	size_t last_raw_len;           /* bytes in last_raw */
 	bool last_raw_truncated;       /* the answer was longer */
-	char last_raw[NODE_RAW_LEN];   /* untrusted: sanitise before showing */
 	double first_observed_at;      /* taken_at of the first completed poll, 0 = none */
 	unsigned long polls_completed; /* answers decoded */
 	unsigned long polls_failed;    /* deadlines, floods, lost connections */
@@ -72,6 +68,18 @@ typedef struct {
 	 * last detected against; NULL when nothing records events (--once,
 	 * --check, the client's own node).  Owned by whoever set it. */
 	struct event_watch *watch;
+	observation obs;            /* latest completed poll */
+	/* The node's own findings (health.c) first, then the cluster-wide ones
+	 * (consistency.c) about how it compares with the others, most severe
+	 * first within each part; status is the worst of all. */
+	finding_list findings;
+	node_event_log events;
+	char last_raw[NODE_RAW_LEN];   /* untrusted: sanitise before showing */
+	history history;
+	/* A Prometheus node's last 24 h, fetched when its drill-down opens;
+	 * NULL until then and for SSH nodes.  Owned by the node's owner (free
+	 * with remote_history_free). */
+	struct remote_history *remote;
 } node;
 
 void node_init(node *n, const char *host);

@@ -16,6 +16,11 @@ void xalloc_set_fatal_hook(void (*hook)(void))
 	fatal_hook = hook;
 }
 
+#if defined(__GNUC__)
+__attribute__((noreturn))
+#endif
+static void out_of_memory(size_t size);
+
 static void out_of_memory(size_t size)
 {
 	if (fatal_hook) {
@@ -50,6 +55,11 @@ void *xrealloc(void *ptr, size_t size)
 		out_of_memory(size);
 	}
 	return p;
+}
+
+void xalloc_fail(size_t size)
+{
+	out_of_memory(size);
 }
 
 char *xstrdup(const char *s)

@@ -12,6 +12,12 @@ void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *ptr, size_t size);
 char *xstrdup(const char *s);
 
+/* Allocation of size bytes failed elsewhere (mmap): exit as above. */
+#if defined(__GNUC__)
+__attribute__((noreturn))
+#endif
+void xalloc_fail(size_t size);
+
 /* Called before exiting on allocation failure (e.g. endwin()). */
 void xalloc_set_fatal_hook(void (*hook)(void));
 

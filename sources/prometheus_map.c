@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "xalloc.h"
 
@@ -135,11 +137,36 @@ static void grow_index(prom_map *m)
 
 const prom_node *prometheus_map_find(const prom_map *m, const char *name)
 {
-	if (m->n_slots == 0) {
+	if (m->n_slots == 0 || !*name) {
 		return NULL;
 	}
 	size_t idx = *slot_of(m, name);
 	return idx ? &m->nodes[idx - 1] : NULL;
+}
+
+/* The nodes' mapping, doubled: mremap moves pages, it copies none. */
+static void grow_nodes(prom_map *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 64;
+	void *p = m->nodes ? mremap(m->nodes, m->cap * sizeof *m->nodes, cap * sizeof *m->nodes, MREMAP_MAYMOVE)
+			   : mmap(NULL, cap * sizeof *m->nodes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+				  0);
+	if (p == MAP_FAILED) {
+		xalloc_fail(cap * sizeof *m->nodes);
+	}
+	m->nodes = p;
+	m->cap = cap;
+}
+
+void prometheus_map_release_before(prom_map *m, size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t end = (n < m->n_nodes ? n : m->n_nodes) * sizeof *m->nodes / page * page;
+	if (!m->nodes || end <= m->released) {
+		return;
+	}
+	madvise((char *)m->nodes + m->released, end - m->released, MADV_DONTNEED);
+	m->released = end;
 }
 
 static prom_node *node_get(prom_map *m, const char *name, const char *instance)
@@ -156,8 +183,7 @@ static prom_node *node_get(prom_map *m, const char *name, const char *instance)
 		return &m->nodes[*slot - 1];
 	}
 	if (m->n_nodes == m->cap || !m->nodes) {
-		m->cap = m->cap ? m->cap * 2 : 64;
-		m->nodes = xrealloc(m->nodes, m->cap * sizeof *m->nodes);
+		grow_nodes(m);
 	}
 	prom_node *pn = &m->nodes[m->n_nodes];
 	memset(pn, 0, sizeof *pn);
@@ -1031,7 +1057,9 @@ void prometheus_map_build(const prom_vector *const answers[PROM_Q_COUNT], const 
 
 void prometheus_map_free(prom_map *m)
 {
-	free(m->nodes);
+	if (m->nodes) {
+		munmap(m->nodes, m->cap * sizeof *m->nodes);
+	}
 	free(m->slots);
 	memset(m, 0, sizeof *m);
 }

@@ -35,6 +35,23 @@ typedef struct {
 	char warnings[PROM_WARNINGS_LEN]; /* them, joined by "; ", cleaned, cut to fit; "" if none */
 } prom_vector;
 
+/* One series of a range query (GET /api/v1/query_range): "values":
+ * [[T, "V"], ...], oldest first. */
+typedef struct {
+	prom_label *labels;  /* one block with their strings, as prom_sample's */
+	size_t n_labels;
+	double *t;           /* n_points times, then n_points values: one block */
+	double *v;
+	size_t n_points;
+} prom_series;
+
+typedef struct {
+	prom_series *series;
+	size_t n_series;
+	size_t n_warnings;
+	char warnings[PROM_WARNINGS_LEN];
+} prom_matrix;
+
 /* Parses an answer of len bytes into out (which it initialises; free it
  * with prom_vector_free whatever this returns).  0 on "status": "success"
  * with a vector; -1 otherwise, with a printable one-line reason in err:
@@ -43,6 +60,17 @@ typedef struct {
 int prometheus_query_parse(const char *body, size_t len, prom_vector *out, char *err, size_t err_len);
 
 void prom_vector_free(prom_vector *v);
+
+/* The same for a range query's answer: a "matrix", whose points are
+ * [time, "value"] pairs; at most max_points per series are kept (the
+ * newest; a series longer than asked for is the server's, not ours). */
+int prometheus_range_parse(const char *body, size_t len, size_t max_points, prom_matrix *out, char *err,
+			   size_t err_len);
+
+void prom_matrix_free(prom_matrix *m);
+
+/* The value of label name on the series, or NULL. */
+const char *prom_series_label(const prom_series *s, const char *name);
 
 /* The value of label name on the sample, or NULL. */
 const char *prom_sample_label(const prom_sample *s, const char *name);

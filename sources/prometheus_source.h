@@ -34,12 +34,14 @@
 
 typedef struct prometheus_source prometheus_source;
 
-/* The refresh is complete.  map holds the nodes (valid during the call);
- * error is NULL when every query of every server answered cleanly, else one
- * printable line.  answered: how many servers answered every query; the
- * nodes of a server that failed any are not in map (part of an answer,
- * judged as if whole, would make findings up). */
-typedef void (*prometheus_refresh_cb)(void *ctx, const prom_map *map, const char *error, size_t answered);
+/* The refresh is complete.  map holds the nodes (valid during the call; the
+ * callee may hand back the memory of those it has taken,
+ * prometheus_map_release_before); error is NULL when every query of every
+ * server answered cleanly, else one printable line.  answered: how many
+ * servers answered every query; the nodes of a server that failed any are
+ * not in map (part of an answer, judged as if whole, would make findings
+ * up). */
+typedef void (*prometheus_refresh_cb)(void *ctx, prom_map *map, const char *error, size_t answered);
 
 /* Servers with their own selector, naming and credentials: a --config
  * group's "prometheus".  keep says which nodes of their answer they serve
@@ -88,6 +90,17 @@ bool prometheus_source_refresh(prometheus_source *ps);
 /* Ends a running refresh now: its callback runs with what answered and
  * `why` for the rest. */
 void prometheus_source_give_up(prometheus_source *ps, const char *why);
+
+/* A range query's answer: the series of every server that answered (valid
+ * during the call), or NULL with error, one printable line. */
+typedef void (*prometheus_range_cb)(void *ctx, const prom_matrix *m, const char *error);
+
+/* Starts GET /api/v1/query_range of promql over [start, end] every step s on
+ * every server, beside any refresh; cb runs once when all have answered or
+ * failed (never from inside this call), keeping at most max_points per
+ * series.  Never blocks.  Freeing the source first runs cb with an error. */
+void prometheus_source_query_range(prometheus_source *ps, const char *promql, double start, double end, double step,
+				   size_t max_points, prometheus_range_cb cb, void *ctx);
 
 void prometheus_source_free(prometheus_source *ps);
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <yajl/yajl_version.h>
 
 #include <ev.h>
 
@@ -199,6 +200,7 @@ static void version(void)
 	       LIBSSH2_BUILD_VERSION);
 	printf("  %s\n", curses_version());
 	printf("  jansson %s\n", jansson_version_str());
+	printf("  yajl %d.%d.%d\n", yajl_version() / 10000, yajl_version() / 100 % 100, yajl_version() % 100);
 	printf("  libev %d.%d\n", ev_version_major(), ev_version_minor());
 	printf("  %s\n", curl_version());
 }

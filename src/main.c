@@ -37,7 +37,9 @@
 #include "event_file.h"
 #include "event_log.h"
 #include "prometheus_sink.h"
+#include "prometheus_history.h"
 #include "prometheus_source.h"
+#include "remote_history.h"
 #include "report_check.h"
 #include "report_json.h"
 #include "report_prometheus.h"
@@ -109,6 +111,7 @@ typedef struct {
 	char (*prom_set_names)[96]; /* "--config group \"a\"", for the sets' messages */
 	const char **source_urls;  /* every server, for the JSON's source */
 	size_t n_source_urls;
+	size_t *source_by_name;    /* live: the model's node indices, by host name */
 } app;
 
 static void on_all_done(void *ctx)
@@ -749,11 +752,17 @@ static int compare_prom_nodes(const void *x, const void *y)
 	return strcmp(a->pn->name, b->pn->name);
 }
 
+/* How many nodes are taken from the map between two hand-backs of its
+ * memory (prometheus_map_release_before): a few MB at a time. */
+#define PROM_RELEASE_EVERY 64
+
 /* The model from the source's nodes: the inventory's when hosts, -w or -f
  * name them (a node Prometheus does not know is unknown), else every node
  * Prometheus knows, by name.  Each enters through node_update as an SSH
- * poll's answer does. */
-static void build_prometheus_model(app *a, const prom_map *map)
+ * poll's answer does; without an inventory they are taken in the map's
+ * order, its memory handed back as they go, so the map and the model are
+ * never both whole (10,000 nodes: 270 MB less at the peak). */
+static void build_prometheus_model(app *a, prom_map *map)
 {
 	prom_node_ref *order = xcalloc(map->n_nodes ? map->n_nodes : 1, sizeof *order);
 	for (size_t i = 0; i < map->n_nodes; i++) {
@@ -763,41 +772,103 @@ static void build_prometheus_model(app *a, const prom_map *map)
 	a->n_nodes = a->inv.count ? a->inv.count : map->n_nodes;
 	a->nodes = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof *a->nodes);
 	a->settings = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof *a->settings);
-	for (size_t i = 0; i < a->n_nodes; i++) {
-		node *n = &a->nodes[i];
-		const prom_node *pn;
-		if (a->inv.count) {
+	if (a->inv.count) {
+		for (size_t i = 0; i < a->n_nodes; i++) {
+			node *n = &a->nodes[i];
 			node_init(n, a->inv.specs[i].name);
 			a->settings[i] = a->inv.specs[i].settings;
-			pn = prometheus_map_find(map, a->inv.specs[i].name);
-		} else {
-			pn = order[i].pn;
-			node_init(n, pn->name);
-			inventory_node_settings(&a->opt, a->conf, pn->name, &a->settings[i]);
+			apply_prometheus_node(a, n, prometheus_map_find(map, a->inv.specs[i].name), &a->settings[i].th);
 		}
-		apply_prometheus_node(a, n, pn, &a->settings[i].th);
+		free(order);
+		return;
+	}
+	size_t *rank = xcalloc(map->n_nodes ? map->n_nodes : 1, sizeof *rank);
+	for (size_t k = 0; k < map->n_nodes; k++) {
+		rank[order[k].pn - map->nodes] = k;
 	}
 	free(order);
+	for (size_t j = 0; j < map->n_nodes; j++) {
+		const prom_node *pn = &map->nodes[j];
+		size_t i = rank[j];
+		node_init(&a->nodes[i], pn->name);
+		inventory_node_settings(&a->opt, a->conf, pn->name, &a->settings[i]);
+		apply_prometheus_node(a, &a->nodes[i], pn, &a->settings[i].th);
+		if ((j + 1) % PROM_RELEASE_EVERY == 0) {
+			prometheus_map_release_before(map, j + 1);
+		}
+	}
+	free(rank);
 }
 
-/* Later refreshes (live): the nodes of the first one, by name.  Nodes that
- * appear later are not added (the grid's rows are fixed): logged. */
-static void update_prometheus_model(app *a, const prom_map *map)
+static const node *source_sort_nodes; /* compare_node_index's, during one qsort */
+
+static int compare_node_index(const void *x, const void *y)
 {
-	size_t known = 0;
-	for (size_t i = 0; i < a->n_nodes; i++) {
-		const prom_node *pn = prometheus_map_find(map, a->nodes[i].host);
-		known += pn != NULL;
-		apply_prometheus_node(a, &a->nodes[i], pn, &a->settings[i].th);
-		tui_node_changed(a->tui, &a->nodes[i]);
+	return strcmp(source_sort_nodes[*(const size_t *)x].host, source_sort_nodes[*(const size_t *)y].host);
+}
+
+/* The first model index whose host is name, or n_nodes. */
+static size_t model_lookup(const app *a, const char *name)
+{
+	size_t lo = 0, hi = a->n_nodes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(a->nodes[a->source_by_name[mid]].host, name) < 0) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
 	}
+	return lo;
+}
+
+/* Later refreshes (live): the nodes of the first one, by name, taken in the
+ * map's order as the first build does.  Nodes that appear later are not
+ * added (the grid's rows are fixed): logged. */
+static void update_prometheus_model(app *a, prom_map *map)
+{
+	size_t known = 0, matched = 0;
+	if (!a->source_by_name) {
+		a->source_by_name = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof *a->source_by_name);
+		for (size_t i = 0; i < a->n_nodes; i++) {
+			a->source_by_name[i] = i;
+		}
+		source_sort_nodes = a->nodes;
+		qsort(a->source_by_name, a->n_nodes, sizeof *a->source_by_name, compare_node_index);
+	}
+	bool *seen = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof *seen);
+	for (size_t j = 0; j < map->n_nodes; j++) {
+		const prom_node *pn = &map->nodes[j];
+		bool any = false;
+		/* the same host twice in an inventory: both rows */
+		for (size_t k = model_lookup(a, pn->name);
+		     k < a->n_nodes && strcmp(a->nodes[a->source_by_name[k]].host, pn->name) == 0; k++) {
+			size_t i = a->source_by_name[k];
+			apply_prometheus_node(a, &a->nodes[i], pn, &a->settings[i].th);
+			tui_node_changed(a->tui, &a->nodes[i]);
+			seen[i] = true;
+			matched++;
+			any = true;
+		}
+		known += any;
+		if ((j + 1) % PROM_RELEASE_EVERY == 0) {
+			prometheus_map_release_before(map, j + 1);
+		}
+	}
+	for (size_t i = 0; i < a->n_nodes && matched < a->n_nodes; i++) {
+		if (!seen[i]) {
+			apply_prometheus_node(a, &a->nodes[i], NULL, &a->settings[i].th);
+			tui_node_changed(a->tui, &a->nodes[i]);
+		}
+	}
+	free(seen);
 	if (map->n_nodes > known && !a->inv.count) {
 		log_printf("prometheus: %zu nodes appeared after start; restart synctop to show them",
 			   map->n_nodes - known);
 	}
 }
 
-static void on_prometheus_refresh(void *ctx, const prom_map *map, const char *error, size_t answered)
+static void on_prometheus_refresh(void *ctx, prom_map *map, const char *error, size_t answered)
 {
 	app *a = ctx;
 	bool first = !a->source_done;
@@ -821,6 +892,82 @@ static void on_prometheus_refresh(void *ctx, const prom_map *map, const char *er
 	} else {
 		update_prometheus_model(a, map);
 	}
+}
+
+/* ------------------------------------------ a drill-down's 24 h history */
+
+typedef struct {
+	app *a;
+	size_t node_index;
+	remote_series_id id;
+} history_ask;
+
+/* One quantity's answer: into the node's remote history (the model), the
+ * drill-down redrawn.  A failure is a line there, never more. */
+static void on_history_answer(void *ctx, const prom_matrix *m, const char *error)
+{
+	history_ask *ask = ctx;
+	node *n = &ask->a->nodes[ask->node_index];
+	remote_history *h = n->remote;
+	const char *what = NULL;
+	const prom_series *s = m ? prometheus_history_pick(m, &what) : NULL;
+	if (s) {
+		remote_history_set(h, ask->id, s->t, s->v, s->n_points, what);
+	} else if (error && !h->error[0]) {
+		snprintf(h->error, sizeof h->error, "%s", error);
+	}
+	if (--h->pending == 0) {
+		bool any = h->series[REMOTE_SERIES_OFFSET].t || h->series[REMOTE_SERIES_FREQUENCY].t;
+		h->state = any || !h->error[0] ? REMOTE_HISTORY_READY : REMOTE_HISTORY_FAILED;
+	}
+	log_printf("prometheus: %s: %s history: %s", n->host,
+		   ask->id == REMOTE_SERIES_OFFSET ? "offset" : "frequency",
+		   s ? "answered" : error ? error : "no series");
+	tui_node_changed(ask->a->tui, n);
+	free(ask);
+}
+
+/* A drill-down opened: its node's last 24 h from Prometheus, about one
+ * point per plot column, unless asked within the last minute or still
+ * coming. */
+static void on_detail_open(void *ctx, size_t node_index, int plot_columns)
+{
+	app *a = ctx;
+	double now = walltime_now();
+	if (!a->source || node_index >= a->n_nodes) {
+		return;
+	}
+	node *n = &a->nodes[node_index];
+	if (n->remote && (n->remote->pending > 0 || now - n->remote->asked_at < 60)) {
+		return;
+	}
+	remote_history_free(n->remote);
+	/* the y axis's labels take about a dozen of the columns */
+	int points = plot_columns - 12 > 20 ? plot_columns - 12 : 20;
+	double step = prometheus_history_step(PROM_HISTORY_RANGE_S, points);
+	n->remote = remote_history_new(now, prometheus_history_start(now, PROM_HISTORY_RANGE_S, step), now, step);
+	for (int id = 0; id < REMOTE_SERIES_COUNT; id++) {
+		char promql[8192];
+		if (prometheus_history_query((remote_series_id)id, n->host, a->opt.prom_node_label,
+					     a->opt.prom_selector ? a->opt.prom_selector : "",
+					     promql, sizeof promql) < 0) {
+			snprintf(n->remote->error, sizeof n->remote->error,
+				 "no history query for this node (named by %s)",
+				 a->opt.prom_node_label ? a->opt.prom_node_label : "instance");
+			continue;
+		}
+		history_ask *ask = xcalloc(1, sizeof *ask);
+		ask->a = a;
+		ask->node_index = node_index;
+		ask->id = (remote_series_id)id;
+		n->remote->pending++;
+		prometheus_source_query_range(a->source, promql, n->remote->start, n->remote->end, step,
+					      PROM_HISTORY_MAX_POINTS, on_history_answer, ask);
+	}
+	if (n->remote->pending == 0) {
+		n->remote->state = REMOTE_HISTORY_FAILED;
+	}
+	tui_node_changed(a->tui, n);
 }
 
 /* Live: a refresh every interval (the dashboard's +/- change it, p pauses;
@@ -872,6 +1019,7 @@ static int run_prometheus_live(app *a)
 		if (a->state) {
 			tui_set_history(a->tui, state_run_active(a->state) ? state_run_dir(a->state) : "");
 		}
+		tui_set_detail_hook(a->tui, on_detail_open, a);
 		tui_set_source_error(a->tui, a->source_error);
 		status = tui_run(a->tui, a->loop, a->nodes, a->n_nodes, a->sched);
 		if (status != TUI_NO_TERMINAL) {
@@ -1252,8 +1400,12 @@ out:
 	private_agent_stop(); /* after the transports: none is still talking to it */
 	ssh_transport_global_free();
 	resolver_free();
+	for (size_t i = 0; a.nodes && i < a.n_nodes; i++) {
+		remote_history_free(a.nodes[i].remote);
+	}
 	free(a.nodes);
 	free(a.settings);
+	free(a.source_by_name);
 	inventory_free(&a.inv);
 	conffile_free(conf);
 	cli_free(&a.opt);

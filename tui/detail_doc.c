@@ -16,6 +16,7 @@
 #include "columns.h"
 #include "plot.h"
 #include "ptp_sync.h"
+#include "remote_history.h"
 #include "system_clock.h"
 #include "table.h"
 #include "textwidth.h"
@@ -823,24 +824,13 @@ static void format_delay_label(double v, char *buf, size_t len)
 	units_magnitude_ns((int64_t)llround(v), buf, len);
 }
 
-static void plot_one(ctx *c, const char *title, history_series series,
-		     void (*format_y)(double, char *, size_t))
+/* A titled plot of n points (t ascending), nothing when none is finite. */
+static void plot_points(ctx *c, const char *title, const double *t, const double *v, size_t n,
+			void (*format_y)(double, char *, size_t))
 {
-	const history *h = &c->nd->history;
-	size_t n = history_count(h);
-	double *t, *v;
 	size_t finite = 0;
 	plot_grid g;
-
-	if (n == 0) {
-		return;
-	}
-	t = xmalloc(n * sizeof *t);
-	v = xmalloc(n * sizeof *v);
 	for (size_t i = 0; i < n; i++) {
-		const history_sample *s = history_at(h, i);
-		t[i] = s->t;
-		v[i] = s->value[series];
 		finite += isfinite(v[i]) ? 1 : 0;
 	}
 	plot_series ps = {t, v, n, c->now, format_y, 0};
@@ -863,8 +853,62 @@ static void plot_one(ctx *c, const char *title, history_series series,
 		}
 		plot_free(&g);
 	}
+}
+
+static void plot_one(ctx *c, const char *title, history_series series,
+		     void (*format_y)(double, char *, size_t))
+{
+	const history *h = &c->nd->history;
+	size_t n = history_count(h);
+	if (n == 0) {
+		return;
+	}
+	double *t = xmalloc(n * sizeof *t);
+	double *v = xmalloc(n * sizeof *v);
+	for (size_t i = 0; i < n; i++) {
+		const history_sample *s = history_at(h, i);
+		t[i] = s->t;
+		v[i] = s->value[series];
+	}
+	plot_points(c, title, t, v, n, format_y);
 	free(t);
 	free(v);
+}
+
+/* A Prometheus node's last 24 h (remote_history.h): what came, what is
+ * still coming, or why nothing came. */
+static void remote_history_section(ctx *c)
+{
+	const remote_history *h = c->nd->remote;
+	char title[160];
+	if (!h) {
+		return;
+	}
+	section(c, "History from Prometheus (last 24 h)");
+	if (h->state == REMOTE_HISTORY_LOADING) {
+		doc_newline(c->d);
+		doc_pad(c->d, ROLE_DEFAULT, 2);
+		doc_addf(c->d, ROLE_DIM, "asking Prometheus (query_range, a point every %.0f s)...", h->step);
+		return;
+	}
+	if (h->error[0]) {
+		char clean[400];
+		tw_clean(h->error, strlen(h->error), c->utf8, clean, sizeof clean);
+		doc_newline(c->d);
+		doc_pad(c->d, ROLE_DEFAULT, 2);
+		doc_addf(c->d, ROLE_STATUS_WARN, "Prometheus history: %s", clean);
+	}
+	const remote_series *off = &h->series[REMOTE_SERIES_OFFSET];
+	const remote_series *freq = &h->series[REMOTE_SERIES_FREQUENCY];
+	if (h->state == REMOTE_HISTORY_READY && !off->n && !freq->n) {
+		doc_newline(c->d);
+		doc_pad(c->d, ROLE_DEFAULT, 2);
+		doc_add(c->d, ROLE_DIM, "no offset or frequency series for this node in the last 24 h");
+	}
+	snprintf(title, sizeof title, "Offset (node - reference), %s, every %.0f s", off->what, h->step);
+	plot_points(c, title, off->t, off->v, off->n, format_offset);
+	snprintf(title, sizeof title, "Frequency, %s, every %.0f s", freq->what, h->step);
+	plot_points(c, title, freq->t, freq->v, freq->n, format_ppm_label);
 }
 
 static bool has_finite(const history *h, history_series series)
@@ -1109,6 +1153,7 @@ void detail_doc_build_events(doc *d, const node *nd, const event_log *log, size_
 		daemons_section(&c);
 	}
 	connection_section(&c);
+	remote_history_section(&c);
 	history_section(&c);
 	raw_section(&c);
 }

@@ -192,6 +192,16 @@ static bool global_key(tui *t, int key)
 
 /* Does what a screen's handler asked (handler.h): the one place that
  * switches screens, opens and closes overlays, shows messages and quits. */
+/* The drill-down's plots span the screen less their margins, at most 200
+ * columns (detail_doc.c plot_one). */
+static void detail_opened(tui *t, size_t node_index)
+{
+	if (t->detail_hook) {
+		int cols = COLS - 2 < 200 ? COLS - 2 : 200;
+		t->detail_hook(t->detail_hook_ctx, node_index, cols);
+	}
+}
+
 static void act(tui *t, const handler_result *r)
 {
 	if (r->flags & HR_MESSAGE) {
@@ -213,10 +223,12 @@ static void act(tui *t, const handler_result *r)
 		t->screen = SCREEN_DETAIL;
 		t->detail_from = SCREEN_EVENTS;
 		detail_open(&t->detail, t->events.open_node);
+		detail_opened(t, t->events.open_node);
 	} else if ((r->flags & HR_OPEN_DETAIL) && t->view.selected != NO_NODE) {
 		t->screen = SCREEN_DETAIL;
 		t->detail_from = SCREEN_GRID;
 		detail_open(&t->detail, t->view.selected);
+		detail_opened(t, t->view.selected);
 	}
 	if (r->flags & HR_EDIT_FILTER) {
 		bars_filter_begin(&t->edit, &t->view);
@@ -617,6 +629,14 @@ void tui_set_events(tui *t, const struct event_log *log)
 {
 	if (t) {
 		t->event_log = log;
+	}
+}
+
+void tui_set_detail_hook(tui *t, tui_detail_hook hook, void *ctx)
+{
+	if (t) {
+		t->detail_hook = hook;
+		t->detail_hook_ctx = ctx;
 	}
 }
 

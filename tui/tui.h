@@ -64,6 +64,12 @@ void tui_set_events(tui *t, const struct event_log *log);
  * "" = asked for but off this run (the header says "no history"); NULL
  * (the default) = not asked for.  t may be NULL. */
 void tui_set_history(tui *t, const char *state_dir);
+/* Called when a node's drill-down opens, with the node's index and the
+ * columns a plot there spans, so a source can fetch what the drill-down
+ * shows (Prometheus's 24 h).  It writes the model as any update does; the
+ * drill-down only reads it.  NULL (the default): none.  t may be NULL. */
+typedef void (*tui_detail_hook)(void *ctx, size_t node_index, int plot_columns);
+void tui_set_detail_hook(tui *t, tui_detail_hook hook, void *ctx);
 
 /* Runs the dashboard on the terminal until q, Ctrl-C, SIGTERM or SIGHUP;
  * the terminal is restored on every way out.  Returns the exit status

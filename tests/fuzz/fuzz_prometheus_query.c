@@ -1,5 +1,5 @@
 /* fuzz_prometheus_query.c - prometheus_query_parse, then prometheus_map_build,
- * on fuzzed Prometheus API answers.
+ * and prometheus_range_parse, on fuzzed Prometheus API answers.
  *
  * Input: the HTTP body as a server sent it.  Beyond not crashing: a failure
  * leaves a one-line message free of control characters and no samples; a
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "prometheus_history.h"
 #include "prometheus_map.h"
 #include "prometheus_query.h"
 
@@ -71,5 +72,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	prom_vector_free(&a);
 	prom_vector_free(&b);
+
+	/* the same bytes as a range query's answer (the drill-down's history):
+	 * a failure holds no series; a success's series hold at most the
+	 * points asked for, and the one picked is one of them */
+	prom_matrix mx;
+	char err_m[256];
+	memset(err_m, 0, sizeof err_m);
+	rc = prometheus_range_parse((const char *)data, size, 3, &mx, err_m, sizeof err_m);
+	FUZZ_CHECK(rc == 0 || rc == -1);
+	FUZZ_CHECK(clean_line(mx.warnings, sizeof mx.warnings));
+	if (rc != 0) {
+		FUZZ_CHECK(err_m[0] != '\0' && clean_line(err_m, sizeof err_m));
+		FUZZ_CHECK(mx.n_series == 0);
+	} else {
+		for (size_t i = 0; i < mx.n_series; i++) {
+			FUZZ_CHECK(mx.series[i].n_points <= 3);
+		}
+		const char *what = NULL;
+		const prom_series *s = prometheus_history_pick(&mx, &what);
+		FUZZ_CHECK(!s || (s >= mx.series && s < mx.series + mx.n_series && what));
+	}
+	prom_matrix_free(&mx);
 	return 0;
 }

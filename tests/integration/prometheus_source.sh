@@ -359,6 +359,21 @@ if command -v tmux >/dev/null 2>&1; then
 	refreshes() { [ "$(grep -c "refresh done" "$tmp/tui.log" 2>/dev/null)" -ge 3 ]; }
 	wait_for 20 refreshes
 	ok $? "live dashboard: Prometheus is read again every interval ($(grep -c "refresh done" "$tmp/tui.log") refreshes)"
+	# the drill-down of chrony-sim: its last 24 h from query_range (the
+	# TSDB holds the seconds since the first scrape, a point a second)
+	tm send-keys -t t / && tm send-keys -t t -l chrony-sim && tm send-keys -t t Enter
+	sleep 1
+	tm send-keys -t t Enter
+	history() { screen | grep -q "History from Prometheus (last 24 h)" &&
+		screen | grep -q "Offset (node - reference), chrony_exporter, every [0-9]* s  ([0-9]* samples)"; }
+	wait_for 20 history
+	ok $? "drill-down: chrony-sim's offset over 24 h from query_range, plotted ($(screen | grep -o 'chrony_exporter, every [0-9]* s  ([0-9]* samples)' | head -1))"
+	screen | grep -q -- "-123.000 µs ┤"
+	ok $? "drill-down: the plot's axis at chrony-sim's offset (-123 us)"
+	grep -q "chrony-sim: offset history: answered" "$tmp/tui.log" &&
+		grep -q "chrony-sim: frequency history: answered" "$tmp/tui.log"
+	ok $? "drill-down: both range queries (offset, frequency) answered with a series (--log)"
+	tm send-keys -t t Escape
 	tm send-keys -t t q
 	gone() { screen | grep -q "^EXIT=0"; }
 	wait_for 10 gone

@@ -49,7 +49,7 @@ else
 	# file stops clang-tidy looking for a compilation database.
 	set -- "$tidy" --quiet --config-file=.clang-tidy
 	for f in -std=c11 -D_GNU_SOURCE "-I$inc" -Icore -Icollectors -Isources -Idemo -Itui -Ithemes -Isrc \
-		$(pkg-config --cflags ncursesw libssh2 jansson libcurl 2>/dev/null); do
+		$(pkg-config --cflags ncursesw libssh2 jansson libcurl yajl 2>/dev/null); do
 		set -- "$@" "--extra-arg=$f"
 	done
 	jobs=$(nproc 2>/dev/null || echo 2)

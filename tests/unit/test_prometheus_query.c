@@ -80,6 +80,8 @@ static void test_empty_result(void **state)
 	char err[256];
 	assert_int_equal(parse_fixture("prometheus-empty.json", &v, err, sizeof err), 0);
 	assert_int_equal(v.n_samples, 0);
+	/* an answer, empty, is not a missing one (prometheus_source.c merges by it) */
+	assert_non_null(v.samples);
 	prom_vector_free(&v);
 }
 
@@ -139,6 +141,50 @@ static void test_warnings_kept(void **state)
 	prom_vector_free(&v);
 }
 
+/* The event parser follows keys in any order and steps over what it does
+ * not read, however nested (Thanos and Mimir add their own keys). */
+static void test_any_key_order(void **state)
+{
+	(void)state;
+	prom_vector v;
+	char err[256];
+	assert_int_equal(parse_text("{\"data\":{\"result\":["
+				    "{\"value\":[1.5,\"2\"],\"extra\":{\"a\":[{\"b\":[1,2,{\"c\":null}]}]},"
+				    "\"metric\":{\"__name__\":\"up\",\"instance\":\"h:9100\",\"zone\":\"a\"}},"
+				    "{\"metric\":{},\"value\":[2e0,\"-0.5\"]}],"
+				    "\"stats\":{\"timings\":{\"evalTotalTime\":0.1}},\"resultType\":\"vector\"},"
+				    "\"infos\":[\"x\"],\"status\":\"success\"}",
+				    &v, err, sizeof err),
+			 0);
+	assert_int_equal(v.n_samples, 2);
+	assert_int_equal(v.samples[0].n_labels, 3);
+	assert_string_equal(prom_sample_label(&v.samples[0], "__name__"), "up");
+	assert_string_equal(prom_sample_label(&v.samples[0], "instance"), "h:9100");
+	assert_string_equal(prom_sample_label(&v.samples[0], "zone"), "a");
+	assert_true(v.samples[0].t == 1.5 && v.samples[0].value == 2.0);
+	assert_int_equal(v.samples[1].n_labels, 0);
+	assert_true(v.samples[1].t == 2.0 && v.samples[1].value == -0.5);
+	prom_vector_free(&v);
+}
+
+/* A failed answer holds no samples, only its warnings. */
+static void test_failure_keeps_no_samples(void **state)
+{
+	(void)state;
+	prom_vector v;
+	char err[256];
+	assert_int_equal(parse_text("{\"status\":\"success\",\"warnings\":[\"w\"],\"data\":{\"resultType\":"
+				    "\"vector\",\"result\":[{\"metric\":{},\"value\":[1,\"1\"]},"
+				    "{\"metric\":{},\"value\":[1,\"x\"]}]}}",
+				    &v, err, sizeof err),
+			 -1);
+	assert_string_equal(err, "result 1: value \"x\" is not a number");
+	assert_int_equal(v.n_samples, 0);
+	assert_null(v.samples);
+	assert_string_equal(v.warnings, "w");
+	prom_vector_free(&v);
+}
+
 /* Each case: text, and the start of the error it must give. */
 static void test_hostile_input(void **state)
 {
@@ -173,6 +219,20 @@ static void test_hostile_input(void **state)
 		{"{\"status\":\"success\",\"data\":{\"resultType\":\"scalar\",\"result\":[1,\"1\"]}}",
 		 "expected an instant vector, got a scalar"},
 		{"{\"status\":\"error\",\"errorType\":\"x\\u001b[2Jy\",\"error\":\"a\\nb\"}", "Prometheus says x"},
+		{"{\"status\":\"success\",\"status\":\"success\",\"data\":{}}", "not JSON (duplicate key"},
+		{"{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{\"a\":\"x\\u0000y\"},"
+		 "\"value\":[1,\"1\"]}]}}",
+		 "not JSON"},
+		{"{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{\"a\":\"\xff\"},"
+		 "\"value\":[1,\"1\"]}]}}",
+		 "not JSON"},
+		{"{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]}} trailing", "not JSON"},
+		{"{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},"
+		 "\"value\":[1,\"1\",3]}]}}",
+		 "result 0: \"value\" is not [time, \"value\"]"},
+		{"{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},"
+		 "\"values\":[[1,\"1\"]]}]}}",
+		 "result 0: \"value\" is not [time, \"value\"] (a range vector"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		prom_vector v;
@@ -200,6 +260,8 @@ int main(void)
 		cmocka_unit_test(test_matrix_refused),
 		cmocka_unit_test(test_special_values),
 		cmocka_unit_test(test_warnings_kept),
+		cmocka_unit_test(test_any_key_order),
+		cmocka_unit_test(test_failure_keeps_no_samples),
 		cmocka_unit_test(test_hostile_input),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

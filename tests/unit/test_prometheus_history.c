@@ -1,0 +1,140 @@
+/* test_prometheus_history.c - the drill-down's 24 h from query_range: the
+ * PromQL per node, the step per plot width, the series chosen from a
+ * range answer (the shape Prometheus 2.42 answers query_range with). */
+#include <config.h>
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "prometheus_history.h"
+#include "prometheus_query.h"
+
+static void test_query_by_instance(void **state)
+{
+	(void)state;
+	char q[4096];
+	assert_true(prometheus_history_query(REMOTE_SERIES_OFFSET, "n1.example", NULL, "{job=\"node\"}", q, sizeof q) > 0);
+	/* the name is a regular expression on instance, its dot escaped, any port */
+	assert_non_null(strstr(q, "-chrony_tracking_system_time_seconds{job=\"node\",instance=~\"(n1\\\\.example|"
+				  "\\\\[n1\\\\.example\\\\])(:[0-9]+)?\"}"));
+	assert_non_null(strstr(q, "synctop_chrony_offset_seconds{job=\"node\",node=\"n1.example\"}"));
+	assert_non_null(strstr(q, "-node_timex_offset_seconds{job=\"node\",instance=~"));
+	assert_non_null(strstr(q, "\"synctop_from\", \"timex\""));
+	assert_true(prometheus_history_query(REMOTE_SERIES_FREQUENCY, "h", "host", "", q, sizeof q) > 0);
+	assert_non_null(strstr(q, "chrony_tracking_frequency_ppms{host=\"h\"}"));
+	assert_non_null(strstr(q, "(node_timex_frequency_adjustment_ratio{host=\"h\"} - 1) * 1e6"));
+	assert_non_null(strstr(q, "synctop_chrony_frequency_ratio{node=\"h\"} * 1e6"));
+}
+
+static void test_query_refused(void **state)
+{
+	(void)state;
+	char q[4096];
+	assert_int_equal(prometheus_history_query(REMOTE_SERIES_OFFSET, "h", "nodename", "", q, sizeof q), -1);
+	assert_int_equal(prometheus_history_query(REMOTE_SERIES_OFFSET, "", NULL, "", q, sizeof q), -1);
+	assert_int_equal(prometheus_history_query(REMOTE_SERIES_OFFSET, "a\\b", NULL, "", q, sizeof q), -1);
+	assert_int_equal(prometheus_history_query(REMOTE_SERIES_OFFSET, "a\nb", NULL, "", q, sizeof q), -1);
+	assert_int_equal(prometheus_history_query(REMOTE_SERIES_OFFSET, "h", NULL, "", q, 40), -1);
+	/* a quote in a name stays inside the string */
+	assert_true(prometheus_history_query(REMOTE_SERIES_OFFSET, "a\"b", "host", "", q, sizeof q) > 0);
+	assert_non_null(strstr(q, "{host=\"a\\\"b\"}"));
+}
+
+static void test_step(void **state)
+{
+	(void)state;
+	assert_true(prometheus_history_step(86400, 180) == 480);
+	assert_true(prometheus_history_step(86400, 100000) == PROM_HISTORY_MIN_STEP_S);
+	assert_true(prometheus_history_step(86400, 7) == ceil(86400.0 / 7));
+	/* the newest point is at the end: a young server still answers it */
+	double step = prometheus_history_step(86400, 134);
+	double start = prometheus_history_start(1796320000.25, 86400, step);
+	assert_true(step == 645);
+	assert_true(start == 1796320000.25 - 645 * 133);
+}
+
+static void test_pick(void **state)
+{
+	(void)state;
+	static const char answer[] =
+		"{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":["
+		"{\"metric\":{\"instance\":\"h:9100\",\"job\":\"node\",\"synctop_from\":\"timex\"},"
+		"\"values\":[[1796320000,\"-0.000001\"],[1796320480,\"0.000002\"],[1796320960,\"0\"]]},"
+		"{\"metric\":{\"instance\":\"h:9123\",\"job\":\"chrony\",\"synctop_from\":\"chrony\"},"
+		"\"values\":[[1796320480,\"0.0000005\"],[1796320960,\"NaN\"]]}]}}";
+	prom_matrix m;
+	char err[256];
+	const char *what = NULL;
+	assert_int_equal(prometheus_range_parse(answer, strlen(answer), 100, &m, err, sizeof err), 0);
+	assert_int_equal(m.n_series, 2);
+	const prom_series *s = prometheus_history_pick(&m, &what);
+	/* chrony's decide, though the kernel's has more points */
+	assert_non_null(s);
+	assert_string_equal(what, "chrony_exporter");
+	assert_int_equal(s->n_points, 2);
+	assert_true(s->t[0] == 1796320480 && s->v[0] == 0.0000005 && isnan(s->v[1]));
+	prom_matrix_free(&m);
+
+	/* at most max_points, the newest */
+	assert_int_equal(prometheus_range_parse(answer, strlen(answer), 2, &m, err, sizeof err), 0);
+	assert_int_equal(m.series[0].n_points, 2);
+	assert_true(m.series[0].t[0] == 1796320480 && m.series[0].v[1] == 0);
+	prom_matrix_free(&m);
+
+	static const char none[] = "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[]}}";
+	assert_int_equal(prometheus_range_parse(none, strlen(none), 100, &m, err, sizeof err), 0);
+	assert_null(prometheus_history_pick(&m, &what));
+	prom_matrix_free(&m);
+}
+
+/* What a range answer must not be: each case, the start of its error. */
+static void test_range_refused(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text;
+		const char *error;
+	} cases[] = {
+		{"{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]}}",
+		 "expected a range vector (matrix), got a vector"},
+		{"{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[{\"metric\":{},\"values\":[[1,\"x\"]]}]}}",
+		 "result 0: a point is not [time, \"value\"]"},
+		{"{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[{\"metric\":{},\"values\":[[1]]}]}}",
+		 "result 0: a point is not [time, \"value\"]"},
+		{"{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[{\"metric\":{},\"values\":{}}]}}",
+		 "result 0: \"values\" is not [[time, \"value\"], ...]"},
+		{"{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"exceeded maximum resolution\"}",
+		 "Prometheus says bad_data: exceeded maximum resolution"},
+		{"{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[{\"metric\":{},\"values\":[[1,\"1\"",
+		 "not JSON"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		prom_matrix m;
+		char err[256] = "";
+		int rc = prometheus_range_parse(cases[i].text, strlen(cases[i].text), 100, &m, err, sizeof err);
+		if (rc != -1 || strncmp(err, cases[i].error, strlen(cases[i].error)) != 0) {
+			fail_msg("case %zu: rc %d, error \"%s\", expected \"%s\"", i, rc, err, cases[i].error);
+		}
+		assert_int_equal(m.n_series, 0);
+		prom_matrix_free(&m);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_query_by_instance),
+		cmocka_unit_test(test_query_refused),
+		cmocka_unit_test(test_step),
+		cmocka_unit_test(test_pick),
+		cmocka_unit_test(test_range_refused),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
