@@ -39,6 +39,7 @@ static const code_entry table[] = {
 	{"chrony.skew", 0},
 	{"chrony.falseticker", 0},
 	{"chrony.drift", SETTLE_S},
+	{"chrony.drift_daily", SETTLE_S},
 	{"ntp.leap", 0},
 	{"ntp.offset", SETTLE_S},
 	{"ntp.no_system_peer", 0},
