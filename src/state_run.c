@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "drift_trend.h"
 #include "log.h"
@@ -279,7 +280,11 @@ void state_run_feed_events(state_run *r, const event_log *log, size_t added)
 
 void state_run_read_drift(const char *dir, node *nodes, size_t n_nodes, state_run_trouble_fn trouble, void *ctx)
 {
-	char err[STATE_ERROR_LEN], line[STATE_ERROR_LEN + 64];
+	char err[STATE_ERROR_LEN], line[STATE_ERROR_LEN + 64], path[STATE_ERROR_LEN + 32];
+	snprintf(path, sizeof path, "%s/%s", dir, STATE_DB_NAME);
+	if (access(path, F_OK) != 0) {
+		return; /* no live run has stored anything yet: every trend unknown */
+	}
 	state_store *s = state_store_open_reader(dir, err, sizeof err);
 	size_t max = (size_t)(STATE_WRITER_DRIFT_SINCE_S / 60) + 120;
 	double *t = xmalloc(max * sizeof *t), *ppm = xmalloc(max * sizeof *ppm);

@@ -84,6 +84,38 @@ ok $? "the restarted synctop went on writing ($samples -> $after samples)"
 [ "$(q 'PRAGMA integrity_check')" = ok ]
 ok $? "after a clean exit: integrity_check ok"
 
+# the day view in the dashboard: the drill-down's `d` reads the database
+if command -v tmux >/dev/null 2>&1; then
+	sock=$tmp/tmux.sock
+	tm() { tmux -S "$sock" "$@"; }
+	tm -f /dev/null new-session -d -s t -x 140 -y 50 \
+		"env LANG=C.UTF-8 TERM=xterm-256color $bin --demo -d 1 --state-dir $state; sleep 30"
+	sleep 3
+	tm send-keys -t t Enter
+	sleep 1
+	tm send-keys -t t d
+	found=1
+	for i in $(seq 1 50); do
+		tm capture-pane -p -t t >"$tmp/screen" 2>/dev/null
+		if grep -q "Day view: the last 1 h" "$tmp/screen" && grep -q "columns with samples" "$tmp/screen" &&
+			grep -q "Frequency, chrony, mean per column" "$tmp/screen"; then
+			found=0
+			break
+		fi
+		sleep 0.1
+	done
+	ok $found "the drill-down's d shows the day view from the database"
+	[ "$found" -eq 0 ] || diag "$(head -20 "$tmp/screen")"
+	tm send-keys -t t d d d
+	sleep 1
+	tm capture-pane -p -t t >"$tmp/screen"
+	! grep -q "Day view" "$tmp/screen"
+	ok $? "d cycles 1 h, 24 h, 7 d, off"
+	tm send-keys -t t q q
+	sleep 0.5
+	tm kill-server >/dev/null 2>&1
+fi
+
 # chrony.drift_daily: two days of ntp1's frequency rising 2.5 ppm/day (put
 # in with sqlite3: a run of two days is not a test), judged by --once
 command -v jq >/dev/null 2>&1 || { done_testing; exit; }
