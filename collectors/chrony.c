@@ -296,7 +296,7 @@ static const char *const reference_codes[] = {"chrony.no_selected_source", "chro
 					      "chrony.local_reference", "time.no_service", "cluster.reference",
 					      NULL};
 static const char *const offset_codes[] = {"chrony.offset", "chrony.error_bound", "cluster.offset_spread", NULL};
-static const char *const frequency_codes[] = {"chrony.frequency", "chrony.drift", NULL};
+static const char *const frequency_codes[] = {"chrony.frequency", "chrony.drift", "chrony.drift_daily", NULL};
 static const char *const skew_codes[] = {"chrony.skew", NULL};
 static const char *const leap_codes[] = {"chrony.leap", "cluster.leap", NULL};
 

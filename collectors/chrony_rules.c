@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "drift_trend.h"
 #include "units.h"
 
 /* Protocol constants, not thresholds. */
@@ -329,6 +330,24 @@ static void rule_chrony_drift(const history *h, const thresholds *th, finding_li
 	health_add_finding(out, &f);
 }
 
+/* The guide's hardware-ageing signal: the frequency's trend over days
+ * (drift_trend.h), computed from the --state-dir database once it holds a
+ * day; NAN (no database, or less than a day) judges nothing. */
+static void rule_chrony_drift_daily(const history *h, const thresholds *th, finding_list *out)
+{
+	if (!drift_trend_exceeds(h->drift_daily_ppm, th->chrony_drift_daily_warn_ppm)) {
+		return;
+	}
+	finding f;
+	finding_start(&f, SEVERITY_WARN, "chrony.drift_daily");
+	finding_message(&f, "Frequency changing %+.2f ppm/day over the stored history (warn above %g ppm/day)",
+			h->drift_daily_ppm, th->chrony_drift_daily_warn_ppm);
+	finding_hint(&f, "A steady change over days is the oscillator ageing or its surroundings changing "
+		     "(cooling, a fan, the power supply): compare with the node's neighbours in the day view "
+		     "(d in the drill-down) and plan a hardware check if it keeps going.");
+	health_add_finding(out, &f);
+}
+
 void chrony_rules(const health_context *ctx, finding_list *out)
 {
 	const chrony_obs *c = &ctx->obs->chrony;
@@ -351,5 +370,6 @@ void chrony_rules(const health_context *ctx, finding_list *out)
 		rule_chrony_frequency(c, th, out);
 		rule_chrony_skew(c, th, out);
 		rule_chrony_drift(h, th, out);
+		rule_chrony_drift_daily(h, th, out);
 	}
 }

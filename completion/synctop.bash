@@ -118,7 +118,7 @@ _synctop()
 	local opts="--once --json --check --fail-on= --for= --verbose --timeout= --interval= --hostlist= --hostlist-only
 		--hostfile= --local --demo --config= --ssh-config= --user= --port= --identity= --jump= --jump-channels= --known-hosts=
 		--strict-host-key-checking= --connect-timeout= --max-handshakes= --transport= --transport-cmd= --iface= --sudo --pmc-sudo
-		--clock-check= --prometheus= --events= --theme= --no-color --no-mouse --log= --help --version -v -d -w -f -F -l -p -i -J -h
+		--clock-check= --prometheus= --events= --state-dir= --state --theme= --no-color --no-mouse --log= --help --version -v -d -w -f -F -l -p -i -J -h
 		--from-prometheus= --prometheus-selector= --prometheus-node-label= --prometheus-ca=
 		--prometheus-bearer-token-file= --prometheus-basic-auth-file= --prometheus-stale= --period="
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
@@ -165,6 +165,10 @@ _synctop()
 			return 0
 		fi
 		mapfile -t list < <(_synctop_themes) ;;
+	--state-dir)
+		compopt -o filenames 2>/dev/null
+		mapfile -t COMPREPLY < <(compgen -P "$prefix" -d -- "$cur")
+		return 0 ;;
 	-f | --hostfile | --config | -F | --ssh-config | -i | --identity | --known-hosts | --log | --prometheus | --events | \
 		--prometheus-ca | --prometheus-bearer-token-file | --prometheus-basic-auth-file)
 		compopt -o filenames 2>/dev/null

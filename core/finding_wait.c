@@ -40,6 +40,7 @@ static const code_entry table[] = {
 	{"chrony.falseticker", 0},
 	{"chrony.drift", SETTLE_S},
 	{"chrony.few_sources", 0},
+	{"chrony.drift_daily", SETTLE_S},
 	{"ntp.leap", 0},
 	{"ntp.offset", SETTLE_S},
 	{"ntp.no_system_peer", 0},

@@ -11,6 +11,7 @@ void history_init(history *h)
 {
 	h->head = 0;
 	h->count = 0;
+	h->drift_daily_ppm = NAN;
 }
 
 void history_push(history *h, const history_sample *sample)

@@ -26,6 +26,9 @@ typedef struct {
 } history_sample;
 
 typedef struct {
+	/* The frequency's trend over days in ppm/day (drift_trend.h), from
+	 * the --state-dir database: NAN until a day of it is stored. */
+	double drift_daily_ppm;
 	size_t head;   /* next slot to write */
 	size_t count;  /* valid samples, <= HISTORY_CAPACITY */
 	history_sample samples[HISTORY_CAPACITY];

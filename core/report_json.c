@@ -83,6 +83,8 @@ static json_t *node_json(const node *nd, bool *ok)
 		}
 	}
 	json_value_put(o, "clock_check", has ? clock_json(&obs->clock, ok) : json_null(), ok);
+	/* chrony.drift_daily's trend, from --state-dir; null until a day is stored */
+	json_value_put(o, "frequency_drift_ppm_per_day", json_value_number(nd->history.drift_daily_ppm), ok);
 	json_value_put(o, "findings", findings_json(&nd->findings, ok), ok);
 	for (size_t i = 0; has && i < collector_registry_count; i++) {
 		const collector *c = collector_registry[i];

@@ -861,14 +861,34 @@ int state_store_series(state_store *s, const char *host, double since, double un
 	return found;
 }
 
-int state_store_frequency(state_store *s, const char *host, double since, double *t, double *ppm, size_t max)
+int state_store_find_node(state_store *s, const char *host, int64_t *id)
 {
 	sqlite3_stmt *st;
-	if (prepare(s, &st, "SELECT t, frequency_ppm FROM samples WHERE node=(SELECT id FROM nodes WHERE host=?1)"
-			    " AND t>=?2 AND frequency_ppm IS NOT NULL ORDER BY t LIMIT ?3") != 0) {
+	if (prepare(s, &st, "SELECT id FROM nodes WHERE host=?1") != 0) {
 		return -1;
 	}
 	sqlite3_bind_text(st, 1, host, -1, SQLITE_TRANSIENT);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		fail_rc(s, rc, "reading the nodes");
+		return -1;
+	}
+	return rc == SQLITE_ROW;
+}
+
+int state_store_frequency(state_store *s, int64_t node_id, double since, double *t, double *ppm, size_t max)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, &st, "SELECT CAST(t / 60 AS INTEGER) * 60 + 30 AS m, avg(frequency_ppm) FROM samples"
+			    " WHERE node=?1 AND t>=?2 AND frequency_ppm IS NOT NULL GROUP BY CAST(t / 60 AS INTEGER)"
+			    " ORDER BY m LIMIT ?3") != 0) {
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, node_id);
 	sqlite3_bind_double(st, 2, since);
 	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
 	int rc, n = 0;

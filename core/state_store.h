@@ -125,8 +125,13 @@ int state_store_load_events(state_store *s, double since, size_t max, state_even
 int state_store_series(state_store *s, const char *host, double since, double until, size_t n_buckets,
 		       double *offset_s, double *frequency_ppm);
 
-/* The node's (t, frequency) samples since `since`, oldest first, at most
- * max; the drift rule's input.  Returns the count, -1 on error. */
-int state_store_frequency(state_store *s, const char *host, double since, double *t, double *ppm, size_t max);
+/* The node's frequency since `since` as one mean a minute (raw and
+ * downsampled rows then weigh alike), oldest first, at most max: the drift
+ * rule's input (drift_trend.h).  Returns the count, -1 on error. */
+int state_store_frequency(state_store *s, int64_t node_id, double since, double *t, double *ppm, size_t max);
+
+/* The id of a node already stored, without adding it (a reader): 1 found,
+ * 0 not, -1 on error. */
+int state_store_find_node(state_store *s, const char *host, int64_t *id);
 
 #endif

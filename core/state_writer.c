@@ -9,12 +9,14 @@
 #include "state_writer.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "drift_trend.h"
 #include "node.h"
 #include "walltime.h"
 #include "xalloc.h"
@@ -56,6 +58,10 @@ struct state_writer {
 	bool failed;          /* the thread stopped writing */
 	bool report;
 	char err[STATE_ERROR_LEN];
+	int64_t *drift_ids;   /* the tracked nodes ... */
+	double *drift;        /* ... and their trends, published */
+	size_t n_drift;
+	unsigned drift_gen;
 
 	/* loop only */
 	size_t queue_max;
@@ -67,6 +73,7 @@ struct state_writer {
 	uint64_t group_id;    /* the last group's event id in this run ... */
 	int64_t group_row;    /* ... and its row */
 	double last_maintain; /* monotonic */
+	double last_drift;    /* monotonic, 0 = never */
 };
 
 static double mono_now(void)
@@ -85,6 +92,8 @@ static void batch_free(batch *b)
 
 static void writer_destroy(state_writer *w)
 {
+	free(w->drift_ids);
+	free(w->drift);
 	batch_free(&w->q);
 	batch_free(&w->mine);
 	state_store_close(w->store);
@@ -135,6 +144,45 @@ static void fail(state_writer *w)
 	snprintf(w->err, sizeof w->err, "%s", state_store_error(w->store));
 	ev_async_send(w->loop, &w->told);
 	pthread_mutex_unlock(&w->lock);
+}
+
+/* Every tracked node's frequency trend from the database, published under
+ * the lock; 0 or -1.  Thread only. */
+static int compute_drift(state_writer *w)
+{
+	pthread_mutex_lock(&w->lock);
+	size_t n = w->n_drift;
+	int64_t *ids = n ? xmalloc(n * sizeof *ids) : NULL;
+	if (n) {
+		memcpy(ids, w->drift_ids, n * sizeof *ids);
+	}
+	pthread_mutex_unlock(&w->lock);
+	if (n == 0) {
+		return 0;
+	}
+	size_t max = (size_t)(STATE_WRITER_DRIFT_SINCE_S / 60) + 120;
+	double *t = xmalloc(max * sizeof *t), *ppm = xmalloc(max * sizeof *ppm);
+	double *out = xmalloc(n * sizeof *out);
+	double since = walltime_now() - STATE_WRITER_DRIFT_SINCE_S;
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		int got = state_store_frequency(w->store, ids[i], since, t, ppm, max);
+		rc = got < 0 ? -1 : 0;
+		out[i] = got > 0 ? drift_trend_ppm_per_day(t, ppm, (size_t)got, DRIFT_TREND_MIN_SPAN_S) : NAN;
+	}
+	if (rc == 0) {
+		pthread_mutex_lock(&w->lock);
+		if (w->n_drift == n) {
+			memcpy(w->drift, out, n * sizeof *out);
+			w->drift_gen++;
+		}
+		pthread_mutex_unlock(&w->lock);
+	}
+	free(ids);
+	free(t);
+	free(ppm);
+	free(out);
+	return rc;
 }
 
 /* Waits (lock held) until `until` (monotonic) or stop, whatever arrives. */
@@ -188,6 +236,13 @@ static void *writer_thread(void *arg)
 			if (state_store_maintain(w->store, walltime_now()) != 0) {
 				failed = true;
 				fail(w);
+			}
+			if (!failed && (w->last_drift == 0 || last_commit - w->last_drift >= STATE_WRITER_DRIFT_S)) {
+				w->last_drift = last_commit;
+				if (compute_drift(w) != 0) {
+					failed = true;
+					fail(w);
+				}
 			}
 		}
 		w->mine.n_samples = w->mine.n_events = 0;
@@ -299,6 +354,32 @@ bool state_writer_event(state_writer *w, const event *e, const char *host)
 		w->dropped++;
 	}
 	return take;
+}
+
+void state_writer_track_drift(state_writer *w, const int64_t *ids, size_t n)
+{
+	pthread_mutex_lock(&w->lock);
+	free(w->drift_ids);
+	free(w->drift);
+	w->drift_ids = n ? xmalloc(n * sizeof *ids) : NULL;
+	w->drift = n ? xmalloc(n * sizeof *w->drift) : NULL;
+	for (size_t i = 0; i < n; i++) {
+		w->drift_ids[i] = ids[i];
+		w->drift[i] = NAN;
+	}
+	w->n_drift = n;
+	pthread_mutex_unlock(&w->lock);
+}
+
+unsigned state_writer_drift(state_writer *w, unsigned seen, double *out, size_t n)
+{
+	pthread_mutex_lock(&w->lock);
+	unsigned gen = w->drift_gen;
+	if (gen != seen && n == w->n_drift && n) {
+		memcpy(out, w->drift, n * sizeof *out);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return gen;
 }
 
 unsigned long state_writer_dropped(const state_writer *w)

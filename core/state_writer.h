@@ -25,6 +25,9 @@
 #define STATE_WRITER_QUEUE_MAX 262144   /* samples: 4 min of 1,024 nodes at 1 s */
 #define STATE_WRITER_COMMIT_S 0.5
 #define STATE_WRITER_MAINTAIN_S 60.0
+/* chrony.drift_daily's trend changes over days: recomputed this often */
+#define STATE_WRITER_DRIFT_S 600.0
+#define STATE_WRITER_DRIFT_SINCE_S (7 * 86400.0)
 
 typedef struct state_writer state_writer;
 
@@ -44,6 +47,16 @@ bool state_writer_sample(state_writer *w, int64_t node_id, const state_sample *x
 /* Queues an event; host NULL for a group or the cluster.  Members must
  * follow their group (event_log_commit's order). */
 bool state_writer_event(state_writer *w, const event *e, const char *host);
+
+/* The nodes whose frequency trend (drift_trend.h) the thread computes from
+ * the database every STATE_WRITER_DRIFT_S, over the last
+ * STATE_WRITER_DRIFT_SINCE_S (ids copied). */
+void state_writer_track_drift(state_writer *w, const int64_t *ids, size_t n);
+
+/* The trends of the tracked nodes (ppm/day, NAN unknown) into out[0..n)
+ * when newer than `seen` (a generation, 0 = none yet); returns the
+ * generation of what out holds or would hold. */
+unsigned state_writer_drift(state_writer *w, unsigned seen, double *out, size_t n);
 
 /* Samples and events dropped because the queue was full. */
 unsigned long state_writer_dropped(const state_writer *w);

@@ -571,10 +571,6 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 		fputs("synctop: --events records changes while synctop runs; not with --once or --check\n", stderr);
 		return EX_USAGE;
 	}
-	if ((opt->state_dir || opt->state_default) && opt->mode != MODE_LIVE) {
-		fputs("synctop: --state-dir keeps the live view's history; not with --once or --check\n", stderr);
-		return EX_USAGE;
-	}
 	if (opt->state_dir && opt->state_default) {
 		fputs("synctop: --state-dir DIR and --state: one or the other\n", stderr);
 		return EX_USAGE;

@@ -658,6 +658,10 @@ static int run(app *a)
 	if (a->interrupted && a->opt.mode != MODE_LIVE) {
 		scheduler_give_up(a->sched, "interrupted before the node answered");
 	}
+	if (a->opt.mode != MODE_LIVE && a->state_dir[0]) {
+		/* --once / --check: the stored history's frequency trend, read only */
+		state_run_read_drift(a->state_dir, a->nodes, a->n_nodes, on_state_trouble, a);
+	}
 	for (size_t i = 0; i < a->n_nodes; i++) {
 		health_apply(&a->nodes[i], &a->settings[i].th);
 	}
@@ -1245,7 +1249,7 @@ static int state_settings(app *a, const conffile *conf)
 			fputs("synctop: --state: neither XDG_STATE_HOME nor HOME is set; use --state-dir DIR\n", stderr);
 			return -1;
 		}
-	} else if (a->opt.mode == MODE_LIVE) {
+	} else {
 		memcpy(a->state_dir, defaults.state_dir, sizeof a->state_dir);
 	}
 	if (strlen(a->state_dir) >= sizeof a->state_dir - 1) {

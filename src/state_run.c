@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "drift_trend.h"
 #include "log.h"
 #include "state_writer.h"
 #include "walltime.h"
@@ -23,6 +25,8 @@ struct state_run {
 	int64_t *ids;              /* per node: its row in the store's nodes */
 	double *saved;             /* per node: the newest sample handed over */
 	double *clock_saved;       /* per node: the newest clock check handed over */
+	double *drift;             /* per node: the writer's latest trends ... */
+	unsigned drift_gen;        /* ... and their generation */
 	bool failed;               /* the writer stopped: told once */
 	unsigned long dropped_told;
 	size_t restored_samples, restored_events;
@@ -192,6 +196,9 @@ state_run *state_run_start(struct ev_loop *loop, const state_run_config *cfg, no
 	r->writer = state_writer_new(loop, s, 0, on_writer_failed, r);
 	if (!r->writer) {
 		tell(r, "cannot start the writer thread");
+	} else {
+		state_writer_track_drift(r->writer, r->ids, n_nodes);
+		r->drift = xmalloc((n_nodes ? n_nodes : 1) * sizeof *r->drift);
 	}
 	return r;
 }
@@ -242,6 +249,14 @@ void state_run_feed_samples(state_run *r)
 	for (size_t i = 0; i < r->n_nodes; i++) {
 		feed_node(r, i);
 	}
+	/* chrony.drift_daily's input, as the writer thread last computed it */
+	unsigned gen = state_writer_drift(r->writer, r->drift_gen, r->drift, r->n_nodes);
+	if (gen != r->drift_gen) {
+		r->drift_gen = gen;
+		for (size_t i = 0; i < r->n_nodes; i++) {
+			r->nodes[i].history.drift_daily_ppm = r->drift[i];
+		}
+	}
 	unsigned long dropped = state_writer_dropped(r->writer);
 	if (dropped != r->dropped_told) {
 		/* the log only: the writer catches up or the disk is hung */
@@ -263,6 +278,42 @@ void state_run_feed_events(state_run *r, const event_log *log, size_t added)
 	}
 }
 
+void state_run_read_drift(const char *dir, node *nodes, size_t n_nodes, state_run_trouble_fn trouble, void *ctx)
+{
+	char err[STATE_ERROR_LEN], line[STATE_ERROR_LEN + 64], path[STATE_ERROR_LEN + 32];
+	snprintf(path, sizeof path, "%s/%s", dir, STATE_DB_NAME);
+	if (access(path, F_OK) != 0) {
+		return; /* no live run has stored anything yet: every trend unknown */
+	}
+	state_store *s = state_store_open_reader(dir, err, sizeof err);
+	size_t max = (size_t)(STATE_WRITER_DRIFT_SINCE_S / 60) + 120;
+	double *t = xmalloc(max * sizeof *t), *ppm = xmalloc(max * sizeof *ppm);
+	double since = walltime_now() - STATE_WRITER_DRIFT_SINCE_S;
+	for (size_t i = 0; s && i < n_nodes; i++) {
+		int64_t id;
+		int found = state_store_find_node(s, nodes[i].host, &id);
+		int got = found == 1 ? state_store_frequency(s, id, since, t, ppm, max) : found;
+		if (got < 0) {
+			snprintf(err, sizeof err, "%s", state_store_error(s));
+			state_store_close(s);
+			s = NULL;
+			break;
+		}
+		nodes[i].history.drift_daily_ppm =
+			got > 0 ? drift_trend_ppm_per_day(t, ppm, (size_t)got, DRIFT_TREND_MIN_SPAN_S) : NAN;
+	}
+	if (!s) {
+		snprintf(line, sizeof line, "--state-dir: %s; no frequency trend", err);
+		log_printf("%s", line);
+		if (trouble) {
+			trouble(ctx, line);
+		}
+	}
+	state_store_close(s);
+	free(t);
+	free(ppm);
+}
+
 void state_run_restored(const state_run *r, size_t *samples, size_t *events, double *seconds)
 {
 	*samples = r ? r->restored_samples : 0;
@@ -279,5 +330,6 @@ void state_run_free(state_run *r, double grace)
 	free(r->ids);
 	free(r->saved);
 	free(r->clock_saved);
+	free(r->drift);
 	free(r);
 }

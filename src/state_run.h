@@ -52,6 +52,12 @@ void state_run_feed_events(state_run *r, const event_log *log, size_t added);
 /* The last restore: samples and events brought back, seconds it took. */
 void state_run_restored(const state_run *r, size_t *samples, size_t *events, double *seconds);
 
+/* --once and --check with a state directory: each node's frequency trend
+ * (chrony.drift_daily, the JSON's frequency_drift_ppm_per_day) from what
+ * live runs stored, through a read-only connection: nothing is written.
+ * A store that cannot be read is told through trouble (ctx). */
+void state_run_read_drift(const char *dir, node *nodes, size_t n_nodes, state_run_trouble_fn trouble, void *ctx);
+
 /* Drains the queue (up to grace seconds) and closes the store. */
 void state_run_free(state_run *r, double grace);
 

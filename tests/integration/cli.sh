@@ -26,6 +26,8 @@ expect_usage "zero timeout" "--timeout" --timeout 0 host1
 expect_usage "--events with --once" "--events records changes while synctop runs" --once --events /tmp/x.jsonl host1
 expect_usage "--events with --check" "not with --once or --check" --check --events /tmp/x.jsonl host1
 expect_usage "--events without a file" "--events: expected a file name" --events "" host1
+expect_usage "--state-dir without a directory" "--state-dir: expected a directory" --state-dir "" host1
+expect_usage "--state-dir and --state" "--state-dir DIR and --state: one or the other" --state-dir /tmp/x --state host1
 expect_usage "bad port" "-p" -p 70000 host1
 expect_usage "bad fail-on" "--fail-on" --check --fail-on maybe host1
 expect_usage "check with json" "separate modes" --check --json host1

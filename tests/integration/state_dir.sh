@@ -83,4 +83,53 @@ after=$(q 'SELECT count(*) FROM samples WHERE offset_s IS NOT NULL OR ptp_offset
 ok $? "the restarted synctop went on writing ($samples -> $after samples)"
 [ "$(q 'PRAGMA integrity_check')" = ok ]
 ok $? "after a clean exit: integrity_check ok"
+
+# the day view in the dashboard: the drill-down's `d` reads the database
+if command -v tmux >/dev/null 2>&1; then
+	sock=$tmp/tmux.sock
+	tm() { tmux -S "$sock" "$@"; }
+	tm -f /dev/null new-session -d -s t -x 140 -y 50 \
+		"env LANG=C.UTF-8 TERM=xterm-256color $bin --demo -d 1 --state-dir $state; sleep 30"
+	sleep 3
+	tm send-keys -t t Enter
+	sleep 1
+	tm send-keys -t t d
+	found=1
+	for i in $(seq 1 50); do
+		tm capture-pane -p -t t >"$tmp/screen" 2>/dev/null
+		if grep -q "Day view: the last 1 h" "$tmp/screen" && grep -q "columns with samples" "$tmp/screen" &&
+			grep -q "Frequency, chrony, mean per column" "$tmp/screen"; then
+			found=0
+			break
+		fi
+		sleep 0.1
+	done
+	ok $found "the drill-down's d shows the day view from the database"
+	[ "$found" -eq 0 ] || diag "$(head -20 "$tmp/screen")"
+	tm send-keys -t t d d d
+	sleep 1
+	tm capture-pane -p -t t >"$tmp/screen"
+	! grep -q "Day view" "$tmp/screen"
+	ok $? "d cycles 1 h, 24 h, 7 d, off"
+	tm send-keys -t t q q
+	sleep 0.5
+	tm kill-server >/dev/null 2>&1
+fi
+
+# chrony.drift_daily: two days of ntp1's frequency rising 2.5 ppm/day (put
+# in with sqlite3: a run of two days is not a test), judged by --once
+command -v jq >/dev/null 2>&1 || { done_testing; exit; }
+q "DELETE FROM samples WHERE node=(SELECT id FROM nodes WHERE host='ntp1');
+WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < 2879)
+INSERT INTO samples(node, t, frequency_ppm)
+SELECT (SELECT id FROM nodes WHERE host='ntp1'), CAST(strftime('%s','now') AS REAL) - 2 * 86400 + x * 60,
+       -3.0 + 2.5 * x / 1440.0 FROM c;"
+"$bin" --demo --once --json --state-dir "$state" >"$tmp/once.json" 2>"$tmp/once.err"
+drift=$(jq -r '.nodes[] | select(.host == "ntp1") | .frequency_drift_ppm_per_day' "$tmp/once.json")
+awk -v d="$drift" 'BEGIN { exit !(d > 2.49 && d < 2.51) }'
+ok $? "--once --json: frequency_drift_ppm_per_day of the stored two days is $drift (2.5)"
+jq -e '.nodes[] | select(.host == "ntp1") | .findings[] | select(.code == "chrony.drift_daily")' "$tmp/once.json" >/dev/null
+ok $? "chrony.drift_daily raised above 1 ppm/day"
+jq -e '[.nodes[] | select(.host != "ntp1") | .frequency_drift_ppm_per_day] | all(. == null)' "$tmp/once.json" >/dev/null
+ok $? "nodes with less than a day stored: frequency_drift_ppm_per_day null"
 done_testing

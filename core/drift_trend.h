@@ -1,0 +1,28 @@
+/* drift_trend.h - the frequency's trend over days: the clock-sync guide's
+ * hardware-ageing signal (chrony.drift_daily).
+ *
+ * chronyd's Frequency is how fast the node's oscillator runs against the
+ * reference, in ppm.  It follows temperature over hours; a steady change
+ * over days is the crystal ageing, or a fan, heat sink or power supply
+ * going.  The trend is the least-squares slope of (time, frequency) over
+ * the samples given, in ppm per day; it is only known once they span
+ * DRIFT_TREND_MIN_SPAN_S (a day: less than that mostly shows the daily
+ * temperature cycle).  Pure: no I/O, no globals. */
+#ifndef SYNCTOP_DRIFT_TREND_H
+#define SYNCTOP_DRIFT_TREND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define DRIFT_TREND_MIN_SPAN_S 86400.0
+#define DRIFT_TREND_MIN_SAMPLES 10
+
+/* The slope in ppm/day of ppm[i] against t[i] (unix seconds, any order),
+ * NAN values skipped; NAN when fewer than DRIFT_TREND_MIN_SAMPLES finite
+ * samples or when they span less than min_span_s. */
+double drift_trend_ppm_per_day(const double *t, const double *ppm, size_t n, double min_span_s);
+
+/* Whether |slope| is over the limit (a finite slope only). */
+bool drift_trend_exceeds(double ppm_per_day, double limit_ppm_per_day);
+
+#endif
