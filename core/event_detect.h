@@ -4,7 +4,7 @@
  * few values events are about; event_detect_compare() is a pure function of
  * two such snapshots and the limits, returning the events between them.
  * node_update.c captures after each poll, failure and clock check of a node
- * and compares with the previous capture; the refresh (src/main.c) does it
+ * and compares with the previous capture; the refresh (event_log_refresh) does it
  * again after the cluster-wide rules, which change only cluster findings
  * and the status they make.
  *

@@ -386,6 +386,9 @@ void tui_frame_prepare(tui *t, int lines, int cols)
 /* Draws what tui_frame_prepare set up; changes nothing. */
 static void frame_draw(const tui *t, int lines, int cols)
 {
+	/* the events list moves down a row per new event: let curses scroll
+	 * the terminal's lines instead of sending every row again */
+	idlok(stdscr, t->screen == SCREEN_EVENTS);
 	erase();
 	if (lines < 6 || cols < 30) {
 		draw_text(0, 0, cols, draw_attr(ROLE_DEFAULT, false), "synctop: the terminal is too small", t->utf8);

@@ -41,9 +41,10 @@ tm -f /dev/null new-session -d -s t -x 130 -y 45 \
 	"env LANG=C.UTF-8 TERM=xterm-256color $bin --demo -d 1 --config $tmp/for.json; echo EXIT=\$?; sleep 60"
 tm set-option -t t status off >/dev/null
 
-counts="48 nodes.*9 crit.*1 unknown.*3 warn.*35 ok"
-wait_for "$counts" 15
-ok $? "the demo's header counts (tui_tmux.sh's)"
+# tui_tmux.sh pins the demo's counts; here they must only hold still
+wait_for "[0-9]+ nodes +9 crit +1 unknown +3 warn +[0-9]+ ok" 15
+ok $? "the demo's header counts settle (9 crit, 1 unknown, 3 warn)"
+counts=$(screen | head -n 1 | grep -Eo "[0-9]+ nodes .* [0-9]+ ok")
 keys e
 wait_for "events, newest first" 3
 ok $? "e opens the events screen"
@@ -57,8 +58,8 @@ wait_for "ptp-gm2 +ptp_clock_class +grandmaster clockClass 7 -> 52" 10
 ok $? "grandmaster B's clockClass change is an event"
 screen | head -n 1 | grep -Eq " [1-9][0-9]* events?/5 min"
 ok $? "the header counts them"
-screen | head -n 1 | grep -Eq "$counts"
-ok $? "the header's node counts hold while the states change"
+[ -n "$counts" ] && screen | head -n 1 | grep -Fq "$counts"
+ok $? "the header's node counts hold while the states change ($counts)"
 screen >"$tmp/all.txt"
 
 # --- the filter: `/`, the grid's syntax ------------------------------------------
