@@ -20,12 +20,6 @@ static int find(const event_cluster_state *s, const char *code)
 	return -1;
 }
 
-static const event_cluster_finding *find_const(const event_cluster_state *s, const char *code)
-{
-	int i = find(s, code);
-	return i < 0 ? NULL : &s->items[i];
-}
-
 void event_cluster_add_finding(event_cluster_state *s, const char *code, severity sev, const char *host,
 			       const char *message)
 {
@@ -33,21 +27,21 @@ void event_cluster_add_finding(event_cluster_state *s, const char *code, severit
 		return;
 	}
 	int at = find(s, code);
-	event_cluster_finding *c = at < 0 ? NULL : &s->items[at];
-	if (!c) {
+	if (at < 0) {
 		if (s->count >= EVENT_CLUSTER_CODES) {
 			return;
 		}
-		c = &s->items[s->count++];
+		at = s->count++;
+		event_cluster_finding *c = &s->items[at];
 		memset(c, 0, sizeof *c);
 		c->code = code;
 		c->sev = sev;
 		snprintf(c->first, sizeof c->first, "%s", host ? host : "");
 		snprintf(c->message, sizeof c->message, "%s", message ? message : "");
-	} else if (sev > c->sev) {
-		c->sev = sev;
+	} else if (sev > s->items[at].sev) {
+		s->items[at].sev = sev;
 	}
-	c->nodes++;
+	s->items[at].nodes++;
 }
 
 void event_cluster_add(event_cluster_state *s, const node *n, double baseline_t)
@@ -93,17 +87,18 @@ size_t event_cluster_compare(const event_cluster_state *before, const event_clus
 	char on[EVENT_CLUSTER_HOST_LEN + 48], message[EVENT_MESSAGE_LEN];
 	for (int i = 0; i < after->count; i++) {
 		const event_cluster_finding *now = &after->items[i];
-		const event_cluster_finding *was = find_const(before, now->code);
-		if (was && was->sev == now->sev) {
+		int at = find(before, now->code);
+		if (at >= 0 && before->items[at].sev == now->sev) {
 			continue;
 		}
 		nodes_phrase(now, on, sizeof on);
-		if (!was) {
+		if (at < 0) {
 			snprintf(message, sizeof message, "%s %s on %s: %s", severity_name(now->sev), now->code, on,
 				 now->message);
 			count = put(out, max, count, EVENT_CLUSTER_FINDING_RAISED, t, now, "",
 				    severity_name(now->sev), message);
 		} else {
+			const event_cluster_finding *was = &before->items[at];
 			snprintf(message, sizeof message, "%s %s -> %s on %s: %s", now->code, severity_name(was->sev),
 				 severity_name(now->sev), on, now->message);
 			count = put(out, max, count, EVENT_CLUSTER_FINDING_RAISED, t, now, severity_name(was->sev),
@@ -112,7 +107,7 @@ size_t event_cluster_compare(const event_cluster_state *before, const event_clus
 	}
 	for (int i = 0; i < before->count; i++) {
 		const event_cluster_finding *was = &before->items[i];
-		if (find_const(after, was->code)) {
+		if (find(after, was->code) >= 0) {
 			continue;
 		}
 		snprintf(message, sizeof message, "%s cleared (was %s on %u node%s)", was->code, severity_name(was->sev),
