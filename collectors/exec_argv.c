@@ -181,7 +181,9 @@ static int ssh_failure_kind(const exec_outcome *o)
 	}
 	if (has(o, "Connection refused") || has(o, "timed out") || has(o, "No route to host") ||
 	    has(o, "Network is unreachable") || has(o, "Connection closed by") ||
-	    has(o, "Connection reset") || has(o, "kex_exchange_identification")) {
+	    has(o, "Connection reset") || has(o, "kex_exchange_identification") ||
+	    /* the banner written into a proxy or socket already gone (kex.c) */
+	    has(o, "banner exchange: Connection to")) {
 		return TRANSPORT_ERR_CONNECT;
 	}
 	return -1;

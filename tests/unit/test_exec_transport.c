@@ -222,6 +222,16 @@ static void test_classify_ssh_words(void **state)
 	assert_int_equal(classify(true, false, 255,
 				  "ssh: Could not resolve hostname nosuch: Name or service not known\n", msg, sizeof msg),
 			 TRANSPORT_ERR_RESOLVE);
+	/* a ProxyCommand that exits at once: ssh reads its EOF first, or writes
+	 * its banner into the closed pipe first (OpenSSH 9.2 kex.c, both seen
+	 * with `ProxyCommand false`): either way no connection, not a handshake */
+	assert_int_equal(classify(true, false, 255,
+				  "kex_exchange_identification: Connection closed by remote host\n"
+				  "Connection closed by UNKNOWN port 65535\n", msg, sizeof msg),
+			 TRANSPORT_ERR_CONNECT);
+	assert_int_equal(classify(true, false, 255,
+				  "banner exchange: Connection to UNKNOWN port 65535: Broken pipe\n", msg, sizeof msg),
+			 TRANSPORT_ERR_CONNECT);
 	assert_int_equal(classify(true, false, 255, "something new\n", msg, sizeof msg), TRANSPORT_ERR_HANDSHAKE);
 	/* after the shell ran: the connection went */
 	assert_int_equal(classify(true, true, 255, "Connection to x closed by remote host.\n", msg, sizeof msg),
