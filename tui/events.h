@@ -57,8 +57,9 @@ void events_free(events_state *s);
 uint64_t events_row_id(const events_state *s, long r);
 
 /* Events a frame (or one idle step) tests at most when the rows are being
- * rebuilt: about 3 ms at 0.4 µs an event. */
-#define EVENTS_SCAN_BUDGET 8192
+ * rebuilt: 8192 left a keystroke's frame at 10 ms of CPU on a 1,000-row
+ * screen, 2048 at 4.4 ms (bench/results/screen.md, part e). */
+#define EVENTS_SCAN_BUDGET 2048
 
 /* Rebuilds the rows if needed (a new filter or expansion starts a scan of
  * the log from the newest event down; this call does one budget of it),
