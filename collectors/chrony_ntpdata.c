@@ -29,6 +29,7 @@
 
 #include "chrony_ntpdata.h"
 #include "chrony_parse.h"
+#include "chrony_select.h"
 #include "collector.h"
 #include "json_value.h"
 #include "probe.h"
@@ -363,20 +364,12 @@ static void add_count(char *buf, size_t len, const char *label, int64_t v)
 static void ntpdata_detail(const observation *obs, const detail_sink *out)
 {
 	const chrony_ntpdata *nd = &obs->ntpdata;
-	if (nd->state == OBS_PERMISSION_DENIED) {
-		out->text(out->ctx, nd->error, DETAIL_WARN);
-		out->text(out->ctx,
-			  "chronyd refused `chronyc ntpdata` (how it timestamps each source's packets): it "
-			  "answers it only to root or its own user over its Unix socket "
-			  "(/run/chrony/chronyd.sock). Poll as root (--sudo or a root login), or allow the "
-			  "command over UDP with `cmdallow` and a command key. Nothing else depends on it.",
-			  DETAIL_DIM);
-		return;
-	}
-	if (nd->state != OBS_OK) {
-		char line[OBS_ERROR_LEN + 32];
-		snprintf(line, sizeof line, "%s: %s", obs_state_name(nd->state), nd->error);
-		out->text(out->ctx, line, nd->state == OBS_COMMAND_FAILED ? DETAIL_DIM : DETAIL_WARN);
+	if (chrony_select_unanswered_detail(out, nd->state, nd->error,
+					    "chronyd refused `chronyc ntpdata` (how it timestamps each source's "
+					    "packets): it answers it only to root or its own user over its Unix socket "
+					    "(/run/chrony/chronyd.sock). Poll as root (--sudo or a root login), or allow "
+					    "the command over UDP with `cmdallow` and a command key. Nothing else "
+					    "depends on it.")) {
 		return;
 	}
 	if (nd->n_sources == 0) {

@@ -279,23 +279,31 @@ static void select_rules(const health_context *ctx, finding_list *out)
 	}
 }
 
+bool chrony_select_unanswered_detail(const detail_sink *out, obs_state state, const char *error,
+				     const char *how_to_allow)
+{
+	if (state == OBS_OK) {
+		return false;
+	}
+	if (state == OBS_PERMISSION_DENIED) {
+		out->text(out->ctx, error, DETAIL_WARN);
+		out->text(out->ctx, how_to_allow, DETAIL_DIM);
+		return true;
+	}
+	char line[OBS_ERROR_LEN + 32];
+	snprintf(line, sizeof line, "%s: %s", obs_state_name(state), error);
+	out->text(out->ctx, line, state == OBS_COMMAND_FAILED ? DETAIL_DIM : DETAIL_WARN);
+	return true;
+}
+
 /* Each source with its state in words; a refusal says how to allow it. */
 static void select_detail(const observation *obs, const detail_sink *out)
 {
 	const chrony_selection *sel = &obs->selection;
-	if (sel->state == OBS_PERMISSION_DENIED) {
-		out->text(out->ctx, sel->error, DETAIL_WARN);
-		out->text(out->ctx,
-			  "chronyd answers selectdata only to root or its own user over its Unix socket "
-			  "(/run/chrony/chronyd.sock): poll as root, or set `cmdallow` plus a command key "
-			  "for UDP. The other chrony values do not need it.",
-			  DETAIL_DIM);
-		return;
-	}
-	if (sel->state != OBS_OK) {
-		char line[OBS_ERROR_LEN + 32];
-		snprintf(line, sizeof line, "%s: %s", obs_state_name(sel->state), sel->error);
-		out->text(out->ctx, line, sel->state == OBS_COMMAND_FAILED ? DETAIL_DIM : DETAIL_WARN);
+	if (chrony_select_unanswered_detail(out, sel->state, sel->error,
+					    "chronyd answers selectdata only to root or its own user over its Unix "
+					    "socket (/run/chrony/chronyd.sock): poll as root, or set `cmdallow` plus a "
+					    "command key for UDP. The other chrony values do not need it.")) {
 		return;
 	}
 	if (sel->n_sources == 0) {
