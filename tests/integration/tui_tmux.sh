@@ -114,7 +114,7 @@ keys r
 # --- n walks to problem nodes, Enter opens the drill-down --------------------------
 keys g n
 keys Enter
-wait_for "fix" 5
+wait_for "fix" 20 # parallel tests load the machine: up to 20 s, at once when drawn
 screen >"$tmp/detail.txt"
 grep -Eq "gpu0(13|44|41)" "$tmp/detail.txt" && grep -qi "fix" "$tmp/detail.txt"
 ok $? "the drill-down of a problem node shows its finding and the fix"
