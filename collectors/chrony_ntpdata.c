@@ -42,14 +42,11 @@
 #define SECONDS_MAX 1e10       /* as chrony_parse.c: beyond any real offset */
 #define COUNT_MAX 4294967295.0 /* chronyc %U of a 32-bit counter */
 
-static void fail(chrony_ntpdata *dst, obs_state state, const char *what, text_span quote, int line)
+/* A bad record: the whole listing failed (a part carries no half data). */
+static void fail(chrony_ntpdata *dst, const chrony_csv *rec, const char *why, text_span quote)
 {
-	char q[48];
-	text_span_copy_printable(q, sizeof q, quote);
 	chrony_ntpdata_init(dst);
-	dst->state = state;
-	/* what and q are bounded: the message fits OBS_ERROR_LEN */
-	snprintf(dst->error, sizeof dst->error, "chronyc ntpdata line %d: %.48s \"%s\"", line, what, q);
+	dst->state = chrony_csv_fail(rec, "ntpdata", why, quote, dst->error, sizeof dst->error);
 }
 
 static bool parse_ts(text_span s, chrony_ts_source *out)
@@ -208,21 +205,16 @@ void chrony_ntpdata_parse(const tool_output *out, chrony_ntpdata *dst)
 		dst->state = failed;
 		return;
 	}
-	text_span rest = {out->out, out->out ? out->out_len : 0}, line;
-	bool terminated;
-	int number = 0;
-	while (text_span_next_line(&rest, &line, &terminated)) {
-		number++;
-		if (text_span_trim(line).n == 0) {
-			continue;
-		}
-		text_span f[FIELDS_46];
-		int n = text_span_split(line, ',', f, FIELDS_46);
+	chrony_csv rec;
+	chrony_csv_begin(&rec, out);
+	text_span f[FIELDS_46];
+	int n;
+	while (chrony_csv_next(&rec, f, FIELDS_46, &n)) {
 		if (n != FIELDS_3X && n != FIELDS_40 && n != FIELDS_46) {
 			char what[64];
 			snprintf(what, sizeof what, "%d field(s), records have %d, %d or %d:",
 				 n > FIELDS_46 ? n - 1 : n, FIELDS_3X, FIELDS_40, FIELDS_46);
-			fail(dst, terminated ? OBS_GARBAGE : OBS_TRUNCATED, what, line, number);
+			fail(dst, &rec, what, rec.text);
 			return;
 		}
 		chrony_ntp_source src;
@@ -230,7 +222,7 @@ void chrony_ntpdata_parse(const tool_output *out, chrony_ntpdata *dst)
 		text_span bad;
 		const char *why = parse_record(f, n, &src, &bad);
 		if (why) {
-			fail(dst, terminated ? OBS_GARBAGE : OBS_TRUNCATED, why, bad, number);
+			fail(dst, &rec, why, bad);
 			return;
 		}
 		if (dst->n_sources < CHRONY_MAX_SOURCES) {

@@ -245,6 +245,33 @@ static void say(obs_state *state, char *error, size_t error_len, obs_state st, c
 	va_end(ap);
 }
 
+void chrony_csv_begin(chrony_csv *c, const tool_output *out)
+{
+	memset(c, 0, sizeof *c);
+	c->rest = (text_span){out->out, out->out ? out->out_len : 0};
+}
+
+bool chrony_csv_next(chrony_csv *c, text_span *f, int max, int *n)
+{
+	while (text_span_next_line(&c->rest, &c->text, &c->terminated)) {
+		c->line++;
+		if (text_span_trim(c->text).n > 0) {
+			*n = text_span_split(c->text, ',', f, max);
+			return true;
+		}
+	}
+	return false;
+}
+
+obs_state chrony_csv_fail(const chrony_csv *c, const char *command, const char *why, text_span quote, char *error,
+			  size_t error_len)
+{
+	char q[48];
+	text_span_copy_printable(q, sizeof q, quote);
+	snprintf(error, error_len, "chronyc %.16s line %d: %.48s \"%s\"", command, c->line, why, q);
+	return c->terminated ? OBS_GARBAGE : OBS_TRUNCATED;
+}
+
 bool chrony_parse_failure(const tool_output *out, obs_state *state, char *error, size_t error_len)
 {
 	hints h;

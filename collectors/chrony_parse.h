@@ -46,6 +46,26 @@ bool chrony_parse_leap(text_span s, chrony_leap *out);
  * output is to be parsed. */
 bool chrony_parse_failure(const tool_output *out, obs_state *state, char *error, size_t error_len);
 
+/* The records of a `chronyc -c` listing (selectdata, ntpdata): one per
+ * non-blank line, its fields split at commas.  chrony_csv_begin after
+ * chrony_parse_failure said the output is to be parsed. */
+typedef struct {
+	text_span rest;  /* what is left of the output */
+	text_span text;  /* the current record, for a message's quote */
+	int line;        /* its line number, from 1 */
+	bool terminated; /* false: the output ended inside this record */
+} chrony_csv;
+
+void chrony_csv_begin(chrony_csv *c, const tool_output *out);
+/* The next record: its fields in f[0..max), their count in *n (max + 1
+ * when there are more); false after the last record. */
+bool chrony_csv_next(chrony_csv *c, text_span *f, int max, int *n);
+/* What a bad record makes of the whole listing: OBS_GARBAGE, or
+ * OBS_TRUNCATED when the output was cut inside it; error says "chronyc
+ * COMMAND line N: WHY \"QUOTE\"" (what and the quote bounded, sanitised). */
+obs_state chrony_csv_fail(const chrony_csv *c, const char *command, const char *why, text_span quote, char *error,
+			  size_t error_len);
+
 /* The other way round, for the demo renderers: what chronyc prints for a
  * part that did not answer (state), the exit status returned; error goes
  * to stderr where chronyc has no words of its own.  chrony_parse_failure

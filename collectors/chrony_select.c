@@ -30,14 +30,11 @@
 #define SECONDS_MAX 1e10            /* as chrony_parse.c: beyond any real offset */
 #define LAST_SAMPLE_MAX 4294967295.0 /* chronyc %I of a 32-bit count */
 
-static void fail(chrony_selection *dst, obs_state state, const char *what, text_span quote, int line)
+/* A bad record: the whole listing failed (a part carries no half data). */
+static void fail(chrony_selection *dst, const chrony_csv *rec, const char *why, text_span quote)
 {
-	char q[48];
-	text_span_copy_printable(q, sizeof q, quote);
 	chrony_selection_init(dst);
-	dst->state = state;
-	/* what and q are bounded: the message fits OBS_ERROR_LEN */
-	snprintf(dst->error, sizeof dst->error, "chronyc selectdata line %d: %.48s \"%s\"", line, what, q);
+	dst->state = chrony_csv_fail(rec, "selectdata", why, quote, dst->error, sizeof dst->error);
 }
 
 static bool known_state(char c)
@@ -126,21 +123,16 @@ void chrony_select_parse(const tool_output *out, chrony_selection *dst)
 		dst->state = failed;
 		return;
 	}
-	text_span rest = {out->out, out->out ? out->out_len : 0}, line;
-	bool terminated;
-	int number = 0;
-	while (text_span_next_line(&rest, &line, &terminated)) {
-		number++;
-		if (text_span_trim(line).n == 0) {
-			continue;
-		}
-		text_span f[SELECT_FIELDS];
-		int n = text_span_split(line, ',', f, SELECT_FIELDS);
+	chrony_csv rec;
+	chrony_csv_begin(&rec, out);
+	text_span f[SELECT_FIELDS];
+	int n;
+	while (chrony_csv_next(&rec, f, SELECT_FIELDS, &n)) {
 		if (n != SELECT_FIELDS) {
 			char what[48];
 			snprintf(what, sizeof what, "%d field(s), records have %d:", n > SELECT_FIELDS ? n - 1 : n,
 				 SELECT_FIELDS);
-			fail(dst, terminated ? OBS_GARBAGE : OBS_TRUNCATED, what, line, number);
+			fail(dst, &rec, what, rec.text);
 			return;
 		}
 		chrony_select_source src;
@@ -148,7 +140,7 @@ void chrony_select_parse(const tool_output *out, chrony_selection *dst)
 		text_span bad;
 		const char *why = parse_record(f, &src, &bad);
 		if (why) {
-			fail(dst, terminated ? OBS_GARBAGE : OBS_TRUNCATED, why, bad, number);
+			fail(dst, &rec, why, bad);
 			return;
 		}
 		if (dst->n_sources < CHRONY_MAX_SOURCES) {
