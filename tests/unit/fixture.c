@@ -56,3 +56,29 @@ char *fixture_read_optional(const char *name, size_t *len)
 {
 	return read_file(name, len, 0);
 }
+
+char *fixture_read_stderr(const char *name, size_t *len)
+{
+	char errname[4096];
+	size_t base = strlen(name);
+	if (base >= 4 && strcmp(name + base - 4, ".txt") == 0) {
+		base -= 4;
+	}
+	snprintf(errname, sizeof errname, "%.*s.stderr.txt", (int)base, name);
+	return read_file(errname, len, 0);
+}
+
+tool_output fixture_output(const char *name, int rc)
+{
+	tool_output t = {.rc = rc};
+	t.out = fixture_read(name, &t.out_len);
+	t.err = fixture_read_stderr(name, &t.err_len);
+	return t;
+}
+
+void fixture_output_free(tool_output *t)
+{
+	free((char *)t->out);
+	free((char *)t->err);
+	*t = (tool_output){0};
+}

@@ -32,15 +32,9 @@
 
 static void parse_fixture(const char *name, int rc, chrony_ntpdata *nd)
 {
-	char errname[256];
-	size_t len, err_len;
-	char *text = fixture_read(name, &len);
-	snprintf(errname, sizeof errname, "%.*s.stderr.txt", (int)(strlen(name) - 4), name);
-	char *err = fixture_read_optional(errname, &err_len);
-	tool_output out = {.out = text, .out_len = len, .err = err, .err_len = err_len, .rc = rc};
+	tool_output out = fixture_output(name, rc);
 	chrony_ntpdata_parse(&out, nd);
-	free(text);
-	free(err);
+	fixture_output_free(&out);
 }
 
 static void parse_text(const char *text, int rc, chrony_ntpdata *nd)

@@ -27,16 +27,9 @@
 /* Parse fixture NAME (+ NAME-with-.stderr.txt when present) with exit code rc. */
 static void parse_fixture(const char *name, int rc, nic_obs *nic)
 {
-	char errname[256];
-	size_t out_len, err_len;
-	char *out = fixture_read(name, &out_len);
-	size_t base = strlen(name) - strlen(".txt");
-	snprintf(errname, sizeof errname, "%.*s.stderr.txt", (int)base, name);
-	char *err = fixture_read_optional(errname, &err_len);
-	tool_output t = {out, out_len, err, err_len, rc};
+	tool_output t = fixture_output(name, rc);
 	ethtool_parse(&t, nic);
-	free(out);
-	free(err);
+	fixture_output_free(&t);
 }
 
 static void parse_text(const char *out, const char *err, int rc, nic_obs *nic)

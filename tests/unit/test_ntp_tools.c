@@ -46,15 +46,9 @@ static void decode(node *nd, const char *section, const char *out, const char *e
 
 static void decode_fixture(node *nd, const char *section, const char *name, int rc)
 {
-	char errname[256];
-	size_t len, err_len;
-	char *text = fixture_read(name, &len);
-	snprintf(errname, sizeof errname, "%.*s.stderr.txt", (int)(strlen(name) - 4), name);
-	char *err = fixture_read_optional(errname, &err_len);
-	tool_output t = {.out = text, .out_len = len, .err = err, .err_len = err_len, .rc = rc};
+	tool_output t = fixture_output(name, rc);
 	collector_find(section)->decode(&t, &nd->obs);
-	free(text);
-	free(err);
+	fixture_output_free(&t);
 }
 
 static const finding *judge(node *nd, const char *code)

@@ -42,10 +42,8 @@ static void parse_files(const char *const *names, int rc, ntp_obs *n)
 		len += l;
 		free(part);
 	}
-	char errname[256];
-	snprintf(errname, sizeof errname, "%.*s.stderr.txt", (int)(strlen(names[0]) - 4), names[0]);
 	size_t err_len;
-	char *err = fixture_read_optional(errname, &err_len);
+	char *err = fixture_read_stderr(names[0], &err_len);
 	tool_output out = {.out = text, .out_len = len, .err = err, .err_len = err_len, .rc = rc};
 	ntpq_parse(&out, n);
 	ntp_obs_settle(n);

@@ -24,15 +24,9 @@
 
 static void parse_fixture(const char *name, int rc, timesyncd_obs *t)
 {
-	char errname[256];
-	size_t len, err_len;
-	char *text = fixture_read(name, &len);
-	snprintf(errname, sizeof errname, "%.*s.stderr.txt", (int)(strlen(name) - 4), name);
-	char *err = fixture_read_optional(errname, &err_len);
-	tool_output out = {.out = text, .out_len = len, .err = err, .err_len = err_len, .rc = rc};
+	tool_output out = fixture_output(name, rc);
 	timesyncd_parse(&out, t);
-	free(text);
-	free(err);
+	fixture_output_free(&out);
 }
 
 static void parse_text(const char *text, int rc, timesyncd_obs *t)
