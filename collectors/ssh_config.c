@@ -542,6 +542,20 @@ static int emit_paths(parser *p, key_id key, const char *name, int max)
 	return emit(p, E_OPTION, key, 0, 0, kept);
 }
 
+/* UserKnownHostsFile / GlobalKnownHostsFile: files, or "none". */
+static int emit_known_hosts(parser *p, key_id key, const char *name)
+{
+	for (int i = 0; i < p->argc; i++) {
+		if (p->argv[i][0] == '\0') {
+			return syntax(p, p->cols[i], "empty file name");
+		}
+	}
+	if (p->argc == 1 && !strcmp(p->argv[0], "none")) {
+		return emit(p, E_OPTION, key, VALUE_NONE, 0, 0);
+	}
+	return emit_paths(p, key, name, SSH_KNOWN_HOSTS_MAX);
+}
+
 static int check_include(parser *p)
 {
 	for (int i = 0; i < p->argc; i++) {
@@ -632,15 +646,7 @@ static int handle(parser *p, key_id key, const char *keyword)
 		}
 		return emit(p, E_OPTION, key, v, 0, 0);
 	case K_KNOWN_HOSTS:
-		for (int i = 0; i < p->argc; i++) {
-			if (p->argv[i][0] == '\0') {
-				return syntax(p, p->cols[i], "empty file name");
-			}
-		}
-		if (p->argc == 1 && !strcmp(p->argv[0], "none")) {
-			return emit(p, E_OPTION, key, VALUE_NONE, 0, 0);
-		}
-		return emit_paths(p, key, "UserKnownHostsFile", SSH_KNOWN_HOSTS_MAX);
+		return emit_known_hosts(p, key, "UserKnownHostsFile");
 	case K_STRICT:
 		if (only_one(p, keyword) != 0) {
 			return -1;
@@ -652,15 +658,7 @@ static int handle(parser *p, key_id key, const char *keyword)
 		}
 		return emit(p, E_OPTION, key, v, 0, 0);
 	case K_GLOBAL_KNOWN_HOSTS:
-		for (int i = 0; i < p->argc; i++) {
-			if (p->argv[i][0] == '\0') {
-				return syntax(p, p->cols[i], "empty file name");
-			}
-		}
-		if (p->argc == 1 && !strcmp(p->argv[0], "none")) {
-			return emit(p, E_OPTION, key, VALUE_NONE, 0, 0);
-		}
-		return emit_paths(p, key, "GlobalKnownHostsFile", SSH_KNOWN_HOSTS_MAX);
+		return emit_known_hosts(p, key, "GlobalKnownHostsFile");
 	case K_HOST_KEY_ALIAS:
 		if (only_one(p, keyword) != 0) {
 			return -1;
