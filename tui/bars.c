@@ -41,6 +41,18 @@ static void putf(const tui *t, int y, int *x, int cols, theme_role role, const c
 	put(t, y, x, cols, role, buf);
 }
 
+/* What the filter keeps: nodes on the grid, events on the events screen
+ * ("+" while the scan of the log is still under way). */
+static void put_match_count(const tui *t, int y, int *x, int cols, theme_role role)
+{
+	if (t->screen == SCREEN_EVENTS) {
+		putf(t, y, x, cols, role, " %zu event%s%s ", t->events.n_rows, t->events.n_rows == 1 ? "" : "s",
+		     events_scanning(&t->events) ? "+" : "");
+		return;
+	}
+	putf(t, y, x, cols, role, " %zu of %zu ", t->view.n_rows, t->n_nodes);
+}
+
 static void format_interval(double s, char *buf, size_t len)
 {
 	if (s < 10 && s != floor(s)) {
@@ -279,7 +291,7 @@ void bars_draw_footer(const tui *t, int y, int cols)
 			x++;
 		}
 		put(t, y, &x, cols, ROLE_FOOTER, "  Enter keep  Esc cancel  regex ok, !x negates ");
-		putf(t, y, &x, cols, ROLE_FOOTER, " %zu of %zu ", t->view.n_rows, t->n_nodes);
+		put_match_count(t, y, &x, cols, ROLE_FOOTER);
 		return;
 	}
 	if (t->message[0] && t->now < t->message_until) {
@@ -293,7 +305,7 @@ void bars_draw_footer(const tui *t, int y, int cols)
 		tw_clean(t->view.filter.text, sizeof t->view.filter.text, t->utf8, shown, sizeof shown);
 		put(t, y, &x, cols, ROLE_FILTER, " /");
 		put(t, y, &x, cols, ROLE_FILTER, shown);
-		putf(t, y, &x, cols, ROLE_FILTER, " %zu of %zu ", t->view.n_rows, t->n_nodes);
+		put_match_count(t, y, &x, cols, ROLE_FILTER);
 		put(t, y, &x, cols, ROLE_FOOTER, " ");
 	}
 	if (t->help.open) {

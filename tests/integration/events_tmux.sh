@@ -73,6 +73,8 @@ n=$(wc -l <"$tmp/filtered.txt")
 ok $? "/restarted keeps only the restarts ($n rows)"
 ! grep -q "chrony_reference\|ptp_clock_class\|cluster_finding" "$tmp/filtered.txt"
 ok $? "the other events are filtered out"
+screen | tail -n 1 | grep -Eq "/restarted +$n events? "
+ok $? "the footer counts the events the filter keeps ($n), not the grid's nodes: $(screen | tail -n 1)"
 
 # --- Enter on the group: its nodes under it --------------------------------------
 group_row=$(grep -nE "^ [0-9:]{8} +\+ [0-9]+ nodes" "$tmp/filtered.txt" | head -n 1 | cut -d: -f1)
@@ -99,9 +101,13 @@ keys Escape
 wait_for "events, newest first" 3
 ok $? "Esc goes back to the events screen"
 keys Escape
-keys Escape
 wait_for "^NODE " 3
 ok $? "and again to the grid"
+screen | tail -n 1 | grep -Eq "/restarted +[0-9]+ of 5[0-9] "
+ok $? "the grid, built again with the filter typed on the events screen, counts its nodes: $(screen | tail -n 1)"
+keys Escape
+wait_for "filter cleared" 3
+ok $? "Esc on the grid clears the filter"
 keys q
 wait_for "EXIT=0" 5
 ok $? "q quits"
