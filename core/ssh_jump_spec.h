@@ -1,6 +1,7 @@
-/* ssh_jump_spec.h - a ProxyJump value ("-J" on the command line) read the
- * way OpenSSH reads it (readconf.c:parse_jump, misc.c:parse_user_host_port
- * and parse_ssh_uri).
+/* ssh_jump_spec.h - a ProxyJump value ("-J" on the command line, `jump` in
+ * --config) read the way OpenSSH reads it (readconf.c:parse_jump,
+ * misc.c:parse_user_host_port and parse_ssh_uri).  In core: the
+ * configuration checks it when the file is read, the SSH layer uses it.
  *
  * "host1,user@host2:2222,ssh://host3" names the jump hosts in the order the
  * connection goes through them: host1 first.  "none" (any case) means no
