@@ -1,8 +1,9 @@
 /* daemons.c - the daemons collector: which time daemons run, each one's
  * youngest process (PID and age), ptp4l and phc2sys restarts, from
- * `ps -e -o pid=,etimes=,comm=` (`ps -e -o comm=` where ps has no etimes:
- * busybox), and phc2sys's command lines (`ps -C phc2sys -o comm=,args=`),
- * parsed by daemons_parse.c.
+ * `pgrep -x 'chronyd|ntpd|systemd-timesyn|ptp4l|phc2sys'` and
+ * `ps -o pid=,etimes=,comm= -p PIDS` (`ps -e -o comm=` where ps has no
+ * etimes: busybox), and phc2sys's command
+ * lines (`ps -C phc2sys -o comm=,args=`), parsed by daemons_parse.c.
  *
  * A restart is judged by the process's age (etimes, the node's boot-time
  * clock), never by a wall-clock start time: a clock step would look like a
@@ -47,13 +48,54 @@ static void daemons_carry(observation *now, const observation *before)
 	daemons_track(&now->daemons, &before->daemons, now->taken_at);
 }
 
-/* POSIX sh; etimes is procps-ng's (3.3.0, 2011); a ps that refuses it
- * (busybox) lists names alone, its complaint left in the section's stderr
- * (the raw view) as any other ps warning is. */
+/* POSIX sh.  Only the five daemons are listed: a GPU node runs a thousand
+ * processes and more (a kernel thread per CPU and kind), and every one of
+ * them in each answer would cost the link tens of KiB a poll and synctop
+ * their decoding.  procps-ng's pgrep finds them (it reads each process's
+ * stat once: bench/node-tools measured ps -C, which selects by name too,
+ * at about 3x its node CPU with 1,000 processes), then ps gives the ages of
+ * those PIDs alone; one that exits in between is left out by ps.  Finding
+ * none (exit 1, nothing printed) is no daemon, not a failure.  Where pgrep
+ * is missing ps -C selects; etimes is procps-ng's (3.3.0, 2011); a ps
+ * without it (busybox, which has no -C either) lists every name, its
+ * complaint left in the section's stderr (the raw view).  pgrep's own
+ * stderr is dropped: it warns that a pattern over 15 characters matches no
+ * name, which -x of an alternation does not mean; a pgrep that fails
+ * (exit 2, 3) hands over to ps -C.  Which of the
+ * three is asked once per connection ($synctop_psc): pgrep must find this
+ * shell itself by name (busybox's pgrep has no -d). */
 static const char daemons_functions[] =
 	"synctop_daemons() {\n"
-	"	synctop_ps=$(ps -e -o pid=,etimes=,comm=) || synctop_ps=$(ps -e -o comm=)\n"
-	"	synctop_r=$?\n"
+	"	if [ -z \"$synctop_psc\" ]; then\n"
+	"		synctop_psc=e\n"
+	"		if ps -o pid=,etimes=,comm= -p $$ >/dev/null 2>&1; then\n"
+	"			synctop_psc=C\n"
+	"			synctop_k=$(ps -o comm= -p $$)\n"
+	"			case ,$(pgrep -d , -x \"$synctop_k\" 2>/dev/null), in *,$$,*) synctop_psc=p ;; esac\n"
+	"		fi\n"
+	"	fi\n"
+	"	case $synctop_psc in\n"
+	"	p)\n"
+	"		synctop_k=$(pgrep -d , -x \"chronyd|ntpd|systemd-timesyn|ptp4l|phc2sys\" 2>/dev/null)\n"
+	"		case $? in\n"
+	"		0) synctop_ps=$(ps -o pid=,etimes=,comm= -p \"$synctop_k\"); synctop_r=$? ;;\n"
+	"		1) synctop_ps=; synctop_r=1 ;;\n"
+	"		*) synctop_ps=$(ps -C chronyd,ntpd,systemd-timesyn,ptp4l,phc2sys -o pid=,etimes=,comm=); synctop_r=$? ;;\n"
+	"		esac\n"
+	"		;;\n"
+	"	C)\n"
+	"		synctop_ps=$(ps -C chronyd,ntpd,systemd-timesyn,ptp4l,phc2sys -o pid=,etimes=,comm=)\n"
+	"		synctop_r=$?\n"
+	"		;;\n"
+	"	*)\n"
+	"		synctop_ps=$(ps -e -o comm=)\n"
+	"		synctop_r=$?\n"
+	"		;;\n"
+	"	esac\n"
+	"	if [ \"$synctop_psc\" != e ] && [ \"$synctop_r\" -eq 1 ] && [ -z \"$synctop_ps\" ]; then\n"
+	"		synctop_r=0\n"
+	"		synctop_ps=::none\n"
+	"	fi\n"
 	"	[ -z \"$synctop_ps\" ] || printf \"%s\\n\" \"$synctop_ps\"\n"
 	"	case $synctop_ps in\n"
 	"	*phc2sys*)\n"
@@ -78,11 +120,17 @@ static const char daemons_functions[] =
 	 * newline and globbing off while the lines are walked.  sh's read
 	 * takes a byte per system call: status is left at CapEff (measured on
 	 * the lab VM with dash: ~0.8 ms of node CPU per daemon, ~150 bytes of
-	 * answer each on a hybrid host, less on pure v2). */
+	 * answer each on a hybrid host, less on pure v2).
+	 * A process's cgroup and user namespace do not change, and a daemon
+	 * drops its capabilities at start: so the block is read again only
+	 * when the daemons' PIDs changed (a restart, a daemon started or
+	 * stopped) and every 30 polls, and printed from $synctop_po between
+	 * (bench/node-tools: the section's node CPU). */
 	"synctop_places() {\n"
 	"	synctop_f=$IFS\n"
 	"	IFS=\"\n\"\n"
 	"	set -f\n"
+	"	synctop_k=\n"
 	"	for synctop_l in $synctop_ps; do\n"
 	"		case ${synctop_l##* } in\n"
 	"		chronyd|ntpd|systemd-timesyn|ptp4l|phc2sys) ;;\n"
@@ -91,15 +139,25 @@ static const char daemons_functions[] =
 	"		synctop_l=${synctop_l#\"${synctop_l%%[! ]*}\"}\n"
 	"		synctop_p=${synctop_l%% *}\n"
 	"		case $synctop_p in \"\"|*[!0-9]*) continue ;; esac\n"
-	"		printf \"::proc %s\\n\" \"$synctop_p\"\n"
-	"		while IFS= read -r synctop_l; do\n"
-	"			case $synctop_l in [1-9]*:/) ;; *) printf \"::cg %s\\n\" \"$synctop_l\" ;; esac\n"
-	"		done 2>/dev/null </proc/$synctop_p/cgroup\n"
-	"		while IFS= read -r synctop_l; do\n"
-	"			case $synctop_l in CapEff:*) printf \"::cap %s\\n\" \"${synctop_l#CapEff:}\"; break ;; esac\n"
-	"		done 2>/dev/null </proc/$synctop_p/status\n"
-	"		while IFS= read -r synctop_l; do printf \"::uid %s\\n\" \"$synctop_l\"; done 2>/dev/null </proc/$synctop_p/uid_map\n"
+	"		synctop_k=\"$synctop_k$synctop_p\n\"\n"
 	"	done\n"
+	"	synctop_pn=$((synctop_pn + 1))\n"
+	"	if [ \"$synctop_k\" != \"$synctop_pk\" ] || [ \"$synctop_pn\" -ge 30 ]; then\n"
+	"		synctop_pk=$synctop_k\n"
+	"		synctop_pn=0\n"
+	"		synctop_po=\n"
+	"		for synctop_p in $synctop_k; do\n"
+	"			synctop_po=\"$synctop_po::proc $synctop_p\n\"\n"
+	"			while IFS= read -r synctop_l; do\n"
+	"				case $synctop_l in [1-9]*:/) ;; *) synctop_po=\"$synctop_po::cg $synctop_l\n\" ;; esac\n"
+	"			done 2>/dev/null </proc/$synctop_p/cgroup\n"
+	"			while IFS= read -r synctop_l; do\n"
+	"				case $synctop_l in CapEff:*) synctop_po=\"$synctop_po::cap ${synctop_l#CapEff:}\n\"; break ;; esac\n"
+	"			done 2>/dev/null </proc/$synctop_p/status\n"
+	"			while IFS= read -r synctop_l; do synctop_po=\"$synctop_po::uid $synctop_l\n\"; done 2>/dev/null </proc/$synctop_p/uid_map\n"
+	"		done\n"
+	"	fi\n"
+	"	[ -z \"$synctop_po\" ] || printf \"%s\" \"$synctop_po\"\n"
 	"	set +f\n"
 	"	IFS=$synctop_f\n"
 	"}\n";

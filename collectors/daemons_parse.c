@@ -1,9 +1,9 @@
 /* daemons_parse.c - time daemons running on a node, from ps output, and
  * their restarts from one poll to the next.
  *
- * The daemons collector's function prints `ps -e -o pid=,etimes=,comm=`
- * ("PID AGE COMM" a line; `ps -e -o comm=` where ps has no etimes) and, when
- * phc2sys is among them, `ps -C phc2sys -o comm=,args=` (procps pads comm to
+ * The daemons collector's function prints `ps -C DAEMONS -o pid=,etimes=,comm=`
+ * ("PID AGE COMM" a line, "::none" when none runs; `ps -e -o comm=` where ps
+ * has no etimes) and, when phc2sys is among them, `ps -C phc2sys -o comm=,args=` (procps pads comm to
  * 15 columns, then the command line): those lines start with phc2sys and go
  * on with its arguments. */
 #include <config.h>

@@ -67,6 +67,20 @@ static void test_failures(void **state)
 	assert_int_equal(d.running, 0);
 }
 
+/* ps -C selected no daemon: it printed nothing and the probe says so */
+static void test_none_selected(void **state)
+{
+	(void)state;
+	daemons_obs d = parse("::none\n", 0);
+	assert_int_equal(d.state, OBS_OK);
+	assert_int_equal(d.running, 0);
+	assert_int_equal(d.n_places, 0);
+	/* -C's own lines: the daemons alone, right-aligned PIDs */
+	d = parse("    612 1815211 chronyd\n   1204 1815190 ptp4l\n", 0);
+	assert_int_equal(d.state, OBS_OK);
+	assert_int_equal(d.running, DAEMON_CHRONYD | DAEMON_PTP4L);
+}
+
 static daemons_obs parse_fixture(const char *name)
 {
 	size_t len;
@@ -628,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_exact_names_only),
 		cmocka_unit_test(test_last_line_without_newline),
 		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_none_selected),
 		cmocka_unit_test(test_pid_and_age),
 		cmocka_unit_test(test_restart_by_younger_age),
 		cmocka_unit_test(test_restart_in_the_node),
