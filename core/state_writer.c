@@ -22,18 +22,13 @@
 #include "xalloc.h"
 
 typedef struct {
-	int64_t node_id;
-	state_sample x;
-} sample_item;
-
-typedef struct {
 	event e;
 	bool has_host;
 	char host[NODE_NAME_LEN];
 } event_item;
 
 typedef struct {
-	sample_item *samples;
+	state_writer_row *samples;
 	size_t n_samples, cap_samples;
 	event_item *events;
 	size_t n_events, cap_events;
@@ -55,9 +50,10 @@ struct state_writer {
 	bool writing;
 	bool stop;
 	bool abandoned;       /* free gave up waiting: the thread frees it */
-	bool failed;          /* the thread stopped writing */
-	bool report;
+	bool failing;         /* the last write failed: retried after a delay */
+	bool report;          /* failing changed: for the loop */
 	char err[STATE_ERROR_LEN];
+	size_t held;          /* samples the thread holds for a retry */
 	int64_t *drift_ids;   /* the tracked nodes ... */
 	double *drift;        /* ... and their trends, published */
 	size_t n_drift;
@@ -74,6 +70,8 @@ struct state_writer {
 	int64_t group_row;    /* ... and its row */
 	double last_maintain; /* monotonic */
 	double last_drift;    /* monotonic, 0 = never */
+	double retry_at;      /* monotonic: the next attempt while failing */
+	double backoff;       /* the delay after the next failure */
 };
 
 static double mono_now(void)
@@ -136,14 +134,54 @@ fail:
 	return -1;
 }
 
-static void fail(state_writer *w)
+/* A write or maintenance failed (failed) or the first one after a
+ * failure worked: told to the loop when it changes.  Thread only. */
+static void set_failing(state_writer *w, bool failed)
 {
+	double now = mono_now();
+	if (failed) {
+		w->retry_at = now + w->backoff;
+		w->backoff = fmin(w->backoff * 2, STATE_WRITER_RETRY_MAX_S);
+	} else {
+		w->backoff = STATE_WRITER_RETRY_FIRST_S;
+	}
 	pthread_mutex_lock(&w->lock);
-	w->failed = true;
-	w->report = true;
-	snprintf(w->err, sizeof w->err, "%s", state_store_error(w->store));
-	ev_async_send(w->loop, &w->told);
+	if (w->failing != failed) {
+		w->failing = failed;
+		w->report = true;
+		snprintf(w->err, sizeof w->err, "%s", failed ? state_store_error(w->store) : "");
+		ev_async_send(w->loop, &w->told);
+	}
 	pthread_mutex_unlock(&w->lock);
+}
+
+/* Appends src's items to dst (the thread's batch: what a failed write
+ * left, then the queue); src emptied. */
+static void batch_take(batch *dst, batch *src)
+{
+	if (dst->n_samples == 0 && dst->n_events == 0) {
+		batch t = *dst;
+		*dst = *src;
+		*src = t;
+		return;
+	}
+	if (dst->n_samples + src->n_samples > dst->cap_samples) {
+		dst->cap_samples = dst->n_samples + src->n_samples;
+		dst->samples = xrealloc(dst->samples, dst->cap_samples * sizeof *dst->samples);
+	}
+	if (src->n_samples) {
+		memcpy(dst->samples + dst->n_samples, src->samples, src->n_samples * sizeof *src->samples);
+	}
+	dst->n_samples += src->n_samples;
+	if (dst->n_events + src->n_events > dst->cap_events) {
+		dst->cap_events = dst->n_events + src->n_events;
+		dst->events = xrealloc(dst->events, dst->cap_events * sizeof *dst->events);
+	}
+	if (src->n_events) {
+		memcpy(dst->events + dst->n_events, src->events, src->n_events * sizeof *src->events);
+	}
+	dst->n_events += src->n_events;
+	src->n_samples = src->n_events = 0;
 }
 
 /* Every tracked node's frequency trend from the database, published under
@@ -201,61 +239,79 @@ static void wait_until(state_writer *w, double until)
 	}
 }
 
+/* The maintenance and, every STATE_WRITER_DRIFT_S, the drift trends;
+ * 0 or -1.  Thread only. */
+static int maintain(state_writer *w, double now)
+{
+	if (state_store_maintain(w->store, walltime_now()) != 0) {
+		return -1;
+	}
+	w->last_maintain = now;
+	if (w->last_drift == 0 || now - w->last_drift >= STATE_WRITER_DRIFT_S) {
+		if (compute_drift(w) != 0) {
+			return -1;
+		}
+		w->last_drift = now;
+	}
+	return 0;
+}
+
 static void *writer_thread(void *arg)
 {
 	state_writer *w = arg;
 	double last_commit = 0;
-	bool failed = false;
+	bool failing = false;
+	w->backoff = STATE_WRITER_RETRY_FIRST_S;
 	w->last_maintain = mono_now() - STATE_WRITER_MAINTAIN_S + 5.0; /* the first soon after start */
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
-		while (!w->stop && w->q.n_samples == 0 && w->q.n_events == 0 &&
-		       mono_now() - w->last_maintain < STATE_WRITER_MAINTAIN_S) {
-			/* woken by the loop's items, or maintenance is due */
+		for (;;) {
+			/* woken by the loop's batch, or maintenance or a retry is due */
+			double due = failing ? w->retry_at : w->last_maintain + STATE_WRITER_MAINTAIN_S;
+			if (w->stop || (!failing && (w->q.n_samples || w->q.n_events)) || mono_now() >= due) {
+				break;
+			}
 			struct timespec ts;
-			monotonic_after(w->last_maintain + STATE_WRITER_MAINTAIN_S - mono_now(), &ts);
+			monotonic_after(due - mono_now(), &ts);
 			pthread_cond_timedwait(&w->wake, &w->lock, &ts);
 		}
 		/* batches, not a transaction per poll: at most every COMMIT_S */
-		wait_until(w, last_commit + STATE_WRITER_COMMIT_S);
+		if (!failing) {
+			wait_until(w, last_commit + STATE_WRITER_COMMIT_S);
+		}
 		bool stopping = w->stop;
-		batch t = w->mine;
-		w->mine = w->q;
-		w->q = t;
-		w->q.n_samples = w->q.n_events = 0;
+		/* after a failure mine still holds what was not written */
+		batch_take(&w->mine, &w->q);
 		w->writing = true;
 		pthread_mutex_unlock(&w->lock);
 
-		if (!failed && write_batch(w) != 0) {
-			failed = true;
-			fail(w);
-		}
+		bool ok = write_batch(w) == 0;
 		last_commit = mono_now();
-		if (!failed && !stopping && last_commit - w->last_maintain >= STATE_WRITER_MAINTAIN_S) {
-			w->last_maintain = last_commit;
-			if (state_store_maintain(w->store, walltime_now()) != 0) {
-				failed = true;
-				fail(w);
-			}
-			if (!failed && (w->last_drift == 0 || last_commit - w->last_drift >= STATE_WRITER_DRIFT_S)) {
-				w->last_drift = last_commit;
-				if (compute_drift(w) != 0) {
-					failed = true;
-					fail(w);
-				}
-			}
+		if (ok) {
+			w->mine.n_samples = w->mine.n_events = 0;
 		}
-		w->mine.n_samples = w->mine.n_events = 0;
+		if (ok && !stopping && last_commit - w->last_maintain >= STATE_WRITER_MAINTAIN_S) {
+			ok = maintain(w, last_commit) == 0;
+		}
+		if (ok != !failing) {
+			failing = !ok;
+			set_failing(w, failing);
+		} else if (failing) {
+			set_failing(w, true); /* the next retry later */
+		}
 
 		pthread_mutex_lock(&w->lock);
 		w->writing = false;
+		w->held = w->mine.n_samples;
 		if (w->abandoned) {
 			pthread_mutex_unlock(&w->lock);
 			writer_destroy(w);
 			return NULL;
 		}
 		pthread_cond_broadcast(&w->idle);
-		if (w->stop && w->q.n_samples == 0 && w->q.n_events == 0) {
+		/* stopping: what is queued is written first, a failing store
+		 * is tried once more, then given up */
+		if (w->stop && ((w->q.n_samples == 0 && w->q.n_events == 0) || (failing && stopping))) {
 			break;
 		}
 	}
@@ -270,12 +326,12 @@ static void on_told(struct ev_loop *loop, ev_async *a, int revents)
 	state_writer *w = a->data;
 	char err[STATE_ERROR_LEN];
 	pthread_mutex_lock(&w->lock);
-	bool report = w->report;
+	bool report = w->report, failing = w->failing;
 	memcpy(err, w->err, sizeof err);
 	w->report = false;
 	pthread_mutex_unlock(&w->lock);
 	if (report && w->done) {
-		w->done(w->ctx, err);
+		w->done(w->ctx, failing ? err : NULL);
 	}
 }
 
@@ -308,27 +364,36 @@ state_writer *state_writer_new(struct ev_loop *loop, state_store *store, size_t 
 	return w;
 }
 
-bool state_writer_sample(state_writer *w, int64_t node_id, const state_sample *x)
+size_t state_writer_samples(state_writer *w, const state_writer_row *rows, size_t n)
 {
 	pthread_mutex_lock(&w->lock);
 	batch *b = &w->q;
-	bool take = !w->failed && b->n_samples < w->queue_max;
+	/* what a failed write holds counts against the bound too */
+	size_t room = w->queue_max > b->n_samples + w->held ? w->queue_max - b->n_samples - w->held : 0;
+	size_t take = n < room ? n : room;
 	if (take) {
-		if (b->n_samples == b->cap_samples) {
-			b->cap_samples = b->cap_samples ? 2 * b->cap_samples : 1024;
-			b->samples = xrealloc(b->samples, b->cap_samples * sizeof *b->samples);
+		if (b->n_samples + take > b->cap_samples) {
+			size_t cap = b->cap_samples ? b->cap_samples : 1024;
+			while (cap < b->n_samples + take) {
+				cap *= 2;
+			}
+			b->cap_samples = cap;
+			b->samples = xrealloc(b->samples, cap * sizeof *b->samples);
 		}
-		b->samples[b->n_samples].node_id = node_id;
-		b->samples[b->n_samples].x = *x;
-		b->n_samples++;
+		memcpy(b->samples + b->n_samples, rows, take * sizeof *rows);
+		b->n_samples += take;
+		/* one wake-up a batch: the thread sleeps between the loop's rounds */
 		pthread_cond_signal(&w->wake);
 	}
-	bool failed = w->failed;
 	pthread_mutex_unlock(&w->lock);
-	if (!take && !failed) {
-		w->dropped++;
-	}
+	w->dropped += n - take;
 	return take;
+}
+
+bool state_writer_sample(state_writer *w, int64_t node_id, const state_sample *x)
+{
+	state_writer_row row = {.node_id = node_id, .x = *x};
+	return state_writer_samples(w, &row, 1) == 1;
 }
 
 bool state_writer_event(state_writer *w, const event *e, const char *host)
@@ -336,7 +401,7 @@ bool state_writer_event(state_writer *w, const event *e, const char *host)
 	pthread_mutex_lock(&w->lock);
 	batch *b = &w->q;
 	/* events are few; their bound is the samples' */
-	bool take = !w->failed && b->n_events < w->queue_max;
+	bool take = b->n_events < w->queue_max;
 	if (take) {
 		if (b->n_events == b->cap_events) {
 			b->cap_events = b->cap_events ? 2 * b->cap_events : 64;
@@ -348,9 +413,8 @@ bool state_writer_event(state_writer *w, const event *e, const char *host)
 		snprintf(it->host, sizeof it->host, "%s", host ? host : "");
 		pthread_cond_signal(&w->wake);
 	}
-	bool failed = w->failed;
 	pthread_mutex_unlock(&w->lock);
-	if (!take && !failed) {
+	if (!take) {
 		w->dropped++;
 	}
 	return take;
