@@ -22,6 +22,11 @@
 
 #define PATH_LEN 384 /* a longer --state-dir is refused */
 
+struct folded {
+	int64_t node;
+	double t, frequency_ppm;
+};
+
 struct state_store {
 	sqlite3 *db;
 	int lock_fd;           /* -1 for a reader */
@@ -30,6 +35,8 @@ struct state_store {
 	/* prepared once, reused: a statement per commit and per minute */
 	sqlite3_stmt *put_sample, *put_event, *node_get, *node_add, *begin, *commit;
 	sqlite3_stmt *fold, *fold_put, *recent_trim;
+	struct folded *folded;  /* the last fold's minutes, for state_fold_fn */
+	size_t n_folded, cap_folded;
 	char err[STATE_ERROR_LEN];
 };
 
@@ -414,6 +421,7 @@ void state_store_close(state_store *s)
 	sqlite3_finalize(s->fold);
 	sqlite3_finalize(s->fold_put);
 	sqlite3_finalize(s->recent_trim);
+	free(s->folded);
 	sqlite3_close(s->db);
 	if (s->lock_fd >= 0) {
 		close(s->lock_fd); /* drops the flock */
@@ -609,8 +617,17 @@ static int fold_range(state_store *s, double from, double to)
 	sqlite3_bind_double(s->fold, 2, to);
 	int rc;
 	while ((rc = sqlite3_step(s->fold)) == SQLITE_ROW) {
-		sqlite3_bind_int64(s->fold_put, 1, sqlite3_column_int64(s->fold, 0));
-		sqlite3_bind_double(s->fold_put, 2, (double)sqlite3_column_int64(s->fold, 1) * 60.0 + 30.0);
+		int64_t node = sqlite3_column_int64(s->fold, 0);
+		double t = (double)sqlite3_column_int64(s->fold, 1) * 60.0 + 30.0;
+		sqlite3_bind_int64(s->fold_put, 1, node);
+		sqlite3_bind_double(s->fold_put, 2, t);
+		if (sqlite3_column_type(s->fold, 3) != SQLITE_NULL) {
+			if (s->n_folded == s->cap_folded) {
+				s->cap_folded = s->cap_folded ? 2 * s->cap_folded : 1024;
+				s->folded = xrealloc(s->folded, s->cap_folded * sizeof *s->folded);
+			}
+			s->folded[s->n_folded++] = (struct folded){node, t, sqlite3_column_double(s->fold, 3)};
+		}
 		for (int k = 0; k < N_VALUES; k++) {
 			bind_value(s->fold_put, 3 + k,
 				   sqlite3_column_type(s->fold, 2 + k) == SQLITE_NULL ? NAN
@@ -755,11 +772,24 @@ static int shrink(state_store *s, bool always)
 
 int state_store_maintain(state_store *s, double now)
 {
+	return state_store_maintain_folding(s, now, NULL, NULL);
+}
+
+int state_store_maintain_folding(state_store *s, double now, state_fold_fn fn, void *ctx)
+{
 	int64_t *ids = NULL;
 	size_t n_ids = 0;
 	int rc = -1;
-	if (node_ids(s, &ids, &n_ids) != 0 || in_transaction(s, fold, ids, n_ids, now) != 0 ||
-	    in_transaction(s, delete_before, ids, n_ids, now - s->lim.retention_s) != 0 || shrink(s, false) != 0) {
+	s->n_folded = 0;
+	if (node_ids(s, &ids, &n_ids) != 0 || in_transaction(s, fold, ids, n_ids, now) != 0) {
+		goto out;
+	}
+	/* told once committed: a fold rolled back is done again next time */
+	for (size_t i = 0; fn && i < s->n_folded; i++) {
+		fn(ctx, s->folded[i].node, s->folded[i].t, s->folded[i].frequency_ppm);
+	}
+	if (
+in_transaction(s, delete_before, ids, n_ids, now - s->lim.retention_s) != 0 || shrink(s, false) != 0) {
 		goto out;
 	}
 	/* the size bound: the oldest tenth of what is kept at a time */

@@ -113,8 +113,13 @@ int state_store_put_sample(state_store *s, int64_t node_id, const state_sample *
  * group's row (0 if none).  *row: the new row's id. */
 int state_store_put_event(state_store *s, const event *e, const char *host, int64_t group_row, int64_t *row);
 
-/* Downsampling, retention and the size bound, as of `now`. */
+/* Folding, retention and the size bound, as of `now`. */
 int state_store_maintain(state_store *s, double now);
+
+/* The same, and each minute mean it folded to fn once committed (the
+ * writer's running drift sums, drift_trend.h). */
+typedef void (*state_fold_fn)(void *ctx, int64_t node_id, double t, double frequency_ppm);
+int state_store_maintain_folding(state_store *s, double now, state_fold_fn fn, void *ctx);
 
 /* Bytes the database holds (pages in use, WAL not counted). */
 uint64_t state_store_bytes(state_store *s);

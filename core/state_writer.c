@@ -34,6 +34,19 @@ typedef struct {
 	size_t n_events, cap_events;
 } batch;
 
+/* An hour's sums of a node's minute means, x from the hour's start. */
+typedef struct {
+	int64_t hour; /* unix time / 3600 */
+	drift_sums sums;
+} drift_hour;
+
+typedef struct {
+	int64_t id;
+	size_t index;
+} tracked_node;
+
+#define DRIFT_HOURS ((size_t)(STATE_WRITER_DRIFT_SINCE_S / 3600.0) + 2)
+
 struct state_writer {
 	struct ev_loop *loop;
 	state_writer_done_fn done;
@@ -58,6 +71,7 @@ struct state_writer {
 	double *drift;        /* ... and their trends, published */
 	size_t n_drift;
 	unsigned drift_gen;
+	bool drift_changed;   /* new drift_ids: the thread reads them afresh */
 
 	/* loop only */
 	size_t queue_max;
@@ -69,7 +83,11 @@ struct state_writer {
 	uint64_t group_id;    /* the last group's event id in this run ... */
 	int64_t group_row;    /* ... and its row */
 	double last_maintain; /* monotonic */
-	double last_drift;    /* monotonic, 0 = never */
+	/* the drift trends' running sums: per tracked node, an hour a slot */
+	size_t n_tracked;
+	tracked_node *tracked; /* by id: each id's index in drift_ids */
+	drift_hour *hours;    /* n_tracked * DRIFT_HOURS, by drift_ids' index */
+	bool drift_ready;     /* the sums hold what the database holds */
 	double retry_at;      /* monotonic: the next attempt while failing */
 	double backoff;       /* the delay after the next failure */
 };
@@ -92,6 +110,8 @@ static void writer_destroy(state_writer *w)
 {
 	free(w->drift_ids);
 	free(w->drift);
+	free(w->tracked);
+	free(w->hours);
 	batch_free(&w->q);
 	batch_free(&w->mine);
 	state_store_close(w->store);
@@ -184,43 +204,124 @@ static void batch_take(batch *dst, batch *src)
 	src->n_samples = src->n_events = 0;
 }
 
-/* Every tracked node's frequency trend from the database, published under
- * the lock; 0 or -1.  Thread only. */
-static int compute_drift(state_writer *w)
+/* One minute mean into its node's hour.  Thread only. */
+static void drift_add(state_writer *w, size_t index, double t, double ppm)
 {
-	pthread_mutex_lock(&w->lock);
-	size_t n = w->n_drift;
-	int64_t *ids = n ? xmalloc(n * sizeof *ids) : NULL;
-	if (n) {
-		memcpy(ids, w->drift_ids, n * sizeof *ids);
+	int64_t hour = (int64_t)floor(t / 3600.0);
+	drift_hour *h = &w->hours[index * DRIFT_HOURS + (size_t)(hour % (int64_t)DRIFT_HOURS)];
+	if (h->hour > hour) {
+		return; /* older than the slot's hour: out of the window */
 	}
-	pthread_mutex_unlock(&w->lock);
-	if (n == 0) {
-		return 0;
+	if (h->hour != hour) {
+		h->hour = hour;
+		drift_sums_init(&h->sums);
+	}
+	drift_sums_add(&h->sums, t - (double)hour * 3600.0, ppm);
+}
+
+/* state_fold_fn: each minute the maintenance folded. */
+static void on_folded(void *ctx, int64_t node_id, double t, double ppm)
+{
+	state_writer *w = ctx;
+	if (!w->drift_ready || w->n_tracked == 0) {
+		return;
+	}
+	size_t lo = 0, hi = w->n_tracked;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (w->tracked[mid].id < node_id) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (lo < w->n_tracked && w->tracked[lo].id == node_id) {
+		drift_add(w, w->tracked[lo].index, t, ppm);
+	}
+}
+
+static int by_tracked_id(const void *a, const void *b)
+{
+	int64_t x = ((const tracked_node *)a)->id, y = ((const tracked_node *)b)->id;
+	return (x > y) - (x < y);
+}
+
+/* The sums from the database, once (and when the tracked nodes change):
+ * 7 days of minute means read here, not at each update.  Thread only. */
+static int drift_load(state_writer *w, const int64_t *ids, size_t n, double since)
+{
+	free(w->tracked);
+	free(w->hours);
+	w->n_tracked = n;
+	w->tracked = xmalloc((n ? n : 1) * sizeof *w->tracked);
+	w->hours = xcalloc((n ? n : 1) * DRIFT_HOURS, sizeof *w->hours);
+	for (size_t i = 0; i < n; i++) {
+		w->tracked[i] = (tracked_node){ids[i], i};
+	}
+	qsort(w->tracked, n, sizeof *w->tracked, by_tracked_id);
+	for (size_t i = 0; i < n * DRIFT_HOURS; i++) {
+		w->hours[i].hour = INT64_MIN;
 	}
 	size_t max = (size_t)(STATE_WRITER_DRIFT_SINCE_S / 60) + 120;
 	double *t = xmalloc(max * sizeof *t), *ppm = xmalloc(max * sizeof *ppm);
-	double *out = xmalloc(n * sizeof *out);
-	double since = walltime_now() - STATE_WRITER_DRIFT_SINCE_S;
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		int got = state_store_frequency(w->store, ids[i], since, t, ppm, max);
 		rc = got < 0 ? -1 : 0;
-		out[i] = got > 0 ? drift_trend_ppm_per_day(t, ppm, (size_t)got, DRIFT_TREND_MIN_SPAN_S) : NAN;
-	}
-	if (rc == 0) {
-		pthread_mutex_lock(&w->lock);
-		if (w->n_drift == n) {
-			memcpy(w->drift, out, n * sizeof *out);
-			w->drift_gen++;
+		for (int k = 0; k < got; k++) {
+			drift_add(w, i, t[k], ppm[k]);
 		}
-		pthread_mutex_unlock(&w->lock);
 	}
-	free(ids);
 	free(t);
 	free(ppm);
-	free(out);
+	w->drift_ready = rc == 0;
 	return rc;
+}
+
+/* Every tracked node's frequency trend from its hours' sums, published
+ * under the lock; 0 or -1.  Thread only. */
+static int compute_drift(state_writer *w)
+{
+	double since = walltime_now() - STATE_WRITER_DRIFT_SINCE_S;
+	pthread_mutex_lock(&w->lock);
+	size_t n = w->n_drift;
+	bool reload = w->drift_changed || !w->drift_ready;
+	int64_t *ids = NULL;
+	if (reload) {
+		ids = xmalloc((n ? n : 1) * sizeof *ids);
+		if (n) {
+			memcpy(ids, w->drift_ids, n * sizeof *ids);
+		}
+		w->drift_changed = false;
+	}
+	pthread_mutex_unlock(&w->lock);
+	int rc = reload ? drift_load(w, ids, n, since) : 0;
+	free(ids);
+	if (rc != 0 || w->n_tracked == 0) {
+		return rc;
+	}
+	n = w->n_tracked;
+	int64_t first = (int64_t)floor(since / 3600.0);
+	double *out = xmalloc(n * sizeof *out);
+	for (size_t i = 0; i < n; i++) {
+		drift_sums all;
+		drift_sums_init(&all);
+		for (size_t k = 0; k < DRIFT_HOURS; k++) {
+			const drift_hour *h = &w->hours[i * DRIFT_HOURS + k];
+			if (h->hour >= first) {
+				drift_sums_merge(&all, &h->sums, (double)(h->hour - first) * 3600.0);
+			}
+		}
+		out[i] = drift_sums_ppm_per_day(&all, DRIFT_TREND_MIN_SPAN_S);
+	}
+	pthread_mutex_lock(&w->lock);
+	if (w->n_drift == n && !w->drift_changed) {
+		memcpy(w->drift, out, n * sizeof *out);
+		w->drift_gen++;
+	}
+	pthread_mutex_unlock(&w->lock);
+	free(out);
+	return 0;
 }
 
 /* Waits (lock held) until `until` (monotonic) or stop, whatever arrives. */
@@ -239,20 +340,14 @@ static void wait_until(state_writer *w, double until)
 	}
 }
 
-/* The maintenance and, every STATE_WRITER_DRIFT_S, the drift trends;
- * 0 or -1.  Thread only. */
+/* The maintenance, its folded minutes into the drift sums, and the drift
+ * trends from them; 0 or -1.  Thread only. */
 static int maintain(state_writer *w, double now)
 {
-	if (state_store_maintain(w->store, walltime_now()) != 0) {
+	if (state_store_maintain_folding(w->store, walltime_now(), on_folded, w) != 0 || compute_drift(w) != 0) {
 		return -1;
 	}
 	w->last_maintain = now;
-	if (w->last_drift == 0 || now - w->last_drift >= STATE_WRITER_DRIFT_S) {
-		if (compute_drift(w) != 0) {
-			return -1;
-		}
-		w->last_drift = now;
-	}
 	return 0;
 }
 
@@ -432,6 +527,7 @@ void state_writer_track_drift(state_writer *w, const int64_t *ids, size_t n)
 		w->drift[i] = NAN;
 	}
 	w->n_drift = n;
+	w->drift_changed = true;
 	pthread_mutex_unlock(&w->lock);
 }
 

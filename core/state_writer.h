@@ -29,8 +29,6 @@
 #define STATE_WRITER_RETRY_FIRST_S 5.0
 #define STATE_WRITER_RETRY_MAX_S 300.0
 #define STATE_WRITER_MAINTAIN_S 60.0
-/* chrony.drift_daily's trend changes over days: recomputed this often */
-#define STATE_WRITER_DRIFT_S 600.0
 #define STATE_WRITER_DRIFT_SINCE_S (7 * 86400.0)
 
 typedef struct state_writer state_writer;
@@ -62,9 +60,10 @@ bool state_writer_sample(state_writer *w, int64_t node_id, const state_sample *x
  * follow their group (event_log_commit's order). */
 bool state_writer_event(state_writer *w, const event *e, const char *host);
 
-/* The nodes whose frequency trend (drift_trend.h) the thread computes from
- * the database every STATE_WRITER_DRIFT_S, over the last
- * STATE_WRITER_DRIFT_SINCE_S (ids copied). */
+/* The nodes whose frequency trend (drift_trend.h) over the last
+ * STATE_WRITER_DRIFT_SINCE_S the thread keeps (ids copied): read from the
+ * database once, then updated at each maintenance from the minutes it
+ * folds (hourly sums, drift_sums), and published each time. */
 void state_writer_track_drift(state_writer *w, const int64_t *ids, size_t n);
 
 /* The trends of the tracked nodes (ppm/day, NAN unknown) into out[0..n)

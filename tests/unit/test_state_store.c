@@ -285,6 +285,55 @@ static void test_downsampling_and_retention(void **state)
 	assert_int_equal(db_int("SELECT count(*) FROM events WHERE message='new'"), 1);
 }
 
+typedef struct {
+	int n;
+	int64_t node[8];
+	double t[8], ppm[8];
+} folded_minutes;
+
+static void on_folded(void *ctx, int64_t node_id, double t, double ppm)
+{
+	folded_minutes *f = ctx;
+	if (f->n < 8) {
+		f->node[f->n] = node_id;
+		f->t[f->n] = t;
+		f->ppm[f->n] = ppm;
+	}
+	f->n++;
+}
+
+/* The maintenance tells each minute it folded (the writer's drift sums),
+ * once: the minutes that ended STATE_FOLD_LAG_S ago, their mean frequency
+ * at their middle; a minute without a frequency is not told. */
+static void test_fold_told(void **state)
+{
+	(void)state;
+	state_store *s = open_ok(NULL);
+	int64_t id, other;
+	assert_int_equal(state_store_node_id(s, "n1", &id), 0);
+	assert_int_equal(state_store_node_id(s, "n2", &other), 0);
+	assert_int_equal(state_store_begin(s), 0);
+	for (int i = 0; i < 180; i++) {
+		state_sample x = sample_at(NOW - 180 + i, 0.0f, (float)(i / 60) + (i % 2 ? 0.5f : -0.5f));
+		assert_int_equal(state_store_put_sample(s, id, &x), 0);
+		x.value[HISTORY_FREQUENCY_PPM] = NAN;
+		assert_int_equal(state_store_put_sample(s, other, &x), 0);
+	}
+	assert_int_equal(state_store_commit(s), 0);
+	folded_minutes f = {0};
+	assert_int_equal(state_store_maintain_folding(s, NOW, on_folded, &f), 0);
+	assert_int_equal(f.n, 2);
+	for (int m = 0; m < 2; m++) {
+		assert_int_equal(f.node[m], id);
+		assert_true(fabs(f.t[m] - (NOW - 180 + 60 * m + 30)) < 1e-6);
+		assert_true(fabs(f.ppm[m] - m) < 1e-6);
+	}
+	f.n = 0;
+	assert_int_equal(state_store_maintain_folding(s, NOW + 30, on_folded, &f), 0);
+	assert_int_equal(f.n, 0);
+	state_store_close(s);
+}
+
 /* Past max_bytes the oldest go first; the newest stay. */
 static void test_size_bound(void **state)
 {
@@ -901,6 +950,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_foreign_database_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_downsampling_and_retention, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_size_bound, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fold_told, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_instance, setup, teardown),
