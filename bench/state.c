@@ -23,7 +23,9 @@
  * that already holds samples is kept, so alternated invocations share it)
  * with DAYS of one sample a minute and the last hour at one a second for
  * every node, as a long run leaves it, and the writer then runs with the
- * default raw_s (an hour) unless --raw-s says otherwise.  --only with or
+ * default raw_s (an hour) unless --raw-s says otherwise; both sides' rings
+ * then start full (an hour), as after an hour of polling: the health rules
+ * read full rings in both, so the difference is the writer's.  --only with or
  * --only without runs one side (for perf).  The prefill uses only the
  * store's put/maintain calls, so this file builds against older versions.
  *
@@ -35,6 +37,7 @@
 #include <ev.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +61,19 @@ static void node_name(demo_cluster *demo, size_t i, char name[NODE_NAME_LEN])
 {
 	size_t per = demo_cluster_count(demo);
 	snprintf(name, NODE_NAME_LEN, "r%03zu-%s", i / per, demo_cluster_name(demo, i % per));
+}
+
+/* Node i's values at t in the prefill and the rings: a slow swing of the
+ * offset and frequency, a fixed skew. */
+static void synthetic(size_t i, double t, float value[HISTORY_SERIES_COUNT])
+{
+	for (int k = 0; k < HISTORY_SERIES_COUNT; k++) {
+		value[k] = NAN;
+	}
+	double ph = (double)i * 0.37 + t / 3600.0;
+	value[HISTORY_OFFSET_S] = (float)(2e-6 * sin(ph) + 1e-7 * (double)(i % 7));
+	value[HISTORY_FREQUENCY_PPM] = (float)(-3.0 + 0.4 * sin(ph / 24.0) + 0.001 * (double)i);
+	value[HISTORY_SKEW_PPM] = 0.02f;
 }
 
 static double cpu_now(void)
@@ -120,8 +136,11 @@ typedef struct {
 	unsigned long polls;
 } result;
 
-/* One run: N nodes polled every second; with a state directory if dir. */
-static result one_run(size_t n, double warmup, double window, const char *dir, double raw_s)
+/* One run: N nodes polled every second; with a state directory if dir.
+ * full_rings: every node's ring starts with an hour (the steady state: the
+ * health rules then read full rings with or without a state directory;
+ * with one, the restore then replaces it with the stored hour). */
+static result one_run(size_t n, double warmup, double window, const char *dir, double raw_s, bool full_rings)
 {
 	run_ctx r = {0};
 	result out = {0, 0};
@@ -144,6 +163,12 @@ static result one_run(size_t n, double warmup, double window, const char *dir, d
 		char name[NODE_NAME_LEN];
 		node_name(demo, i, name);
 		node_init(&nodes[i], name);
+		for (double t = walltime_now() - HISTORY_CAPACITY; full_rings && history_count(&nodes[i].history) <
+								       HISTORY_CAPACITY; t += 1.0) {
+			history_sample hs = {.t = t};
+			synthetic(i, t, hs.value);
+			history_push(&nodes[i].history, &hs);
+		}
 		sched_node *sn = scheduler_add(sched, &nodes[i], NULL);
 		scheduler_attach(sn, demo_transport_new(r.loop, demo, i % per, DEMO_CONNECT_TIMEOUT_S,
 							scheduler_transport_events(), sn));
@@ -299,13 +324,7 @@ static void prefill(const char *dir, size_t n, double days, double raw_s)
 			for (double t = t0; t < t0 + 600.0 && t < now; t += step) {
 				step = t >= raw_from ? 1.0 : 60.0;
 				state_sample x = {.t = t, .clock_check_s = NAN};
-				for (int k = 0; k < HISTORY_SERIES_COUNT; k++) {
-					x.value[k] = NAN;
-				}
-				double ph = (double)i * 0.37 + t / 3600.0;
-				x.value[HISTORY_OFFSET_S] = (float)(2e-6 * sin(ph) + 1e-7 * (double)(i % 7));
-				x.value[HISTORY_FREQUENCY_PPM] = (float)(-3.0 + 0.4 * sin(ph / 24.0) + 0.001 * (double)i);
-				x.value[HISTORY_SKEW_PPM] = 0.02f;
+				synthetic(i, t, x.value);
 				check(s, state_store_put_sample(s, ids[i], &x));
 				rows++;
 			}
@@ -378,8 +397,9 @@ int main(int argc, char **argv)
 	       "each, alternating; raw_s %g s%s\n",
 	       n, warmup, window, runs, raw_s, prefill_days > 0 ? ", prefilled store" : "");
 	for (int i = 0; i < runs; i++) {
-		result a = strcmp(only, "with") == 0 ? (result){1, 1} : one_run(n, warmup, window, NULL, raw_s);
-		result b = strcmp(only, "without") == 0 ? (result){1, 1} : one_run(n, warmup, window, dir, raw_s);
+		bool full = prefill_days > 0;
+		result a = strcmp(only, "with") == 0 ? (result){1, 1} : one_run(n, warmup, window, NULL, raw_s, full);
+		result b = strcmp(only, "without") == 0 ? (result){1, 1} : one_run(n, warmup, window, dir, raw_s, full);
 		without[i] = a.cpu_s;
 		with[i] = b.cpu_s;
 		/* a loaded machine decodes fewer polls than N a second: compare
