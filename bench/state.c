@@ -19,13 +19,25 @@
  * injected later time) and extrapolated to a node-day and to a full
  * 7-day store: an extrapolation from a measured run, not a week-long run.
  *
+ * The steady state: --prefill DAYS first fills the store (once: a store
+ * that already holds samples is kept, so alternated invocations share it)
+ * with DAYS of one sample a minute and the last hour at one a second for
+ * every node, as a long run leaves it, and the writer then runs with the
+ * default raw_s (an hour) unless --raw-s says otherwise; both sides' rings
+ * then start full (an hour), as after an hour of polling: the health rules
+ * read full rings in both, so the difference is the writer's.  --only with or
+ * --only without runs one side (for perf).  The prefill uses only the
+ * store's put/maintain calls, so this file builds against older versions.
+ *
  *   bench/state-run [--nodes N] [--warmup S] [--window S] [--runs R] [--dir D]
+ *                   [--prefill DAYS] [--raw-s S] [--only with|without]
  */
 #include <config.h>
 
 #include <ev.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +55,26 @@
 #include "thresholds.h"
 #include "walltime.h"
 #include "xalloc.h"
+
+/* Node i's name: the same in every run and in the prefill. */
+static void node_name(demo_cluster *demo, size_t i, char name[NODE_NAME_LEN])
+{
+	size_t per = demo_cluster_count(demo);
+	snprintf(name, NODE_NAME_LEN, "r%03zu-%s", i / per, demo_cluster_name(demo, i % per));
+}
+
+/* Node i's values at t in the prefill and the rings: a slow swing of the
+ * offset and frequency, a fixed skew. */
+static void synthetic(size_t i, double t, float value[HISTORY_SERIES_COUNT])
+{
+	for (int k = 0; k < HISTORY_SERIES_COUNT; k++) {
+		value[k] = NAN;
+	}
+	double ph = (double)i * 0.37 + t / 3600.0;
+	value[HISTORY_OFFSET_S] = (float)(2e-6 * sin(ph) + 1e-7 * (double)(i % 7));
+	value[HISTORY_FREQUENCY_PPM] = (float)(-3.0 + 0.4 * sin(ph / 24.0) + 0.001 * (double)i);
+	value[HISTORY_SKEW_PPM] = 0.02f;
+}
 
 static double cpu_now(void)
 {
@@ -104,11 +136,14 @@ typedef struct {
 	unsigned long polls;
 } result;
 
-/* One run: N nodes polled every second; with a state directory if dir. */
-static result one_run(size_t n, double warmup, double window, const char *dir)
+/* One run: N nodes polled every second; with a state directory if dir.
+ * full_rings: every node's ring starts with an hour (the steady state: the
+ * health rules then read full rings with or without a state directory;
+ * with one, the restore then replaces it with the stored hour). */
+static result one_run(size_t n, double warmup, double window, const char *dir, double raw_s, bool full_rings)
 {
 	run_ctx r = {0};
-	result out;
+	result out = {0, 0};
 	r.loop = ev_loop_new(EVFLAG_AUTO);
 	demo_cluster *demo = demo_cluster_new(DEMO_CLUSTER_DEFAULT_SEED, walltime_now());
 	node *nodes = xcalloc(n, sizeof *nodes);
@@ -126,8 +161,14 @@ static result one_run(size_t n, double warmup, double window, const char *dir)
 	size_t per = demo_cluster_count(demo);
 	for (size_t i = 0; i < n; i++) {
 		char name[NODE_NAME_LEN];
-		snprintf(name, sizeof name, "r%03zu-%s", i / per, demo_cluster_name(demo, i % per));
+		node_name(demo, i, name);
 		node_init(&nodes[i], name);
+		for (double t = walltime_now() - HISTORY_CAPACITY; full_rings && history_count(&nodes[i].history) <
+								       HISTORY_CAPACITY; t += 1.0) {
+			history_sample hs = {.t = t};
+			synthetic(i, t, hs.value);
+			history_push(&nodes[i].history, &hs);
+		}
 		sched_node *sn = scheduler_add(sched, &nodes[i], NULL);
 		scheduler_attach(sn, demo_transport_new(r.loop, demo, i % per, DEMO_CONNECT_TIMEOUT_S,
 							scheduler_transport_events(), sn));
@@ -135,7 +176,7 @@ static result one_run(size_t n, double warmup, double window, const char *dir)
 	if (dir) {
 		state_run_config sc = {
 			.dir = dir,
-			.limits = {.raw_s = 60.0},
+			.limits = {.raw_s = raw_s},
 			.interval_s = 1.0,
 			.trouble = on_trouble,
 		};
@@ -237,16 +278,83 @@ static void measure_size(const char *dir, size_t n)
 	       (hour_raw + 7 * day_coarse) * (double)n / 1073741824.0, n);
 }
 
+static void check(state_store *s, int rc)
+{
+	if (rc != 0) {
+		fprintf(stderr, "state: prefill: %s\n", state_store_error(s));
+		exit(1);
+	}
+}
+
+/* DAYS of history for every node, as a long run leaves it: a sample a
+ * minute, then the last raw_s at one a second; skipped when the store
+ * already has samples (an earlier invocation filled it). */
+static void prefill(const char *dir, size_t n, double days, double raw_s)
+{
+	char err[STATE_ERROR_LEN];
+	state_limits lim = {.raw_s = raw_s};
+	state_store *s = state_store_open(dir, &lim, err, sizeof err);
+	if (!s) {
+		fprintf(stderr, "state: %s\n", err);
+		exit(1);
+	}
+	demo_cluster *demo = demo_cluster_new(DEMO_CLUSTER_DEFAULT_SEED, walltime_now());
+	int64_t *ids = xcalloc(n, sizeof *ids);
+	check(s, state_store_begin(s));
+	for (size_t i = 0; i < n; i++) {
+		char name[NODE_NAME_LEN];
+		node_name(demo, i, name);
+		check(s, state_store_node_id(s, name, &ids[i]));
+	}
+	check(s, state_store_commit(s));
+	size_t have = 0;
+	state_store_load_samples(s, ids[0], 0, count_sample, &have);
+	if (have > 0) {
+		printf("prefill: %s already holds %zu samples of the first node: kept\n", dir, have);
+		goto out;
+	}
+	double started = cpu_now(), now = floor(walltime_now());
+	double raw_from = now - raw_s, from = floor((now - days * 86400.0) / 60.0) * 60.0 + 30.0;
+	size_t rows = 0;
+	/* oldest first, a transaction per span, as the writer would have */
+	for (double t0 = from; t0 < now; t0 += 600.0) {
+		check(s, state_store_begin(s));
+		for (size_t i = 0; i < n; i++) {
+			double step = 60.0;
+			for (double t = t0; t < t0 + 600.0 && t < now; t += step) {
+				step = t >= raw_from ? 1.0 : 60.0;
+				state_sample x = {.t = t, .clock_check_s = NAN};
+				synthetic(i, t, x.value);
+				check(s, state_store_put_sample(s, ids[i], &x));
+				rows++;
+			}
+		}
+		check(s, state_store_commit(s));
+	}
+	check(s, state_store_maintain(s, now));
+	printf("prefill: %zu rows (%g days a minute, the last %g s a second) for %zu nodes in %.0f s CPU; "
+	       "%.1f MiB\n",
+	       rows, days, raw_s, n, cpu_now() - started, (double)state_store_bytes(s) / 1048576.0);
+out:
+	fflush(stdout);
+	demo_cluster_free(demo);
+	free(ids);
+	state_store_close(s);
+}
+
 int main(int argc, char **argv)
 {
 	size_t n = 1024;
 	double warmup = 15, window = 60;
 	int runs = 3;
-	const char *dir = NULL;
+	const char *dir = NULL, *only = "";
+	double prefill_days = 0, raw_s = NAN;
 	static const struct option opts[] = {
-		{"nodes", required_argument, NULL, 'n'}, {"warmup", required_argument, NULL, 'w'},
-		{"window", required_argument, NULL, 's'}, {"runs", required_argument, NULL, 'r'},
-		{"dir", required_argument, NULL, 'd'},   {NULL, 0, NULL, 0},
+		{"nodes", required_argument, NULL, 'n'},   {"warmup", required_argument, NULL, 'w'},
+		{"window", required_argument, NULL, 's'},  {"runs", required_argument, NULL, 'r'},
+		{"dir", required_argument, NULL, 'd'},     {"prefill", required_argument, NULL, 'p'},
+		{"raw-s", required_argument, NULL, 'R'},   {"only", required_argument, NULL, 'o'},
+		{NULL, 0, NULL, 0},
 	};
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -256,8 +364,12 @@ int main(int argc, char **argv)
 		case 's': window = strtod(optarg, NULL); break;
 		case 'r': runs = atoi(optarg); break;
 		case 'd': dir = optarg; break;
+		case 'p': prefill_days = strtod(optarg, NULL); break;
+		case 'R': raw_s = strtod(optarg, NULL); break;
+		case 'o': only = optarg; break;
 		default:
-			fprintf(stderr, "usage: state [--nodes N] [--warmup S] [--window S] [--runs R] [--dir D]\n");
+			fprintf(stderr, "usage: state [--nodes N] [--warmup S] [--window S] [--runs R] [--dir D]"
+					" [--prefill DAYS] [--raw-s S] [--only with|without]\n");
 			return 64;
 		}
 	}
@@ -266,18 +378,28 @@ int main(int argc, char **argv)
 		perror("mkdtemp");
 		return 1;
 	}
-	if (runs < 1 || runs > 50 || n < 1) {
-		fprintf(stderr, "state: bad --runs or --nodes\n");
+	if (runs < 1 || runs > 50 || n < 1 || prefill_days < 0 ||
+	    (only[0] && strcmp(only, "with") != 0 && strcmp(only, "without") != 0)) {
+		fprintf(stderr, "state: bad --runs, --nodes, --prefill or --only\n");
 		return 64;
+	}
+	/* the first minutes: every maintenance downsamples a minute (raw_s 60);
+	 * the steady state: the default hour */
+	if (isnan(raw_s)) {
+		raw_s = prefill_days > 0 ? STATE_RAW_DEFAULT_S : 60.0;
+	}
+	if (prefill_days > 0) {
+		prefill(dir, n, prefill_days, raw_s);
 	}
 	double *without = xcalloc((size_t)runs, sizeof *without), *with = xcalloc((size_t)runs, sizeof *with);
 	double *without_pp = xcalloc((size_t)runs, sizeof *without_pp), *with_pp = xcalloc((size_t)runs, sizeof *with_pp);
 	printf("# bench/state: %zu nodes (demo transport) polled every 1 s; %g s warm-up, %g s window, %d runs "
-	       "each, alternating\n",
-	       n, warmup, window, runs);
+	       "each, alternating; raw_s %g s%s\n",
+	       n, warmup, window, runs, raw_s, prefill_days > 0 ? ", prefilled store" : "");
 	for (int i = 0; i < runs; i++) {
-		result a = one_run(n, warmup, window, NULL);
-		result b = one_run(n, warmup, window, dir);
+		bool full = prefill_days > 0;
+		result a = strcmp(only, "with") == 0 ? (result){1, 1} : one_run(n, warmup, window, NULL, raw_s, full);
+		result b = strcmp(only, "without") == 0 ? (result){1, 1} : one_run(n, warmup, window, dir, raw_s, full);
 		without[i] = a.cpu_s;
 		with[i] = b.cpu_s;
 		/* a loaded machine decodes fewer polls than N a second: compare
@@ -297,7 +419,9 @@ int main(int argc, char **argv)
 	printf("median CPU per decoded poll: without %.1f us, with --state-dir %.1f us: ratio %.3f "
 	       "(target <= 1.10: %s)\n",
 	       pw * 1e6, pt * 1e6, pt / pw, pt / pw <= 1.10 ? "met" : "MISSED");
-	measure_size(dir, n);
+	if (prefill_days == 0 && strcmp(only, "without") != 0) {
+		measure_size(dir, n); /* a prefilled store's rows are not the runs' */
+	}
 	free(without);
 	free(with);
 	free(without_pp);

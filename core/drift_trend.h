@@ -22,6 +22,23 @@
  * samples or when they span less than min_span_s. */
 double drift_trend_ppm_per_day(const double *t, const double *ppm, size_t n, double min_span_s);
 
+/* The same slope from running sums, so a trend over days can be kept up to
+ * date a minute at a time instead of re-reading every sample: x is seconds
+ * from the sums' own origin (small, so x*x keeps its precision), lo and hi
+ * the extent of x.  Sums of different origins combine with
+ * drift_sums_merge. */
+typedef struct {
+	double n, sx, sy, sxx, sxy, lo, hi;
+} drift_sums;
+
+void drift_sums_init(drift_sums *s);
+/* One point; a non-finite x or y is skipped. */
+void drift_sums_add(drift_sums *s, double x, double y);
+/* Adds `from`, whose origin lies `offset` seconds after into's. */
+void drift_sums_merge(drift_sums *into, const drift_sums *from, double offset);
+/* As drift_trend_ppm_per_day, from the sums. */
+double drift_sums_ppm_per_day(const drift_sums *s, double min_span_s);
+
 /* Whether |slope| is over the limit (a finite slope only). */
 bool drift_trend_exceeds(double ppm_per_day, double limit_ppm_per_day);
 

@@ -12,6 +12,8 @@ void history_init(history *h)
 	h->head = 0;
 	h->count = 0;
 	h->drift_daily_ppm = NAN;
+	h->clock_head = 0;
+	h->clock_count = 0;
 }
 
 void history_push(history *h, const history_sample *sample)
@@ -40,6 +42,32 @@ const history_sample *history_at(const history *h, size_t i)
 const history_sample *history_latest(const history *h)
 {
 	return h->count ? history_at(h, h->count - 1) : NULL;
+}
+
+void history_push_clock(history *h, double t, double offset_s)
+{
+	if (!isfinite(t) || !isfinite(offset_s)) {
+		return;
+	}
+	h->clock[h->clock_head] = (history_clock_check){.t = t, .offset_s = (float)offset_s};
+	h->clock_head = (h->clock_head + 1) % HISTORY_CLOCK_CAPACITY;
+	if (h->clock_count < HISTORY_CLOCK_CAPACITY) {
+		h->clock_count++;
+	}
+}
+
+size_t history_clock_count(const history *h)
+{
+	return h->clock_count;
+}
+
+const history_clock_check *history_clock_at(const history *h, size_t i)
+{
+	if (i >= h->clock_count) {
+		return NULL;
+	}
+	size_t oldest = (h->clock_head + HISTORY_CLOCK_CAPACITY - h->clock_count) % HISTORY_CLOCK_CAPACITY;
+	return &h->clock[(oldest + i) % HISTORY_CLOCK_CAPACITY];
 }
 
 static int compare_float(const void *a, const void *b)

@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 #define HISTORY_CAPACITY 3600
+/* independent clock checks: every 30 s by default, so an hour of them */
+#define HISTORY_CLOCK_CAPACITY 128
 
 typedef enum {
 	HISTORY_OFFSET_S = 0,   /* chrony system time offset, node - reference */
@@ -25,6 +27,13 @@ typedef struct {
 	float value[HISTORY_SERIES_COUNT];   /* NAN when unknown */
 } history_sample;
 
+/* One independent clock check (observation.h's clock_check_obs): node -
+ * client at the client's unix time t. */
+typedef struct {
+	double t;
+	float offset_s;
+} history_clock_check;
+
 typedef struct {
 	/* The frequency's trend over days in ppm/day (drift_trend.h), from
 	 * the --state-dir database: NAN until a day of it is stored. */
@@ -32,6 +41,8 @@ typedef struct {
 	size_t head;   /* next slot to write */
 	size_t count;  /* valid samples, <= HISTORY_CAPACITY */
 	history_sample samples[HISTORY_CAPACITY];
+	size_t clock_head, clock_count;
+	history_clock_check clock[HISTORY_CLOCK_CAPACITY];
 } history;
 
 void history_init(history *h);
@@ -40,6 +51,12 @@ size_t history_count(const history *h);
 /* i = 0 is the oldest sample kept, count-1 the newest. */
 const history_sample *history_at(const history *h, size_t i);
 const history_sample *history_latest(const history *h);
+
+/* The clock checks' ring: a non-finite t or offset is not kept. */
+void history_push_clock(history *h, double t, double offset_s);
+size_t history_clock_count(const history *h);
+/* i = 0 is the oldest kept; NULL past the count. */
+const history_clock_check *history_clock_at(const history *h, size_t i);
 
 /* Median of the finite values of one series among the newest `last` samples
  * (all if last == 0).  NAN when there are none. */

@@ -79,6 +79,7 @@ void node_update_unreachable(node *n, const char *error, const thresholds *th)
 void node_update_clock_check(node *n, const clock_check_obs *check, const thresholds *th)
 {
 	n->obs.clock = *check;
+	history_push_clock(&n->history, check->state == OBS_OK ? check->measured_at : NAN, check->offset_s);
 	health_apply(n, th);
 	if (n->watch) {
 		event_log_watch(n->watch, n, walltime_now());

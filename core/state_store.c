@@ -22,22 +22,40 @@
 
 #define PATH_LEN 384 /* a longer --state-dir is refused */
 
+struct folded {
+	int64_t node;
+	double t, frequency_ppm;
+};
+
 struct state_store {
 	sqlite3 *db;
 	int lock_fd;           /* -1 for a reader */
 	char path[PATH_LEN];   /* the database file */
 	state_limits lim;
-	sqlite3_stmt *put_sample, *put_event, *node_get, *node_add;
+	/* prepared once, reused: a statement per commit and per minute */
+	sqlite3_stmt *put_sample, *put_event, *node_get, *node_add, *begin, *commit;
+	sqlite3_stmt *fold, *fold_put, *recent_trim;
+	struct folded *folded;  /* the last fold's minutes, for state_fold_fn */
+	size_t n_folded, cap_folded;
 	char err[STATE_ERROR_LEN];
 };
 
+/* The raw samples' table: keyed by time first, so a second's rows of
+ * every node go to the B-tree's last pages (a commit writes a few pages,
+ * not one per node as a (node, t) key did), and trimming the oldest minute
+ * frees the first ones. */
+#define RECENT_TABLE                                                                                             \
+	"CREATE TABLE recent(t REAL NOT NULL, node INTEGER NOT NULL, offset_s REAL, frequency_ppm REAL,"         \
+	" skew_ppm REAL, ptp_offset_ns REAL, path_delay_ns REAL, phc_sys_offset_ns REAL, clock_check_s REAL,"   \
+	" PRIMARY KEY(t, node)) WITHOUT ROWID;"
+
 /* The current schema; each older version's migration below brings a file
  * up to it step by step. */
-static const char schema_v2[] =
+static const char schema_v3[] =
 	"CREATE TABLE nodes(id INTEGER PRIMARY KEY, host TEXT NOT NULL UNIQUE);"
 	"CREATE TABLE samples(node INTEGER NOT NULL, t REAL NOT NULL, offset_s REAL, frequency_ppm REAL,"
 	" skew_ppm REAL, ptp_offset_ns REAL, path_delay_ns REAL, phc_sys_offset_ns REAL, clock_check_s REAL,"
-	" PRIMARY KEY(node, t)) WITHOUT ROWID;"
+	" PRIMARY KEY(node, t)) WITHOUT ROWID;" RECENT_TABLE
 	"CREATE TABLE events(id INTEGER PRIMARY KEY, t REAL NOT NULL, host TEXT, scope TEXT NOT NULL,"
 	" kind TEXT NOT NULL, group_kind TEXT, subject TEXT, from_value TEXT, to_value TEXT, message TEXT,"
 	" grp INTEGER, group_size INTEGER);"
@@ -48,6 +66,18 @@ static const char schema_v2[] =
  * downsampled again at each maintenance). */
 static const char migrate_1_to_2[] = "ALTER TABLE samples ADD COLUMN clock_check_s REAL;"
 				     "CREATE TABLE meta(key TEXT PRIMARY KEY, value);";
+
+/* Schema 2 kept the raw samples in `samples` from downsampled_until on;
+ * they move to `recent`, and the next maintenance folds them into minute
+ * means from that time (folded_until) on. */
+static const char migrate_2_to_3[] =
+	RECENT_TABLE
+	"INSERT OR IGNORE INTO meta(key, value) VALUES('downsampled_until', 0);"
+	"INSERT INTO recent SELECT t, node, offset_s, frequency_ppm, skew_ppm, ptp_offset_ns, path_delay_ns,"
+	" phc_sys_offset_ns, clock_check_s FROM samples"
+	" WHERE t >= (SELECT value FROM meta WHERE key='downsampled_until');"
+	"DELETE FROM samples WHERE t >= (SELECT value FROM meta WHERE key='downsampled_until');"
+	"UPDATE meta SET key='folded_until' WHERE key='downsampled_until';";
 
 /* The sample columns after node and t, in history_series order, then the
  * clock check. */
@@ -261,11 +291,21 @@ static int settle_schema(state_store *s)
 	if (exec(s, "BEGIN IMMEDIATE", "starting the schema update") != 0) {
 		return -1;
 	}
-	const char *sql = version == 0 ? schema_v2 : migrate_1_to_2;
+	/* one transaction: a file is at its old version or the new one */
+	int rc = 0;
+	if (version == 0) {
+		rc = exec(s, schema_v3, "creating the tables");
+	}
+	if (rc == 0 && version == 1) {
+		rc = exec(s, migrate_1_to_2, "migrating the schema from version 1");
+	}
+	if (rc == 0 && version >= 1 && version <= 2) {
+		rc = exec(s, migrate_2_to_3, "migrating the schema from version 2");
+	}
 	char set[64];
 	snprintf(set, sizeof set, "PRAGMA user_version=%d", STATE_SCHEMA_VERSION);
-	if (exec(s, sql, version == 0 ? "creating the tables" : "migrating the schema") != 0 ||
-	    exec(s, set, "setting the schema version") != 0 || exec(s, "COMMIT", "committing the schema") != 0) {
+	if (rc != 0 || exec(s, set, "setting the schema version") != 0 ||
+	    exec(s, "COMMIT", "committing the schema") != 0) {
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
 	}
@@ -328,8 +368,15 @@ state_store *state_store_open(const char *dir, const state_limits *limits, char 
 	    exec(s, "PRAGMA synchronous=NORMAL", "setting synchronous") != 0) {
 		goto fail;
 	}
-	if (prepare(s, &s->put_sample, "INSERT OR IGNORE INTO samples(node, t, " SAMPLE_COLUMNS
+	if (prepare(s, &s->put_sample, "INSERT OR IGNORE INTO recent(node, t, " SAMPLE_COLUMNS
 				       ") VALUES(?,?,?,?,?,?,?,?,?)") != 0 ||
+	    prepare(s, &s->begin, "BEGIN IMMEDIATE") != 0 || prepare(s, &s->commit, "COMMIT") != 0 ||
+	    prepare(s, &s->fold, "SELECT node, CAST(t / 60 AS INTEGER) AS m, avg(offset_s), avg(frequency_ppm),"
+				 " avg(skew_ppm), avg(ptp_offset_ns), avg(path_delay_ns), avg(phc_sys_offset_ns),"
+				 " avg(clock_check_s) FROM recent WHERE t>=?1 AND t<?2 GROUP BY node, m") != 0 ||
+	    prepare(s, &s->fold_put, "INSERT OR REPLACE INTO samples(node, t, " SAMPLE_COLUMNS
+				     ") VALUES(?,?,?,?,?,?,?,?,?)") != 0 ||
+	    prepare(s, &s->recent_trim, "DELETE FROM recent WHERE t<?1") != 0 ||
 	    prepare(s, &s->put_event, "INSERT INTO events(t, host, scope, kind, group_kind, subject, from_value,"
 				      " to_value, message, grp, group_size) VALUES(?,?,?,?,?,?,?,?,?,?,?)") != 0 ||
 	    prepare(s, &s->node_get, "SELECT id FROM nodes WHERE host=?") != 0 ||
@@ -369,6 +416,12 @@ void state_store_close(state_store *s)
 	sqlite3_finalize(s->put_event);
 	sqlite3_finalize(s->node_get);
 	sqlite3_finalize(s->node_add);
+	sqlite3_finalize(s->begin);
+	sqlite3_finalize(s->commit);
+	sqlite3_finalize(s->fold);
+	sqlite3_finalize(s->fold_put);
+	sqlite3_finalize(s->recent_trim);
+	free(s->folded);
 	sqlite3_close(s->db);
 	if (s->lock_fd >= 0) {
 		close(s->lock_fd); /* drops the flock */
@@ -419,12 +472,18 @@ int state_store_node_id(state_store *s, const char *host, int64_t *id)
 
 int state_store_begin(state_store *s)
 {
-	return exec(s, "BEGIN IMMEDIATE", "starting a write");
+	if (!s->begin) { /* a reader */
+		return exec(s, "BEGIN IMMEDIATE", "starting a write");
+	}
+	return step_done(s, s->begin, "starting a write");
 }
 
 int state_store_commit(state_store *s)
 {
-	return exec(s, "COMMIT", "committing");
+	if (!s->commit) {
+		return exec(s, "COMMIT", "committing");
+	}
+	return step_done(s, s->commit, "committing");
 }
 
 void state_store_rollback(state_store *s)
@@ -550,92 +609,63 @@ static int meta_set(state_store *s, const char *key, double value)
 	return 0;
 }
 
-typedef struct {
-	double t;
-	double v[N_VALUES];
-	bool known[N_VALUES];
-} minute_row;
-
-/* One node's samples in [from, to) (minute-aligned) become one averaged
- * point a minute, at the minute's middle. */
-static int downsample_node(state_store *s, sqlite3_stmt *agg, sqlite3_stmt *del, sqlite3_stmt *ins, int64_t node,
-			   double from, double to, minute_row **rows, size_t *cap)
+/* The minutes of recent in [from, to) become one mean a minute in samples,
+ * at the minute's middle: a range of the (t, node) key, read once. */
+static int fold_range(state_store *s, double from, double to)
 {
-	size_t n = 0;
-	sqlite3_bind_int64(agg, 1, node);
-	sqlite3_bind_double(agg, 2, from);
-	sqlite3_bind_double(agg, 3, to);
+	sqlite3_bind_double(s->fold, 1, from);
+	sqlite3_bind_double(s->fold, 2, to);
 	int rc;
-	while ((rc = sqlite3_step(agg)) == SQLITE_ROW) {
-		if (n == *cap) {
-			*cap = *cap ? 2 * *cap : 64;
-			*rows = xrealloc(*rows, *cap * sizeof **rows);
+	while ((rc = sqlite3_step(s->fold)) == SQLITE_ROW) {
+		int64_t node = sqlite3_column_int64(s->fold, 0);
+		double t = (double)sqlite3_column_int64(s->fold, 1) * 60.0 + 30.0;
+		sqlite3_bind_int64(s->fold_put, 1, node);
+		sqlite3_bind_double(s->fold_put, 2, t);
+		if (sqlite3_column_type(s->fold, 3) != SQLITE_NULL) {
+			if (s->n_folded == s->cap_folded) {
+				s->cap_folded = s->cap_folded ? 2 * s->cap_folded : 1024;
+				s->folded = xrealloc(s->folded, s->cap_folded * sizeof *s->folded);
+			}
+			s->folded[s->n_folded++] = (struct folded){node, t, sqlite3_column_double(s->fold, 3)};
 		}
-		minute_row *r = &(*rows)[n++];
-		r->t = (double)sqlite3_column_int64(agg, 0) * 60.0 + 30.0;
 		for (int k = 0; k < N_VALUES; k++) {
-			r->known[k] = sqlite3_column_type(agg, 1 + k) != SQLITE_NULL;
-			r->v[k] = sqlite3_column_double(agg, 1 + k);
+			bind_value(s->fold_put, 3 + k,
+				   sqlite3_column_type(s->fold, 2 + k) == SQLITE_NULL ? NAN
+										: sqlite3_column_double(s->fold, 2 + k));
 		}
-	}
-	sqlite3_reset(agg);
-	if (rc != SQLITE_DONE) {
-		fail_rc(s, rc, "downsampling");
-		return -1;
-	}
-	sqlite3_bind_int64(del, 1, node);
-	sqlite3_bind_double(del, 2, from);
-	sqlite3_bind_double(del, 3, to);
-	if (step_done(s, del, "downsampling") != 0) {
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++) {
-		sqlite3_bind_int64(ins, 1, node);
-		sqlite3_bind_double(ins, 2, (*rows)[i].t);
-		for (int k = 0; k < N_VALUES; k++) {
-			bind_value(ins, 3 + k, (*rows)[i].known[k] ? (*rows)[i].v[k] : NAN);
-		}
-		if (step_done(s, ins, "downsampling") != 0) {
+		if (step_done(s, s->fold_put, "folding samples into minutes") != 0) {
+			sqlite3_reset(s->fold);
 			return -1;
 		}
+	}
+	sqlite3_reset(s->fold);
+	if (rc != SQLITE_DONE) {
+		fail_rc(s, rc, "folding samples into minutes");
+		return -1;
 	}
 	return 0;
 }
 
-static int downsample(state_store *s, const int64_t *ids, size_t n_ids, double now)
+/* Every minute that ended STATE_FOLD_LAG_S ago is folded once (a poll
+ * answered late still lands in its minute), then the raw samples older
+ * than raw_s go: both are ranges at the front of recent. */
+static int fold(state_store *s, const int64_t *ids, size_t n_ids, double now)
 {
+	(void)ids;
+	(void)n_ids;
 	double from;
-	double to = floor((now - s->lim.raw_s) / 60.0) * 60.0;
-	if (meta_get(s, "downsampled_until", &from) != 0) {
+	double to = floor((now - STATE_FOLD_LAG_S) / 60.0) * 60.0;
+	if (meta_get(s, "folded_until", &from) != 0) {
 		return -1;
 	}
-	if (to <= from) {
-		return 0;
-	}
-	sqlite3_stmt *agg = NULL, *del = NULL, *ins = NULL;
-	minute_row *rows = NULL;
-	size_t cap = 0;
-	int rc = -1;
-	if (prepare(s, &agg, "SELECT CAST(t / 60 AS INTEGER) AS m, avg(offset_s), avg(frequency_ppm), avg(skew_ppm),"
-			     " avg(ptp_offset_ns), avg(path_delay_ns), avg(phc_sys_offset_ns), avg(clock_check_s)"
-			     " FROM samples WHERE node=?1 AND t>=?2 AND t<?3 GROUP BY m") != 0 ||
-	    prepare(s, &del, "DELETE FROM samples WHERE node=?1 AND t>=?2 AND t<?3") != 0 ||
-	    prepare(s, &ins, "INSERT OR REPLACE INTO samples(node, t, " SAMPLE_COLUMNS ") VALUES(?,?,?,?,?,?,?,?,?)") !=
-		    0) {
-		goto out;
-	}
-	for (size_t i = 0; i < n_ids; i++) {
-		if (downsample_node(s, agg, del, ins, ids[i], from, to, &rows, &cap) != 0) {
-			goto out;
+	if (to > from) {
+		if (fold_range(s, from, to) != 0 || meta_set(s, "folded_until", to) != 0) {
+			return -1;
 		}
 	}
-	rc = meta_set(s, "downsampled_until", to);
-out:
-	free(rows);
-	sqlite3_finalize(agg);
-	sqlite3_finalize(del);
-	sqlite3_finalize(ins);
-	return rc;
+	double trim = fmin(fmax(from, to), floor((now - s->lim.raw_s) / 60.0) * 60.0);
+	sqlite3_bind_double(s->recent_trim, 1, trim);
+	return step_done(s, s->recent_trim, "trimming raw samples");
 }
 
 /* Samples and events older than `before` go. */
@@ -645,6 +675,10 @@ static int delete_before(state_store *s, const int64_t *ids, size_t n_ids, doubl
 	int rc = -1;
 	if (prepare(s, &del, "DELETE FROM samples WHERE node=?1 AND t<?2") != 0 ||
 	    prepare(s, &ev, "DELETE FROM events WHERE t<?1") != 0) {
+		goto out;
+	}
+	sqlite3_bind_double(s->recent_trim, 1, before);
+	if (step_done(s, s->recent_trim, "deleting old samples") != 0) {
 		goto out;
 	}
 	for (size_t i = 0; i < n_ids; i++) {
@@ -684,14 +718,17 @@ static int oldest(state_store *s, const int64_t *ids, size_t n_ids, double *t)
 		sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);
-	if (prepare(s, &st, "SELECT min(t) FROM events") != 0) {
-		return -1;
+	static const char *const others[] = {"SELECT min(t) FROM events", "SELECT min(t) FROM recent"};
+	for (size_t k = 0; k < sizeof others / sizeof *others; k++) {
+		if (prepare(s, &st, others[k]) != 0) {
+			return -1;
+		}
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+			double v = sqlite3_column_double(st, 0);
+			*t = isfinite(*t) && *t < v ? *t : v;
+		}
+		sqlite3_finalize(st);
 	}
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		double v = sqlite3_column_double(st, 0);
-		*t = isfinite(*t) && *t < v ? *t : v;
-	}
-	sqlite3_finalize(st);
 	return 0;
 }
 
@@ -718,14 +755,41 @@ static int in_transaction(state_store *s, int (*fn)(state_store *, const int64_t
 	return state_store_commit(s);
 }
 
+/* Free pages go back to the file system only past a threshold: recent
+ * frees its first pages every minute and fills as many at its end, so
+ * they are reused, and moving pages at each maintenance costs writes. */
+static int shrink(state_store *s, bool always)
+{
+	int64_t pages = 0, free_pages = 0;
+	if (query_int(s, "PRAGMA page_count", &pages) != 0 || query_int(s, "PRAGMA freelist_count", &free_pages) != 0) {
+		return -1;
+	}
+	if (free_pages == 0 || (!always && free_pages < pages / 8 && free_pages < STATE_FREE_PAGES_MAX)) {
+		return 0;
+	}
+	return exec(s, "PRAGMA incremental_vacuum", "shrinking the file");
+}
+
 int state_store_maintain(state_store *s, double now)
+{
+	return state_store_maintain_folding(s, now, NULL, NULL);
+}
+
+int state_store_maintain_folding(state_store *s, double now, state_fold_fn fn, void *ctx)
 {
 	int64_t *ids = NULL;
 	size_t n_ids = 0;
 	int rc = -1;
-	if (node_ids(s, &ids, &n_ids) != 0 || in_transaction(s, downsample, ids, n_ids, now) != 0 ||
-	    in_transaction(s, delete_before, ids, n_ids, now - s->lim.retention_s) != 0 ||
-	    exec(s, "PRAGMA incremental_vacuum", "shrinking the file") != 0) {
+	s->n_folded = 0;
+	if (node_ids(s, &ids, &n_ids) != 0 || in_transaction(s, fold, ids, n_ids, now) != 0) {
+		goto out;
+	}
+	/* told once committed: a fold rolled back is done again next time */
+	for (size_t i = 0; fn && i < s->n_folded; i++) {
+		fn(ctx, s->folded[i].node, s->folded[i].t, s->folded[i].frequency_ppm);
+	}
+	if (
+in_transaction(s, delete_before, ids, n_ids, now - s->lim.retention_s) != 0 || shrink(s, false) != 0) {
 		goto out;
 	}
 	/* the size bound: the oldest tenth of what is kept at a time */
@@ -738,8 +802,7 @@ int state_store_maintain(state_store *s, double now)
 			break;
 		}
 		double cut = first + fmax(60.0, (now - first) * 0.1);
-		if (in_transaction(s, delete_before, ids, n_ids, fmin(cut, now)) != 0 ||
-		    exec(s, "PRAGMA incremental_vacuum", "shrinking the file") != 0) {
+		if (in_transaction(s, delete_before, ids, n_ids, fmin(cut, now)) != 0 || shrink(s, true) != 0) {
 			goto out;
 		}
 	}
@@ -755,30 +818,150 @@ static float column_float(sqlite3_stmt *st, int col)
 	return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : (float)sqlite3_column_double(st, col);
 }
 
-int state_store_load_samples(state_store *s, int64_t node_id, double since, state_sample_fn fn, void *ctx)
+/* Where recent begins, minute-aligned: samples' minute means before it,
+ * recent's raw rows from it on (INFINITY: recent is empty). */
+static int recent_cut(state_store *s, double *cut)
 {
 	sqlite3_stmt *st;
-	if (prepare(s, &st, "SELECT t, " SAMPLE_COLUMNS " FROM samples WHERE node=?1 AND t>=?2 ORDER BY t") != 0) {
+	*cut = INFINITY;
+	if (prepare(s, &st, "SELECT min(t) FROM recent") != 0) {
 		return -1;
 	}
-	sqlite3_bind_int64(st, 1, node_id);
-	sqlite3_bind_double(st, 2, since);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*cut = floor(sqlite3_column_double(st, 0) / 60.0) * 60.0;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		fail_rc(s, rc, "reading samples");
+		return -1;
+	}
+	return 0;
+}
+
+static void read_sample(sqlite3_stmt *st, int col, state_sample *x)
+{
+	x->t = sqlite3_column_double(st, col);
+	for (int k = 0; k < HISTORY_SERIES_COUNT; k++) {
+		x->value[k] = column_float(st, col + 1 + k);
+	}
+	x->clock_check_s = column_float(st, col + 1 + HISTORY_SERIES_COUNT);
+}
+
+/* Steps st to its end, each row to fn; 0 or -1. */
+static int each_sample(state_store *s, sqlite3_stmt *st, state_sample_fn fn, void *ctx)
+{
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		state_sample x;
-		x.t = sqlite3_column_double(st, 0);
-		for (int k = 0; k < HISTORY_SERIES_COUNT; k++) {
-			x.value[k] = column_float(st, 1 + k);
-		}
-		x.clock_check_s = column_float(st, 1 + HISTORY_SERIES_COUNT);
+		read_sample(st, 0, &x);
 		fn(ctx, &x);
 	}
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
 		fail_rc(s, rc, "reading samples");
 		return -1;
 	}
 	return 0;
+}
+
+int state_store_load_samples(state_store *s, int64_t node_id, double since, state_sample_fn fn, void *ctx)
+{
+	double cut;
+	if (recent_cut(s, &cut) != 0) {
+		return -1;
+	}
+	sqlite3_stmt *old = NULL, *raw = NULL;
+	int rc = -1;
+	if (prepare(s, &old, "SELECT t, " SAMPLE_COLUMNS " FROM samples WHERE node=?1 AND t>=?2 AND t<?3 ORDER BY t") !=
+		    0 ||
+	    prepare(s, &raw, "SELECT t, " SAMPLE_COLUMNS " FROM recent WHERE node=?1 AND t>=?2 ORDER BY t") != 0) {
+		goto out;
+	}
+	sqlite3_bind_int64(old, 1, node_id);
+	sqlite3_bind_double(old, 2, since);
+	sqlite3_bind_double(old, 3, cut);
+	sqlite3_bind_int64(raw, 1, node_id);
+	sqlite3_bind_double(raw, 2, fmax(since, isfinite(cut) ? cut : since));
+	rc = each_sample(s, old, fn, ctx) == 0 && (!isfinite(cut) || each_sample(s, raw, fn, ctx) == 0) ? 0 : -1;
+out:
+	sqlite3_finalize(old);
+	sqlite3_finalize(raw);
+	return rc;
+}
+
+typedef struct {
+	int64_t id;
+	size_t index;
+} id_index;
+
+static int by_id(const void *a, const void *b)
+{
+	int64_t x = ((const id_index *)a)->id, y = ((const id_index *)b)->id;
+	return (x > y) - (x < y);
+}
+
+int state_store_load_history(state_store *s, const int64_t *ids, size_t n_ids, double since, state_history_fn fn,
+			     void *ctx)
+{
+	double cut;
+	if (recent_cut(s, &cut) != 0) {
+		return -1;
+	}
+	sqlite3_stmt *old = NULL, *raw = NULL;
+	id_index *map = xcalloc(n_ids ? n_ids : 1, sizeof *map);
+	int rc = -1;
+	if (prepare(s, &old, "SELECT t, " SAMPLE_COLUMNS " FROM samples WHERE node=?1 AND t>=?2 AND t<?3 ORDER BY t") !=
+		    0 ||
+	    prepare(s, &raw, "SELECT t, " SAMPLE_COLUMNS ", node FROM recent WHERE t>=?1") != 0) {
+		goto out;
+	}
+	for (size_t i = 0; i < n_ids; i++) {
+		map[i].id = ids[i];
+		map[i].index = i;
+	}
+	qsort(map, n_ids, sizeof *map, by_id);
+	/* the minute means before recent, node by node (a key range each) */
+	for (size_t i = 0; i < n_ids && since < cut; i++) {
+		sqlite3_bind_int64(old, 1, ids[i]);
+		sqlite3_bind_double(old, 2, since);
+		sqlite3_bind_double(old, 3, cut);
+		int step;
+		while ((step = sqlite3_step(old)) == SQLITE_ROW) {
+			state_sample x;
+			read_sample(old, 0, &x);
+			fn(ctx, i, &x);
+		}
+		sqlite3_reset(old);
+		if (step != SQLITE_DONE) {
+			fail_rc(s, step, "reading samples");
+			goto out;
+		}
+	}
+	/* then the raw samples in one pass, in time order */
+	if (isfinite(cut)) {
+		sqlite3_bind_double(raw, 1, fmax(since, cut));
+		int step;
+		while ((step = sqlite3_step(raw)) == SQLITE_ROW) {
+			id_index key = {.id = sqlite3_column_int64(raw, 1 + N_VALUES)};
+			const id_index *hit = bsearch(&key, map, n_ids, sizeof *map, by_id);
+			if (hit) {
+				state_sample x;
+				read_sample(raw, 0, &x);
+				fn(ctx, hit->index, &x);
+			}
+		}
+		if (step != SQLITE_DONE) {
+			fail_rc(s, step, "reading samples");
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(map);
+	sqlite3_finalize(old);
+	sqlite3_finalize(raw);
+	return rc;
 }
 
 static const char *column_text(sqlite3_stmt *st, int col)
@@ -833,16 +1016,36 @@ int state_store_series(state_store *s, const char *host, double since, double un
 	if (n_buckets == 0 || !(until > since)) {
 		return 0;
 	}
+	int64_t node;
+	int found_node = state_store_find_node(s, host, &node);
+	if (found_node <= 0) {
+		return found_node;
+	}
+	/* slices of a minute or more: the minute means, and only the raw
+	 * samples not yet folded (a short range of recent's time key);
+	 * finer slices: the raw samples, all of recent's window */
+	double width = (until - since) / (double)n_buckets, split;
+	if (width >= 60.0) {
+		if (meta_get(s, "folded_until", &split) != 0) {
+			return -1;
+		}
+	} else if (recent_cut(s, &split) != 0) {
+		return -1;
+	}
 	sqlite3_stmt *st;
-	if (prepare(s, &st, "SELECT CAST((t - ?2) / ?4 AS INTEGER) AS b, avg(offset_s), avg(frequency_ppm)"
-			    " FROM samples WHERE node=(SELECT id FROM nodes WHERE host=?1) AND t>=?2 AND t<?3"
+	if (prepare(s, &st, "SELECT CAST((t - ?2) / ?4 AS INTEGER) AS b, avg(o), avg(f) FROM ("
+			    " SELECT t, offset_s AS o, frequency_ppm AS f FROM samples WHERE node=?1 AND t>=?2 AND t<?5"
+			    " UNION ALL"
+			    " SELECT t, offset_s, frequency_ppm FROM recent WHERE node=?1 AND t>=?6 AND t<?3)"
 			    " GROUP BY b") != 0) {
 		return -1;
 	}
-	sqlite3_bind_text(st, 1, host, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 1, node);
 	sqlite3_bind_double(st, 2, since);
 	sqlite3_bind_double(st, 3, until);
-	sqlite3_bind_double(st, 4, (until - since) / (double)n_buckets);
+	sqlite3_bind_double(st, 4, width);
+	sqlite3_bind_double(st, 5, fmin(until, split));
+	sqlite3_bind_double(st, 6, fmax(since, split));
 	int rc, found = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t b = sqlite3_column_int64(st, 0);
@@ -883,9 +1086,9 @@ int state_store_find_node(state_store *s, const char *host, int64_t *id)
 int state_store_frequency(state_store *s, int64_t node_id, double since, double *t, double *ppm, size_t max)
 {
 	sqlite3_stmt *st;
-	if (prepare(s, &st, "SELECT CAST(t / 60 AS INTEGER) * 60 + 30 AS m, avg(frequency_ppm) FROM samples"
-			    " WHERE node=?1 AND t>=?2 AND frequency_ppm IS NOT NULL GROUP BY CAST(t / 60 AS INTEGER)"
-			    " ORDER BY m LIMIT ?3") != 0) {
+	/* samples holds one mean a minute, raw and coarse alike */
+	if (prepare(s, &st, "SELECT t, frequency_ppm FROM samples WHERE node=?1 AND t>=?2"
+			    " AND frequency_ppm IS NOT NULL ORDER BY t LIMIT ?3") != 0) {
 		return -1;
 	}
 	sqlite3_bind_int64(st, 1, node_id);

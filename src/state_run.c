@@ -27,9 +27,11 @@ struct state_run {
 	double *clock_saved;       /* per node: the newest clock check handed over */
 	double *drift;             /* per node: the writer's latest trends ... */
 	unsigned drift_gen;        /* ... and their generation */
-	bool failed;               /* the writer stopped: told once */
+	bool failing;              /* the writer's last write failed: retrying */
+	state_writer_row *rows;    /* a feed round's samples, handed over at once */
+	size_t n_rows, cap_rows;
 	unsigned long dropped_told;
-	size_t restored_samples, restored_events;
+	size_t restored_samples, restored_events, restored_clock_checks;
 	double restore_s;
 };
 
@@ -43,25 +45,34 @@ static void tell(state_run *r, const char *what)
 	}
 }
 
-static void on_writer_failed(void *ctx, const char *err)
+/* The writer keeps what it could not write and retries (state_writer.h):
+ * told when it starts failing and when it writes again. */
+static void on_writer_status(void *ctx, const char *err)
 {
 	state_run *r = ctx;
-	r->failed = true;
-	tell(r, err);
+	r->failing = err != NULL;
+	if (!err) {
+		log_printf("--state-dir: writing history again");
+		return;
+	}
+	char line[STATE_ERROR_LEN + 160];
+	snprintf(line, sizeof line,
+		 "--state-dir: %s; history is not written meanwhile, retried after %.0f s and then less often", err,
+		 STATE_WRITER_RETRY_FIRST_S);
+	log_printf("%s", line);
+	if (r->cfg.trouble) {
+		r->cfg.trouble(r->cfg.ctx, line);
+	}
 }
 
 /* ------------------------------------------------------------ restoring */
 
-typedef struct {
-	history *h;
-	double *newest;
-	double *clock_newest;
-	size_t count;
-} sample_sink;
-
-static void restore_sample(void *ctx, const state_sample *x)
+/* A stored row back into its node's rings: a poll's sample, or a clock
+ * check (only clock_check_s known). */
+static void restore_sample(void *ctx, size_t index, const state_sample *x)
 {
-	sample_sink *k = ctx;
+	state_run *r = ctx;
+	history *h = &r->nodes[index].history;
 	bool any = false;
 	history_sample s = {.t = x->t};
 	for (int i = 0; i < HISTORY_SERIES_COUNT; i++) {
@@ -69,11 +80,13 @@ static void restore_sample(void *ctx, const state_sample *x)
 		any = any || isfinite(x->value[i]);
 	}
 	if (any) {
-		history_push(k->h, &s);
-		*k->newest = x->t;
-		k->count++;
+		history_push(h, &s);
+		r->saved[index] = x->t;
+		r->restored_samples++;
 	} else if (isfinite(x->clock_check_s)) {
-		*k->clock_newest = x->t;
+		history_push_clock(h, x->t, x->clock_check_s);
+		r->clock_saved[index] = x->t;
+		r->restored_clock_checks++;
 	}
 }
 
@@ -124,12 +137,8 @@ static int restore(state_run *r, state_store *s, event_log *log)
 	double now = walltime_now();
 	/* what the rings can hold at this interval, and no more */
 	double reach = HISTORY_CAPACITY * (r->cfg.interval_s > 1 ? r->cfg.interval_s : 1);
-	for (size_t i = 0; i < r->n_nodes; i++) {
-		sample_sink k = {&r->nodes[i].history, &r->saved[i], &r->clock_saved[i], 0};
-		if (state_store_load_samples(s, r->ids[i], now - reach, restore_sample, &k) != 0) {
-			return -1;
-		}
-		r->restored_samples += k.count;
+	if (state_store_load_history(s, r->ids, r->n_nodes, now - reach, restore_sample, r) != 0) {
+		return -1;
 	}
 	if (!log) {
 		return 0;
@@ -191,9 +200,9 @@ state_run *state_run_start(struct ev_loop *loop, const state_run_config *cfg, no
 		return r;
 	}
 	r->restore_s = mono_now() - started;
-	log_printf("--state-dir %s: %zu samples and %zu events restored in %.3f s", r->dir, r->restored_samples,
-		   r->restored_events, r->restore_s);
-	r->writer = state_writer_new(loop, s, 0, on_writer_failed, r);
+	log_printf("--state-dir %s: %zu samples and %zu events restored in %.3f s (and %zu clock checks)", r->dir,
+		   r->restored_samples, r->restored_events, r->restore_s, r->restored_clock_checks);
+	r->writer = state_writer_new(loop, s, 0, on_writer_status, r);
 	if (!r->writer) {
 		tell(r, "cannot start the writer thread");
 	} else {
@@ -205,12 +214,23 @@ state_run *state_run_start(struct ev_loop *loop, const state_run_config *cfg, no
 
 bool state_run_active(const state_run *r)
 {
-	return r && r->writer && !r->failed;
+	return r && r->writer;
 }
 
 const char *state_run_dir(const state_run *r)
 {
 	return state_run_active(r) ? r->dir : NULL;
+}
+
+static void add_row(state_run *r, int64_t id, const state_sample *x)
+{
+	if (r->n_rows == r->cap_rows) {
+		r->cap_rows = r->cap_rows ? 2 * r->cap_rows : 1024;
+		r->rows = xrealloc(r->rows, r->cap_rows * sizeof *r->rows);
+	}
+	r->rows[r->n_rows].node_id = id;
+	r->rows[r->n_rows].x = *x;
+	r->n_rows++;
 }
 
 static void feed_node(state_run *r, size_t i)
@@ -226,18 +246,23 @@ static void feed_node(state_run *r, size_t i)
 		const history_sample *hs = history_at(h, k);
 		state_sample x = {.t = hs->t, .clock_check_s = NAN};
 		memcpy(x.value, hs->value, sizeof x.value);
-		state_writer_sample(r->writer, r->ids[i], &x);
+		add_row(r, r->ids[i], &x);
 		r->saved[i] = hs->t;
 	}
-	const clock_check_obs *cc = &n->obs.clock;
-	if (cc->state == OBS_OK && isfinite(cc->offset_s) && isfinite(cc->measured_at) &&
-	    cc->measured_at > r->clock_saved[i]) {
-		state_sample x = {.t = cc->measured_at, .clock_check_s = (float)cc->offset_s};
-		for (int k = 0; k < HISTORY_SERIES_COUNT; k++) {
-			x.value[k] = NAN;
+	/* the clock checks newer than the last handed over, the same way */
+	count = history_clock_count(h);
+	first = count;
+	while (first > 0 && history_clock_at(h, first - 1)->t > r->clock_saved[i]) {
+		first--;
+	}
+	for (size_t k = first; k < count; k++) {
+		const history_clock_check *cc = history_clock_at(h, k);
+		state_sample x = {.t = cc->t, .clock_check_s = cc->offset_s};
+		for (int v = 0; v < HISTORY_SERIES_COUNT; v++) {
+			x.value[v] = NAN;
 		}
-		state_writer_sample(r->writer, r->ids[i], &x);
-		r->clock_saved[i] = cc->measured_at;
+		add_row(r, r->ids[i], &x);
+		r->clock_saved[i] = cc->t;
 	}
 }
 
@@ -246,9 +271,11 @@ void state_run_feed_samples(state_run *r)
 	if (!state_run_active(r)) {
 		return;
 	}
+	r->n_rows = 0;
 	for (size_t i = 0; i < r->n_nodes; i++) {
 		feed_node(r, i);
 	}
+	state_writer_samples(r->writer, r->rows, r->n_rows);
 	/* chrony.drift_daily's input, as the writer thread last computed it */
 	unsigned gen = state_writer_drift(r->writer, r->drift_gen, r->drift, r->n_nodes);
 	if (gen != r->drift_gen) {
@@ -331,5 +358,6 @@ void state_run_free(state_run *r, double grace)
 	free(r->saved);
 	free(r->clock_saved);
 	free(r->drift);
+	free(r->rows);
 	free(r);
 }

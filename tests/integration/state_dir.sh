@@ -39,18 +39,18 @@ pid=""
 
 [ "$(q 'PRAGMA integrity_check')" = ok ]
 ok $? "after SIGKILL: integrity_check ok"
-samples=$(q 'SELECT count(*) FROM samples WHERE offset_s IS NOT NULL OR ptp_offset_ns IS NOT NULL OR frequency_ppm IS NOT NULL OR path_delay_ns IS NOT NULL OR phc_sys_offset_ns IS NOT NULL OR skew_ppm IS NOT NULL')
+samples=$(q 'SELECT count(*) FROM recent WHERE offset_s IS NOT NULL OR ptp_offset_ns IS NOT NULL OR frequency_ppm IS NOT NULL OR path_delay_ns IS NOT NULL OR phc_sys_offset_ns IS NOT NULL OR skew_ppm IS NOT NULL')
 events=$(q 'SELECT count(*) FROM events')
-nodes=$(q 'SELECT count(DISTINCT node) FROM samples')
+nodes=$(q 'SELECT count(DISTINCT node) FROM recent')
 [ "$samples" -gt 200 ] && [ "$nodes" -ge 40 ]
 ok $? "samples written while running: $samples of $nodes nodes"
 [ "$events" -gt 0 ]
 ok $? "events written while running: $events"
 # committed at least once a second: what was lost is the last poll or two
-newest=$(q 'SELECT max(t) FROM samples')
+newest=$(q 'SELECT max(t) FROM recent')
 awk -v n="$newest" -v k="$killed_at" 'BEGIN { exit !(k - n < 3.0) }'
 ok $? "the newest sample was $(awk -v n="$newest" -v k="$killed_at" 'BEGIN { printf "%.2f", k - n }') s old at SIGKILL (< 3 s: 1 s polls + 1 s feed + 0.5 s commit)"
-[ "$(q 'PRAGMA user_version')" -ge 2 ] && [ "$(q 'PRAGMA auto_vacuum')" = 2 ] && [ "$(q 'PRAGMA journal_mode')" = wal ]
+[ "$(q 'PRAGMA user_version')" -ge 3 ] && [ "$(q 'PRAGMA auto_vacuum')" = 2 ] && [ "$(q 'PRAGMA journal_mode')" = wal ]
 ok $? "schema versioned, auto_vacuum incremental, WAL"
 
 run "$tmp/run2.log"
@@ -78,7 +78,7 @@ rc=$?
 pid=""
 [ "$rc" -eq 130 ] || [ "$rc" -eq 0 ]
 ok $? "the restarted synctop ends cleanly on SIGTERM (rc=$rc)"
-after=$(q 'SELECT count(*) FROM samples WHERE offset_s IS NOT NULL OR ptp_offset_ns IS NOT NULL OR frequency_ppm IS NOT NULL OR path_delay_ns IS NOT NULL OR phc_sys_offset_ns IS NOT NULL OR skew_ppm IS NOT NULL')
+after=$(q 'SELECT count(*) FROM recent WHERE offset_s IS NOT NULL OR ptp_offset_ns IS NOT NULL OR frequency_ppm IS NOT NULL OR path_delay_ns IS NOT NULL OR phc_sys_offset_ns IS NOT NULL OR skew_ppm IS NOT NULL')
 [ "$after" -gt "$samples" ]
 ok $? "the restarted synctop went on writing ($samples -> $after samples)"
 [ "$(q 'PRAGMA integrity_check')" = ok ]

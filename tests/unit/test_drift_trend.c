@@ -78,6 +78,45 @@ static void test_too_few(void **state)
 	assert_true(isnan(drift_trend_ppm_per_day(tt, ff, 0, DRIFT_TREND_MIN_SPAN_S)));
 }
 
+/* Hourly sums (x from each hour's start) merged over seven days give the
+ * slope the points give, a daily swing and gaps included; one point short
+ * of the span is not judged. */
+static void test_hourly_sums_match(void **state)
+{
+	(void)state;
+	enum { DAYS = 7, M = DAYS * 1440 };
+	static double tt[M], ff[M];
+	drift_sums hour[DAYS * 24];
+	for (int h = 0; h < DAYS * 24; h++) {
+		drift_sums_init(&hour[h]);
+	}
+	for (int i = 0; i < M; i++) {
+		tt[i] = T0 + i * 60.0 + 30.0;
+		ff[i] = i % 500 == 7 ? NAN : -4.0 + 0.8 * (i * 60.0) / 86400.0 + 1.5 * sin(2 * M_PI * i / 1440.0);
+		int h = (int)((tt[i] - T0) / 3600.0);
+		drift_sums_add(&hour[h], tt[i] - (T0 + h * 3600.0), ff[i]);
+	}
+	drift_sums all;
+	drift_sums_init(&all);
+	for (int h = 0; h < DAYS * 24; h++) {
+		drift_sums_merge(&all, &hour[h], h * 3600.0);
+	}
+	double want = drift_trend_ppm_per_day(tt, ff, M, DRIFT_TREND_MIN_SPAN_S);
+	double got = drift_sums_ppm_per_day(&all, DRIFT_TREND_MIN_SPAN_S);
+	assert_true(isfinite(want));
+	assert_true(fabs(got - want) < 1e-9);
+	/* the last 23 hours alone: less than a day */
+	drift_sums part;
+	drift_sums_init(&part);
+	for (int h = DAYS * 24 - 23; h < DAYS * 24; h++) {
+		drift_sums_merge(&part, &hour[h], (h - (DAYS * 24 - 23)) * 3600.0);
+	}
+	assert_true(isnan(drift_sums_ppm_per_day(&part, DRIFT_TREND_MIN_SPAN_S)));
+	drift_sums none;
+	drift_sums_init(&none);
+	assert_true(isnan(drift_sums_ppm_per_day(&none, DRIFT_TREND_MIN_SPAN_S)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -85,6 +124,7 @@ int main(void)
 		cmocka_unit_test(test_daily_swing_is_not_a_trend),
 		cmocka_unit_test(test_span_gaps_and_order),
 		cmocka_unit_test(test_too_few),
+		cmocka_unit_test(test_hourly_sums_match),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

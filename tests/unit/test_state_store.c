@@ -27,6 +27,8 @@
 
 #include <cmocka.h>
 
+#include "node.h"
+#include "state_run.h"
 #include "state_store.h"
 #include "state_writer.h"
 
@@ -100,6 +102,23 @@ static state_sample sample_at(double t, float offset, float freq)
 	return x;
 }
 
+typedef struct {
+	size_t n;
+	double first_t, last_t;
+	double sum_offset;
+} collected;
+
+static void collect(void *ctx, const state_sample *x)
+{
+	collected *c = ctx;
+	if (c->n == 0) {
+		c->first_t = x->t;
+	}
+	c->last_t = x->t;
+	c->sum_offset += isfinite(x->value[HISTORY_OFFSET_S]) ? x->value[HISTORY_OFFSET_S] : 0;
+	c->n++;
+}
+
 static void test_schema_created(void **state)
 {
 	(void)state;
@@ -113,8 +132,8 @@ static void test_schema_created(void **state)
 	state_store_close(s);
 	assert_int_equal(db_int("PRAGMA user_version"), STATE_SCHEMA_VERSION);
 	assert_int_equal(db_int("PRAGMA auto_vacuum"), 2); /* incremental */
-	assert_int_equal(db_int("SELECT count(*) FROM sqlite_master WHERE name IN ('nodes','samples','events','meta')"),
-			 4);
+	assert_int_equal(
+		db_int("SELECT count(*) FROM sqlite_master WHERE name IN ('nodes','samples','recent','events','meta')"), 5);
 	assert_int_equal(db_int("SELECT count(*) FROM pragma_journal_mode WHERE journal_mode='wal'"), 1);
 }
 
@@ -143,9 +162,59 @@ static void test_migrates_v1(void **state)
 	assert_int_equal(state_store_put_sample(s, id, &x), 0);
 	state_store_close(s);
 	assert_int_equal(db_int("PRAGMA user_version"), STATE_SCHEMA_VERSION);
-	assert_int_equal(db_int("SELECT count(*) FROM samples WHERE node=1"), 2);
-	assert_int_equal(db_int("SELECT clock_check_s * 1000 FROM samples WHERE t=1800000000"), 125);
-	assert_int_equal(db_int("SELECT offset_s * 100 FROM samples WHERE t=1799999000"), 25);
+	/* nothing was downsampled in schema 1's sense: every row is raw */
+	assert_int_equal(db_int("SELECT count(*) FROM recent WHERE node=1"), 2);
+	assert_int_equal(db_int("SELECT clock_check_s * 1000 FROM recent WHERE t=1800000000"), 125);
+	assert_int_equal(db_int("SELECT offset_s * 100 FROM recent WHERE t=1799999000"), 25);
+}
+
+/* A schema-2 file: the minute means before downsampled_until stay in
+ * samples, the raw rows after it move to recent, and the next maintenance
+ * folds them into minutes from there on. */
+static void test_migrates_v2(void **state)
+{
+	(void)state;
+	db_exec("PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL;"
+		"CREATE TABLE nodes(id INTEGER PRIMARY KEY, host TEXT NOT NULL UNIQUE);"
+		"CREATE TABLE samples(node INTEGER NOT NULL, t REAL NOT NULL, offset_s REAL, frequency_ppm REAL,"
+		" skew_ppm REAL, ptp_offset_ns REAL, path_delay_ns REAL, phc_sys_offset_ns REAL, clock_check_s REAL,"
+		" PRIMARY KEY(node, t)) WITHOUT ROWID;"
+		"CREATE TABLE events(id INTEGER PRIMARY KEY, t REAL NOT NULL, host TEXT, scope TEXT NOT NULL,"
+		" kind TEXT NOT NULL, group_kind TEXT, subject TEXT, from_value TEXT, to_value TEXT, message TEXT,"
+		" grp INTEGER, group_size INTEGER);"
+		"CREATE INDEX events_t ON events(t);"
+		"CREATE TABLE meta(key TEXT PRIMARY KEY, value);"
+		"INSERT INTO nodes VALUES(1, 'old-node'), (2, 'other');"
+		"INSERT INTO meta VALUES('downsampled_until', 1799996400);"
+		/* two hours ago: 60 minute means, 1.0 ppm */
+		"WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < 59)"
+		" INSERT INTO samples(node, t, offset_s, frequency_ppm) SELECT 1, 1799992800 + 60 * x + 30, 0.5, 1.0 FROM c;"
+		/* the last hour raw, one a second, and a clock check */
+		"WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < 3599)"
+		" INSERT INTO samples(node, t, offset_s, frequency_ppm) SELECT 1, 1799996400 + x, 0.25, 2.0 FROM c;"
+		"INSERT INTO samples(node, t, clock_check_s) VALUES(2, 1799999000.5, 0.125);"
+		"INSERT INTO events(t, host, scope, kind, message) VALUES(1799999000, 'old-node', 'node', 'status', 'kept');"
+		"PRAGMA user_version=2;");
+	state_store *s = open_ok(NULL);
+	assert_int_equal(db_int("PRAGMA user_version"), 3);
+	assert_int_equal(db_int("SELECT count(*) FROM samples"), 60);
+	assert_int_equal(db_int("SELECT count(*) FROM recent"), 3601);
+	assert_int_equal(db_int("SELECT value FROM meta WHERE key='folded_until'"), 1799996400);
+	assert_int_equal(db_int("SELECT count(*) FROM meta WHERE key='downsampled_until'"), 0);
+	assert_int_equal(db_int("SELECT count(*) FROM events WHERE message='kept'"), 1);
+	collected c = {0};
+	assert_int_equal(state_store_load_samples(s, 1, 0, collect, &c), 0);
+	assert_int_equal(c.n, 60 + 3600);
+	assert_true(fabs(c.first_t - 1799992830.0) < 1e-6);
+	assert_true(fabs(c.last_t - 1799999999.0) < 1e-6);
+	/* the next maintenance folds the raw hour (but the last minute) */
+	assert_int_equal(state_store_maintain(s, NOW), 0);
+	assert_int_equal(db_int("SELECT count(*) FROM samples WHERE node=1"), 60 + 59);
+	assert_int_equal(db_int("SELECT count(*) FROM samples WHERE node=1 AND frequency_ppm=2.0"), 59);
+	assert_int_equal(db_int("SELECT clock_check_s * 1000 FROM samples WHERE node=2"), 125);
+	double t[200], ppm[200];
+	assert_int_equal(state_store_frequency(s, 1, 0, t, ppm, 200), 119);
+	state_store_close(s);
 }
 
 static void test_newer_schema_refused(void **state)
@@ -165,23 +234,6 @@ static void test_foreign_database_refused(void **state)
 	char err[STATE_ERROR_LEN];
 	assert_null(state_store_open(dir, NULL, err, sizeof err));
 	assert_non_null(strstr(err, "not synctop's"));
-}
-
-typedef struct {
-	size_t n;
-	double first_t, last_t;
-	double sum_offset;
-} collected;
-
-static void collect(void *ctx, const state_sample *x)
-{
-	collected *c = ctx;
-	if (c->n == 0) {
-		c->first_t = x->t;
-	}
-	c->last_t = x->t;
-	c->sum_offset += isfinite(x->value[HISTORY_OFFSET_S]) ? x->value[HISTORY_OFFSET_S] : 0;
-	c->n++;
 }
 
 /* Two hours at 1 s, and one sample 8 days old: after maintenance the last
@@ -231,6 +283,55 @@ static void test_downsampling_and_retention(void **state)
 	state_store_close(s);
 	assert_int_equal(db_int("SELECT count(*) FROM events"), 1);
 	assert_int_equal(db_int("SELECT count(*) FROM events WHERE message='new'"), 1);
+}
+
+typedef struct {
+	int n;
+	int64_t node[8];
+	double t[8], ppm[8];
+} folded_minutes;
+
+static void on_folded(void *ctx, int64_t node_id, double t, double ppm)
+{
+	folded_minutes *f = ctx;
+	if (f->n < 8) {
+		f->node[f->n] = node_id;
+		f->t[f->n] = t;
+		f->ppm[f->n] = ppm;
+	}
+	f->n++;
+}
+
+/* The maintenance tells each minute it folded (the writer's drift sums),
+ * once: the minutes that ended STATE_FOLD_LAG_S ago, their mean frequency
+ * at their middle; a minute without a frequency is not told. */
+static void test_fold_told(void **state)
+{
+	(void)state;
+	state_store *s = open_ok(NULL);
+	int64_t id, other;
+	assert_int_equal(state_store_node_id(s, "n1", &id), 0);
+	assert_int_equal(state_store_node_id(s, "n2", &other), 0);
+	assert_int_equal(state_store_begin(s), 0);
+	for (int i = 0; i < 180; i++) {
+		state_sample x = sample_at(NOW - 180 + i, 0.0f, (float)(i / 60) + (i % 2 ? 0.5f : -0.5f));
+		assert_int_equal(state_store_put_sample(s, id, &x), 0);
+		x.value[HISTORY_FREQUENCY_PPM] = NAN;
+		assert_int_equal(state_store_put_sample(s, other, &x), 0);
+	}
+	assert_int_equal(state_store_commit(s), 0);
+	folded_minutes f = {0};
+	assert_int_equal(state_store_maintain_folding(s, NOW, on_folded, &f), 0);
+	assert_int_equal(f.n, 2);
+	for (int m = 0; m < 2; m++) {
+		assert_int_equal(f.node[m], id);
+		assert_true(fabs(f.t[m] - (NOW - 180 + 60 * m + 30)) < 1e-6);
+		assert_true(fabs(f.ppm[m] - m) < 1e-6);
+	}
+	f.n = 0;
+	assert_int_equal(state_store_maintain_folding(s, NOW + 30, on_folded, &f), 0);
+	assert_int_equal(f.n, 0);
+	state_store_close(s);
 }
 
 /* Past max_bytes the oldest go first; the newest stay. */
@@ -466,15 +567,19 @@ static void test_full_disk(void **state)
 /* ------------------------------------------------------------- the writer */
 
 typedef struct {
-	int failures;
+	int failures, recoveries;
 	char err[STATE_ERROR_LEN];
 } outcome;
 
 static void on_done(void *ctx, const char *err)
 {
 	outcome *o = ctx;
-	o->failures++;
-	snprintf(o->err, sizeof o->err, "%s", err);
+	if (err) {
+		o->failures++;
+		snprintf(o->err, sizeof o->err, "%s", err);
+	} else {
+		o->recoveries++;
+	}
 }
 
 static void on_give_up(struct ev_loop *loop, ev_timer *w, int revents)
@@ -544,7 +649,7 @@ static void test_writer_round_trip(void **state)
 	assert_true(state_writer_event(w, &m1, "n1"));
 	assert_true(state_writer_event(w, &m2, "n2"));
 	run_for(loop, 1.5); /* committed within a second, while running */
-	assert_int_equal(db_int("SELECT count(*) FROM samples"), 100);
+	assert_int_equal(db_int("SELECT count(*) FROM recent"), 100);
 	state_writer_free(w, 2.0);
 	assert_int_equal(o.failures, 0);
 
@@ -587,10 +692,10 @@ static void test_writer_commits_every_second(void **state)
 		assert_true(state_writer_sample(w, id, &x));
 		/* within a second when idle; up to 3 s on a loaded machine, still
 		 * before the first maintenance (5 s) that the old thread waited for */
-		for (int k = 0; k < 30 && db_int("SELECT count(*) FROM samples") < i + 1; k++) {
+		for (int k = 0; k < 30 && db_int("SELECT count(*) FROM recent") < i + 1; k++) {
 			run_for(loop, 0.1);
 		}
-		assert_int_equal(db_int("SELECT count(*) FROM samples"), i + 1);
+		assert_int_equal(db_int("SELECT count(*) FROM recent"), i + 1);
 	}
 	state_writer_free(w, 2.0);
 	assert_int_equal(o.failures, 0);
@@ -637,8 +742,10 @@ static void test_writer_drift(void **state)
 	ev_loop_destroy(loop);
 }
 
-/* A write that fails is told once, and the writer takes no more. */
-static void test_writer_failure_told(void **state)
+/* A write that fails is told once; the writer keeps what it could not
+ * write, retries after STATE_WRITER_RETRY_FIRST_S, and tells the loop when
+ * the lock is free again, the samples of both sides written. */
+static void test_writer_failure_retried(void **state)
 {
 	(void)state;
 	struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
@@ -660,12 +767,95 @@ static void test_writer_failure_told(void **state)
 	}
 	assert_int_equal(o.failures, 1);
 	assert_non_null(strstr(o.err, "lock"));
-	assert_false(state_writer_sample(w, id, &x));
-	assert_int_equal(state_writer_dropped(w), 0); /* refused, not dropped: the failure was told */
-	state_writer_free(w, 2.0);
+	x.t = NOW + 1;
+	assert_true(state_writer_sample(w, id, &x)); /* still taken: held for the retry */
+	run_for(loop, 1.0);
+	assert_int_equal(o.failures, 1); /* told once, not at each attempt */
 	sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL);
 	sqlite3_close(other);
+	for (int i = 0; i < 150 && o.recoveries == 0; i++) {
+		run_for(loop, 0.1);
+	}
+	assert_int_equal(o.recoveries, 1);
+	assert_int_equal(db_int("SELECT count(*) FROM recent"), 2);
+	assert_int_equal(state_writer_dropped(w), 0);
+	state_writer_free(w, 2.0);
 	ev_loop_destroy(loop);
+}
+
+/* A full disk (a small tmpfs as root, else RLIMIT_FSIZE): the writer says
+ * so, then, once there is room again, writes what it held and goes on. */
+static int full_then_room_child(void)
+{
+	struct rlimit rl;
+	bool tmpfs = geteuid() == 0 && private_tmpfs("320k") == 0;
+	if (!tmpfs) {
+		signal(SIGXFSZ, SIG_IGN);
+		if (getrlimit(RLIMIT_FSIZE, &rl) != 0) {
+			return 77;
+		}
+		struct rlimit small = {320 * 1024, rl.rlim_max};
+		if (setrlimit(RLIMIT_FSIZE, &small) != 0) {
+			return 77;
+		}
+	}
+	struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+	char err[STATE_ERROR_LEN];
+	state_store *s = state_store_open(dir, NULL, err, sizeof err);
+	if (!s) {
+		fprintf(stderr, "open: %s\n", err);
+		return 2;
+	}
+	int64_t id;
+	if (state_store_node_id(s, "n1", &id) != 0) {
+		return 3;
+	}
+	outcome o = {0};
+	state_writer *w = state_writer_new(loop, s, 0, on_done, &o);
+	size_t fed = 0;
+	for (int round = 0; round < 200 && o.failures == 0; round++) {
+		for (int i = 0; i < 500; i++, fed++) {
+			state_sample x = sample_at(NOW + (double)fed, 1.0f, 2.0f);
+			if (!state_writer_sample(w, id, &x)) {
+				return 4;
+			}
+		}
+		run_for(loop, 0.2);
+	}
+	fprintf(stderr, "full: %s\n", o.err);
+	if (o.failures != 1 || !(strstr(o.err, "full") || strstr(o.err, "I/O error"))) {
+		return 5;
+	}
+	/* room again */
+	if (tmpfs) {
+		if (mount(NULL, dir, NULL, MS_REMOUNT, "size=16m") != 0) {
+			return 6;
+		}
+	} else if (setrlimit(RLIMIT_FSIZE, &rl) != 0) {
+		return 6;
+	}
+	for (int i = 0; i < 500; i++, fed++) {
+		state_sample x = sample_at(NOW + (double)fed, 1.0f, 2.0f);
+		state_writer_sample(w, id, &x);
+	}
+	for (int i = 0; i < 200 && o.recoveries == 0; i++) {
+		run_for(loop, 0.1); /* the first retry after 5 s */
+	}
+	state_writer_free(w, 5.0);
+	ev_loop_destroy(loop);
+	long long written = db_int("SELECT count(*) FROM recent");
+	fprintf(stderr, "recovered %d time(s); %lld of %zu samples written\n", o.recoveries, written, fed);
+	return o.recoveries == 1 && written == (long long)fed ? 0 : 7;
+}
+
+static void test_writer_full_disk_recovers(void **state)
+{
+	(void)state;
+	int rc = in_child(full_then_room_child);
+	if (rc == 77) {
+		skip();
+	}
+	assert_int_equal(rc, 0);
 }
 
 /* The queue is bounded: past queue_max the newest are dropped and counted. */
@@ -690,6 +880,50 @@ static void test_writer_queue_bounded(void **state)
 	ev_loop_destroy(loop);
 }
 
+/* A restart puts the stored clock checks back into the node's clock-check
+ * ring, next to its samples, and hands over only the checks made after. */
+static void test_state_run_restores_clock_checks(void **state)
+{
+	(void)state;
+	double now = floor((double)time(NULL));
+	state_store *s = open_ok(NULL);
+	int64_t id;
+	assert_int_equal(state_store_node_id(s, "n1", &id), 0);
+	assert_int_equal(state_store_begin(s), 0);
+	for (int i = 0; i < 5; i++) {
+		state_sample x = sample_at(now - 100 + i, 0.001f, 2.0f);
+		assert_int_equal(state_store_put_sample(s, id, &x), 0);
+	}
+	for (int i = 0; i < 3; i++) {
+		state_sample c = sample_at(now - 90 + 30 * i + 0.5, NAN, NAN);
+		c.value[HISTORY_FREQUENCY_PPM] = NAN;
+		c.clock_check_s = 0.25f * (float)(i + 1);
+		assert_int_equal(state_store_put_sample(s, id, &c), 0);
+	}
+	assert_int_equal(state_store_commit(s), 0);
+	state_store_close(s);
+
+	struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+	node *n = calloc(1, sizeof *n);
+	assert_non_null(n);
+	node_init(n, "n1");
+	state_run_config cfg = {.dir = dir, .interval_s = 1.0};
+	state_run *r = state_run_start(loop, &cfg, n, 1, NULL);
+	assert_true(state_run_active(r));
+	assert_int_equal(history_count(&n->history), 5);
+	assert_int_equal(history_clock_count(&n->history), 3);
+	assert_true(fabs(history_clock_at(&n->history, 0)->t - (now - 89.5)) < 1e-6);
+	assert_true(fabs(history_clock_at(&n->history, 2)->offset_s - 0.75f) < 1e-6);
+	/* one check more: only it goes to the store */
+	history_push_clock(&n->history, now - 10, 1.0);
+	state_run_feed_samples(r);
+	state_run_free(r, 5.0);
+	assert_int_equal(db_int("SELECT count(*) FROM recent WHERE clock_check_s IS NOT NULL"), 4);
+	assert_int_equal(db_int("SELECT count(*) FROM recent WHERE clock_check_s IS NULL"), 5);
+	free(n);
+	ev_loop_destroy(loop);
+}
+
 static void test_default_dir(void **state)
 {
 	(void)state;
@@ -711,10 +945,12 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_schema_created, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrates_v1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrates_v2, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_database_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_downsampling_and_retention, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_size_bound, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fold_told, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_instance, setup, teardown),
@@ -724,7 +960,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_writer_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writer_commits_every_second, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writer_drift, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_writer_failure_told, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writer_failure_retried, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writer_full_disk_recovers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_run_restores_clock_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writer_queue_bounded, setup, teardown),
 		cmocka_unit_test(test_default_dir),
 	};
