@@ -94,6 +94,7 @@ static void build_prometheus_model(app *a, prom_map *map)
 		for (size_t i = 0; i < a->n_nodes; i++) {
 			node *n = &a->nodes[i];
 			node_init(n, a->inv.specs[i].name);
+			history_set_capacity(&n->history, PROMETHEUS_NODE_HISTORY);
 			a->settings[i] = a->inv.specs[i].settings;
 			apply_prometheus_node(a, n, prometheus_map_find(map, a->inv.specs[i].name), &a->settings[i].th);
 		}
@@ -109,6 +110,7 @@ static void build_prometheus_model(app *a, prom_map *map)
 		const prom_node *pn = &map->nodes[j];
 		size_t i = rank[j];
 		node_init(&a->nodes[i], pn->name);
+		history_set_capacity(&a->nodes[i].history, PROMETHEUS_NODE_HISTORY);
 		inventory_node_settings(&a->opt, a->conf, pn->name, &a->settings[i]);
 		apply_prometheus_node(a, &a->nodes[i], pn, &a->settings[i].th);
 		if ((j + 1) % PROM_RELEASE_EVERY == 0) {
