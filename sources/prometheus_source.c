@@ -192,7 +192,7 @@ static bool server_whole(prometheus_source *ps, size_t s)
  * every query, merged by query, then by node. */
 static size_t map_set(prometheus_source *ps, const server_set *set, prom_map *map)
 {
-	const prom_vector *answers[PROM_Q_COUNT];
+	prom_vector *answers[PROM_Q_COUNT];
 	prom_vector merged[PROM_Q_COUNT];
 	size_t answered = 0;
 
@@ -217,7 +217,7 @@ static size_t map_set(prometheus_source *ps, const server_set *set, prom_map *ma
 		answers[q] = merged[q].samples ? &merged[q] : NULL;
 	}
 	prom_map_options opt = {set->node_label, walltime_now(), ps->cfg.stale_after_s};
-	prometheus_map_build(answers, &opt, map);
+	prometheus_map_build_owning(answers, &opt, map); /* the samples move into map */
 	for (int q = 0; q < PROM_Q_COUNT; q++) {
 		prom_vector_free(&merged[q]);
 	}
@@ -239,8 +239,8 @@ static void finish_refresh(prometheus_source *ps)
 			prom_map one;
 			answered += map_set(ps, set, &one);
 			for (size_t k = 0; k < one.n_nodes; k++) {
-				if (!set->keep || set->keep(set->keep_ctx, one.nodes[k].name)) {
-					prometheus_map_adopt(&map, &one.nodes[k]);
+				if (!set->keep || set->keep(set->keep_ctx, prometheus_map_name(&one, k))) {
+					prometheus_map_adopt(&map, prometheus_map_node(&one, k));
 				}
 			}
 			map.unnamed += one.unnamed;
@@ -255,12 +255,6 @@ static void finish_refresh(prometheus_source *ps)
 		bytebuf_free(&ps->requests[i].body);
 	}
 	free(ps->requests);
-#if defined(__GLIBC__)
-	/* the samples' ~100 bytes each, freed between longer-lived blocks, would
-	 * stay in the heap beside the model the callback builds (10,000 nodes:
-	 * 35 MB) */
-	malloc_trim(0);
-#endif
 	ps->requests = NULL;
 	ps->n_requests = 0;
 	ps->running = false;
@@ -268,6 +262,11 @@ static void finish_refresh(prometheus_source *ps)
 		   ps->n_urls, ps->error[0] ? ": " : "", ps->error);
 	ps->cfg.on_refresh(ps->cfg.ctx, &map, ps->error[0] ? ps->error : NULL, answered);
 	prometheus_map_free(&map);
+#if defined(__GLIBC__)
+	/* the samples' ~100 bytes each, freed between longer-lived blocks, would
+	 * stay in the heap until the next refresh (10,000 nodes: 35 MB) */
+	malloc_trim(0);
+#endif
 }
 
 static void request_done(request *r, CURLcode code)
