@@ -14,13 +14,28 @@ void history_init(history *h)
 	h->drift_daily_ppm = NAN;
 	h->clock_head = 0;
 	h->clock_count = 0;
+	h->capacity = HISTORY_CAPACITY;
+}
+
+/* A history zeroed rather than initialised has the full capacity. */
+static size_t capacity_of(const history *h)
+{
+	return h->capacity ? h->capacity : HISTORY_CAPACITY;
+}
+
+void history_set_capacity(history *h, size_t cap)
+{
+	h->head = 0;
+	h->count = 0;
+	h->capacity = cap < 1 ? 1 : cap > HISTORY_CAPACITY ? HISTORY_CAPACITY : cap;
 }
 
 void history_push(history *h, const history_sample *sample)
 {
 	h->samples[h->head] = *sample;
-	h->head = (h->head + 1) % HISTORY_CAPACITY;
-	if (h->count < HISTORY_CAPACITY) {
+	size_t cap = capacity_of(h);
+	h->head = (h->head + 1) % cap;
+	if (h->count < cap) {
 		h->count++;
 	}
 }
@@ -35,8 +50,9 @@ const history_sample *history_at(const history *h, size_t i)
 	if (i >= h->count) {
 		return NULL;
 	}
-	size_t oldest = (h->head + HISTORY_CAPACITY - h->count) % HISTORY_CAPACITY;
-	return &h->samples[(oldest + i) % HISTORY_CAPACITY];
+	size_t cap = capacity_of(h);
+	size_t oldest = (h->head + cap - h->count) % cap;
+	return &h->samples[(oldest + i) % cap];
 }
 
 const history_sample *history_latest(const history *h)

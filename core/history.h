@@ -39,13 +39,24 @@ typedef struct {
 	 * the --state-dir database: NAN until a day of it is stored. */
 	double drift_daily_ppm;
 	size_t head;   /* next slot to write */
-	size_t count;  /* valid samples, <= HISTORY_CAPACITY */
-	history_sample samples[HISTORY_CAPACITY];
+	size_t count;  /* valid samples, <= capacity */
+	size_t capacity; /* slots of samples in use: HISTORY_CAPACITY unless set smaller */
+	/* the counters first: a node that never fills the rings (a Prometheus
+	 * node keeps 128 samples and no clock checks) never touches their
+	 * pages, and they cost it no memory */
 	size_t clock_head, clock_count;
+	history_sample samples[HISTORY_CAPACITY];
 	history_clock_check clock[HISTORY_CLOCK_CAPACITY];
 } history;
 
+/* Empty, with the full capacity. */
 void history_init(history *h);
+
+/* Empties h and keeps at most cap (1..HISTORY_CAPACITY) samples: a node
+ * whose history is fetched elsewhere (a Prometheus node's, from
+ * query_range) keeps the grid's sparkline, and the memory of the slots
+ * beyond cap is never touched. */
+void history_set_capacity(history *h, size_t cap);
 void history_push(history *h, const history_sample *sample);
 size_t history_count(const history *h);
 /* i = 0 is the oldest sample kept, count-1 the newest. */

@@ -68,18 +68,21 @@ typedef struct {
 	 * last detected against; NULL when nothing records events (--once,
 	 * --check, the client's own node).  Owned by whoever set it. */
 	struct event_watch *watch;
+	/* A Prometheus node's last 24 h, fetched when its drill-down opens;
+	 * NULL until then and for SSH nodes.  Owned by the node's owner (free
+	 * with remote_history_free).  Up here with the fields every node
+	 * writes: at the end it cost each node a page of its own. */
+	struct remote_history *remote;
 	observation obs;            /* latest completed poll */
 	/* The node's own findings (health.c) first, then the cluster-wide ones
 	 * (consistency.c) about how it compares with the others, most severe
 	 * first within each part; status is the worst of all. */
 	finding_list findings;
 	node_event_log events;
-	char last_raw[NODE_RAW_LEN];   /* untrusted: sanitise before showing */
+	/* Before last_raw: a node whose ring is short (history_set_capacity, a
+	 * Prometheus node) then touches no page past its events. */
 	history history;
-	/* A Prometheus node's last 24 h, fetched when its drill-down opens;
-	 * NULL until then and for SSH nodes.  Owned by the node's owner (free
-	 * with remote_history_free). */
-	struct remote_history *remote;
+	char last_raw[NODE_RAW_LEN];   /* untrusted: sanitise before showing */
 } node;
 
 void node_init(node *n, const char *host);

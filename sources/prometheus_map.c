@@ -114,11 +114,52 @@ static uint64_t hash_name(const char *s)
 	return h;
 }
 
+/* One sample about a node, in the order the answers are read: the node's
+ * observation is put together from its samples only when it is asked for
+ * (prometheus_map_node), so a refresh of 10,000 nodes holds their samples,
+ * not 10,000 observations of 31 KiB each beside the model's own. */
+typedef struct {
+	const prom_sample *s;
+	size_t next;          /* the node's next sample: its index + 1, 0 for none */
+	prom_query_id query;
+} prom_ref;
+
+typedef struct {
+	char *name;
+	const char *instance;     /* the `instance` of its first sample, or "" */
+	size_t first, last;       /* its samples: index + 1 into refs, 0 for none */
+	const prom_sample *down;  /* the `up` == 0 sample of a target it is served by */
+} prom_entry;
+
+/* The instance -> nodename join (node_label "nodename"), hashed. */
+typedef struct {
+	const char *instance, *nodename;
+} uname_slot;
+
+struct prom_index {
+	prom_map_options opt;
+	const prom_vector *answers[PROM_Q_COUNT];
+	prom_vector owned[PROM_Q_COUNT]; /* prometheus_map_build_owning's answers */
+	prom_entry *entries;
+	size_t cap;
+	prom_ref *refs;
+	size_t n_refs, refs_cap;
+	uname_slot *unames;
+	size_t n_unames;          /* slots: a power of two, or 0 */
+	prom_node *scratch;       /* the node put together last */
+	size_t in_scratch;        /* its index + 1, 0 for none */
+};
+
+static const char *name_at(const prom_map *m, size_t i)
+{
+	return m->ix ? m->ix->entries[i].name : m->nodes[i].name;
+}
+
 static size_t *slot_of(const prom_map *m, const char *name)
 {
 	size_t mask = m->n_slots - 1;
 	for (size_t i = hash_name(name) & mask;; i = (i + 1) & mask) {
-		if (m->slots[i] == 0 || strcmp(m->nodes[m->slots[i] - 1].name, name) == 0) {
+		if (m->slots[i] == 0 || strcmp(name_at(m, m->slots[i] - 1), name) == 0) {
 			return &m->slots[i];
 		}
 	}
@@ -131,23 +172,37 @@ static void grow_index(prom_map *m)
 	m->slots = xcalloc(want, sizeof *m->slots);
 	m->n_slots = want;
 	for (size_t i = 0; i < m->n_nodes; i++) {
-		*slot_of(m, m->nodes[i].name) = i + 1;
+		*slot_of(m, name_at(m, i)) = i + 1;
 	}
+}
+
+/* The node's index + 1, or 0. */
+static size_t find_index(const prom_map *m, const char *name)
+{
+	if (m->n_slots == 0 || !*name) {
+		return 0;
+	}
+	return *slot_of(m, name);
 }
 
 const prom_node *prometheus_map_find(const prom_map *m, const char *name)
 {
-	if (m->n_slots == 0 || !*name) {
-		return NULL;
-	}
-	size_t idx = *slot_of(m, name);
-	return idx ? &m->nodes[idx - 1] : NULL;
+	size_t idx = find_index(m, name);
+	return idx ? prometheus_map_node(m, idx - 1) : NULL;
 }
 
-/* The nodes' mapping, doubled: mremap moves pages, it copies none. */
-static void grow_nodes(prom_map *m)
+const char *prometheus_map_name(const prom_map *m, size_t i)
+{
+	return i < m->n_nodes ? name_at(m, i) : NULL;
+}
+
+/* The nodes' mapping, grown to hold want: mremap moves pages, it copies none. */
+static void grow_nodes(prom_map *m, size_t want)
 {
 	size_t cap = m->cap ? m->cap * 2 : 64;
+	while (cap < want) {
+		cap *= 2;
+	}
 	void *p = m->nodes ? mremap(m->nodes, m->cap * sizeof *m->nodes, cap * sizeof *m->nodes, MREMAP_MAYMOVE)
 			   : mmap(NULL, cap * sizeof *m->nodes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
 				  0);
@@ -169,21 +224,75 @@ void prometheus_map_release_before(prom_map *m, size_t n)
 	m->released = end;
 }
 
-static prom_node *node_get(prom_map *m, const char *name, const char *instance)
+static bool usable_name(prom_map *m, const char *name)
 {
 	if (!*name || strlen(name) >= NODE_NAME_LEN) {
 		m->unnamed++;
-		return NULL;
+		return false;
 	}
 	if ((m->n_nodes + 1) * 2 > m->n_slots) {
 		grow_index(m);
+	}
+	return true;
+}
+
+/* The entry of name, added on first sight: its index + 1, 0 for a name no
+ * node can have. */
+static size_t entry_get(prom_map *m, const char *name, const char *instance)
+{
+	if (!usable_name(m, name)) {
+		return 0;
+	}
+	size_t *slot = slot_of(m, name);
+	if (*slot) {
+		return *slot;
+	}
+	prom_index *ix = m->ix;
+	if (m->n_nodes == ix->cap) {
+		ix->cap = ix->cap ? ix->cap * 2 : 64;
+		ix->entries = xrealloc(ix->entries, ix->cap * sizeof *ix->entries);
+	}
+	prom_entry *e = &ix->entries[m->n_nodes];
+	e->name = xstrdup(name);
+	e->instance = instance ? instance : "";
+	e->first = e->last = 0;
+	e->down = NULL;
+	*slot = ++m->n_nodes;
+	return *slot;
+}
+
+static void entry_add(prom_map *m, size_t idx, prom_query_id q, const prom_sample *s)
+{
+	prom_index *ix = m->ix;
+	prom_entry *e = &ix->entries[idx - 1];
+	if (ix->n_refs == ix->refs_cap) {
+		ix->refs_cap = ix->refs_cap ? ix->refs_cap * 2 : 1024;
+		ix->refs = xrealloc(ix->refs, ix->refs_cap * sizeof *ix->refs);
+	}
+	prom_ref *r = &ix->refs[ix->n_refs++];
+	r->s = s;
+	r->next = 0;
+	r->query = q;
+	if (e->last) {
+		ix->refs[e->last - 1].next = ix->n_refs;
+	} else {
+		e->first = ix->n_refs;
+	}
+	e->last = ix->n_refs;
+}
+
+/* An eager map's node (prometheus_map_adopt), added on first sight. */
+static prom_node *node_get(prom_map *m, const char *name, const char *instance)
+{
+	if (!usable_name(m, name)) {
+		return NULL;
 	}
 	size_t *slot = slot_of(m, name);
 	if (*slot) {
 		return &m->nodes[*slot - 1];
 	}
 	if (m->n_nodes == m->cap || !m->nodes) {
-		grow_nodes(m);
+		grow_nodes(m, m->n_nodes + 1);
 	}
 	prom_node *pn = &m->nodes[m->n_nodes];
 	memset(pn, 0, sizeof *pn);
@@ -215,8 +324,42 @@ static void strip_port(const char *instance, char *out, size_t len)
 
 typedef struct {
 	const prom_map_options *opt;
-	const prom_vector *uname; /* for node_label "nodename" */
+	const prom_index *ix; /* its unames, for node_label "nodename" */
 } naming;
+
+static uname_slot *uname_slot_of(const prom_index *ix, const char *instance)
+{
+	size_t mask = ix->n_unames - 1;
+	for (size_t i = hash_name(instance) & mask;; i = (i + 1) & mask) {
+		if (!ix->unames[i].instance || strcmp(ix->unames[i].instance, instance) == 0) {
+			return &ix->unames[i];
+		}
+	}
+}
+
+/* node_uname_info's nodename by instance, the first one of each: a lookup
+ * per sample, not a scan of every node's uname. */
+static void index_unames(prom_index *ix, const prom_vector *uname)
+{
+	size_t want = 64;
+	while (uname && want < uname->n_samples * 2) {
+		want *= 2;
+	}
+	ix->unames = xcalloc(want, sizeof *ix->unames);
+	ix->n_unames = want;
+	for (size_t i = 0; uname && i < uname->n_samples; i++) {
+		const prom_sample *u = &uname->samples[i];
+		const char *ui = prom_sample_label(u, "instance");
+		const char *nodename = prom_sample_label(u, "nodename");
+		if (ui && nodename && *nodename) {
+			uname_slot *slot = uname_slot_of(ix, ui);
+			if (!slot->instance) {
+				slot->instance = ui;
+				slot->nodename = nodename;
+			}
+		}
+	}
+}
 
 /* The node an exporter's sample is about (node_exporter, chrony_exporter,
  * up): false when there is none. */
@@ -224,15 +367,11 @@ static bool exporter_node_name(const naming *nm, const prom_sample *s, char *out
 {
 	const char *instance = prom_sample_label(s, "instance");
 	const char *label = nm->opt->node_label;
-	if (label && strcmp(label, "nodename") == 0 && instance && nm->uname) {
-		for (size_t i = 0; i < nm->uname->n_samples; i++) {
-			const prom_sample *u = &nm->uname->samples[i];
-			const char *ui = prom_sample_label(u, "instance");
-			const char *nodename = prom_sample_label(u, "nodename");
-			if (ui && nodename && *nodename && strcmp(ui, instance) == 0) {
-				snprintf(out, len, "%s", nodename);
-				return true;
-			}
+	if (label && strcmp(label, "nodename") == 0 && instance && nm->ix->n_unames) {
+		const uname_slot *slot = uname_slot_of(nm->ix, instance);
+		if (slot->instance) {
+			snprintf(out, len, "%s", slot->nodename);
+			return true;
 		}
 	} else if (label && strcmp(label, "nodename") != 0) {
 		const char *v = prom_sample_label(s, label);
@@ -248,15 +387,6 @@ static bool exporter_node_name(const naming *nm, const prom_sample *s, char *out
 	return out[0] != '\0';
 }
 
-static prom_node *exporter_node(prom_map *m, const naming *nm, const prom_sample *s)
-{
-	char name[NODE_NAME_LEN + 1];
-	if (!exporter_node_name(nm, s, name, sizeof name)) {
-		m->unnamed++;
-		return NULL;
-	}
-	return node_get(m, name, prom_sample_label(s, "instance"));
-}
 
 static const char *metric_name(const prom_sample *s)
 {
@@ -704,18 +834,10 @@ static void map_synctop_ptp(observation *obs, const char *name, const prom_sampl
 	}
 }
 
-static void map_synctop(prom_map *m, const prom_sample *s)
+/* A synctop_* sample of the node its `node` label names (index_sample). */
+static void map_synctop(prom_node *pn, const prom_sample *s)
 {
-	const char *node_name = prom_sample_label(s, "node");
 	const char *full = metric_name(s);
-	if (!node_name || strncmp(full, "synctop_", 8) != 0) {
-		m->unnamed++;
-		return;
-	}
-	prom_node *pn = node_get(m, node_name, prom_sample_label(s, "instance"));
-	if (!pn) {
-		return;
-	}
 	observation *obs = &pn->obs;
 	const char *name = full + 8;
 	double v = s->value;
@@ -821,18 +943,9 @@ static bool label_is(const prom_sample *s, const char *label, const char *want)
  * (999999, metrics.go) as ptp4l's master offset and phc2sys's offset, with a
  * path delay of 0 (extractPTP4lEventState -> updatePTPMetrics): a marker, not
  * a measurement, read as unknown. */
-static void map_openshift_ptp(prom_map *m, const prom_sample *s)
+static void map_openshift_ptp(prom_node *pn, const prom_sample *s)
 {
-	const char *node_name = prom_sample_label(s, "node");
 	const char *full = metric_name(s);
-	if (!node_name || strncmp(full, "openshift_ptp_", 14) != 0) {
-		m->unnamed++;
-		return;
-	}
-	prom_node *pn = node_get(m, node_name, prom_sample_label(s, "instance"));
-	if (!pn) {
-		return;
-	}
 	observation *obs = &pn->obs;
 	ptp_obs *p = &obs->ptp;
 	const char *name = full + 14;
@@ -924,61 +1037,67 @@ static void settle_openshift_phc(observation *obs)
 
 /* ---------------------------------------------------------------- build */
 
-static void map_family(prom_map *m, const naming *nm, const prom_vector *v, prom_query_id id)
+/* Which node a sample is about, by the naming of its family: its entry's
+ * list gets it (query order is kept per node, as the mapping reads them). */
+static void index_family(prom_map *m, const naming *nm, const prom_vector *v, prom_query_id id)
 {
 	for (size_t i = 0; v && i < v->n_samples; i++) {
 		const prom_sample *s = &v->samples[i];
-		if (id == PROM_Q_SYNCTOP) {
-			map_synctop(m, s);
-			continue;
-		}
-		if (id == PROM_Q_OPENSHIFT_PTP) {
-			map_openshift_ptp(m, s);
-			continue;
-		}
-		if (id == PROM_Q_OPENSHIFT_TIME) {
+		const char *instance = prom_sample_label(s, "instance");
+		size_t idx = 0;
+		if (id == PROM_Q_SYNCTOP || id == PROM_Q_OPENSHIFT_PTP || id == PROM_Q_OPENSHIFT_TIME) {
+			/* synctop's and linuxptp-daemon's series: by their `node` label */
 			const char *node_name = prom_sample_label(s, "node");
-			prom_node *pn = node_name ? node_get(m, node_name, prom_sample_label(s, "instance")) : NULL;
-			if (pn) {
-				note_time(pn, s->value);
+			const char *prefix = id == PROM_Q_SYNCTOP ? "synctop_" : "openshift_ptp_";
+			if (id != PROM_Q_OPENSHIFT_TIME &&
+			    (!node_name || strncmp(metric_name(s), prefix, strlen(prefix)) != 0)) {
+				m->unnamed++;
+				continue;
 			}
-			continue;
+			idx = node_name ? entry_get(m, node_name, instance) : 0;
+		} else {
+			char name[NODE_NAME_LEN + 1];
+			if (!exporter_node_name(nm, s, name, sizeof name)) {
+				m->unnamed++;
+				continue;
+			}
+			idx = entry_get(m, name, instance);
 		}
-		prom_node *pn = exporter_node(m, nm, s);
-		if (!pn) {
-			continue;
-		}
-		if (id == PROM_Q_TIMEX) {
-			map_timex(pn, s);
-		} else if (id == PROM_Q_CHRONY) {
-			map_chrony_exporter(pn, s);
-		} else if (id == PROM_Q_TIMEX_TIME || id == PROM_Q_CHRONY_TIME) {
-			/* timestamp(): the value is when the target was scraped */
-			note_time(pn, s->value);
+		if (idx) {
+			entry_add(m, idx, id, s);
 		}
 	}
+}
+
+static void put_together(const prom_map *m, size_t i, prom_node *pn);
+
+/* Whether node i has a series about its clock (not only `up`). */
+static bool entry_has_data(const prom_map *m, size_t i, prom_node **tmp)
+{
+	if (!*tmp) {
+		*tmp = xmalloc(sizeof **tmp);
+	}
+	put_together(m, i, *tmp);
+	return (*tmp)->has_data;
 }
 
 /* A target that is down makes every node it served in this answer unknown,
  * and is itself shown when it served none (its series went stale with it)
  * and no other target serves a node of its name. */
-static void map_up(prom_map *m, const naming *nm, const prom_vector *v, const prom_vector *served_by)
+static void index_up(prom_map *m, const naming *nm, const prom_vector *v, const prom_vector *served_by)
 {
+	prom_index *ix = m->ix;
+	prom_node *tmp = NULL;
 	for (size_t i = 0; v && i < v->n_samples; i++) {
 		const prom_sample *s = &v->samples[i];
 		const char *instance = prom_sample_label(s, "instance");
-		const char *job = prom_sample_label(s, "job");
 		if (s->value != 0 || !instance) {
 			continue; /* a target that is up and serves no clock series is no node */
 		}
-		char why[NODE_ERROR_LEN];
-		snprintf(why, sizeof why,
-			 "Prometheus cannot scrape %s (job %s): up == 0; its Targets page says why", instance,
-			 job ? job : "?");
 		bool served = false;
 		for (size_t k = 0; k < m->n_nodes; k++) {
-			if (strcmp(m->nodes[k].instance, instance) == 0) {
-				snprintf(m->nodes[k].error, sizeof m->nodes[k].error, "%s", why);
+			if (strcmp(ix->entries[k].instance, instance) == 0) {
+				ix->entries[k].down = s;
 				served = true;
 			}
 		}
@@ -989,70 +1108,173 @@ static void map_up(prom_map *m, const naming *nm, const prom_vector *v, const pr
 			if (!si || !sn || strcmp(si, instance) != 0) {
 				continue;
 			}
-			const prom_node *known = prometheus_map_find(m, sn);
+			size_t known = find_index(m, sn);
 			/* a node another target still serves is not this one's */
-			if (known && known->has_data && strcmp(known->instance, instance) != 0) {
+			if (known && strcmp(ix->entries[known - 1].instance, instance) != 0 &&
+			    entry_has_data(m, known - 1, &tmp)) {
 				continue;
 			}
-			prom_node *pn = node_get(m, sn, instance);
-			if (pn) {
-				snprintf(pn->error, sizeof pn->error, "%s", why);
+			size_t idx = entry_get(m, sn, instance);
+			if (idx) {
+				ix->entries[idx - 1].down = s;
 				served = true;
 			}
 		}
 		char name[NODE_NAME_LEN + 1];
 		/* a node of that name whose series come from another target (two
 		 * exporters on one host) is not the down target's */
-		if (!served && exporter_node_name(nm, s, name, sizeof name) && !prometheus_map_find(m, name)) {
-			prom_node *pn = node_get(m, name, instance);
-			if (pn) {
-				snprintf(pn->error, sizeof pn->error, "%s", why);
+		if (!served && exporter_node_name(nm, s, name, sizeof name) && !find_index(m, name)) {
+			size_t idx = entry_get(m, name, instance);
+			if (idx) {
+				ix->entries[idx - 1].down = s;
 			}
 		}
 	}
+	free(tmp);
+}
+
+/* Node i's observation from its samples, into pn (overwritten whole). */
+static void put_together(const prom_map *m, size_t i, prom_node *pn)
+{
+	const prom_index *ix = m->ix;
+	const prom_entry *e = &ix->entries[i];
+	const prom_map_options *opt = &ix->opt;
+	observation *obs = &pn->obs;
+	memset(pn, 0, sizeof *pn); /* in the cache: one node at a time */
+	snprintf(pn->name, sizeof pn->name, "%s", e->name);
+	snprintf(pn->instance, sizeof pn->instance, "%s", e->instance);
+	observation_init(obs);
+	for (size_t r = e->first; r; r = ix->refs[r - 1].next) {
+		const prom_ref *ref = &ix->refs[r - 1];
+		switch (ref->query) {
+		case PROM_Q_TIMEX: map_timex(pn, ref->s); break;
+		case PROM_Q_CHRONY: map_chrony_exporter(pn, ref->s); break;
+		case PROM_Q_SYNCTOP: map_synctop(pn, ref->s); break;
+		case PROM_Q_OPENSHIFT_PTP: map_openshift_ptp(pn, ref->s); break;
+		default:
+			/* timestamp(): the value is when the target was scraped */
+			note_time(pn, ref->s->value);
+			break;
+		}
+	}
+	if (e->down) {
+		const char *job = prom_sample_label(e->down, "job");
+		snprintf(pn->error, sizeof pn->error,
+			 "Prometheus cannot scrape %s (job %s): up == 0; its Targets page says why",
+			 prom_sample_label(e->down, "instance"), job ? job : "?");
+	}
+	settle_chrony_exporter_leap(pn);
+	settle_chrony_sources(pn);
+	settle_openshift_ptp(pn);
+	settle_openshift_phc(obs);
+	chrony_tracking_settle(&obs->chrony.tracking);
+	kernel_clock_settle(&obs->kernel);
+	if (isnan(obs->taken_at) && pn->has_data) {
+		obs->taken_at = opt->now; /* no scrape time asked or answered: as of now */
+	}
+	if (!pn->has_data && !pn->error[0]) {
+		snprintf(pn->error, sizeof pn->error,
+			 "Prometheus gave this node's scrape time but none of its values (the source's error "
+			 "says which query failed)");
+	}
+	if (pn->error[0] || !pn->has_data) {
+		return;
+	}
+	double age = opt->now - obs->taken_at;
+	if (isfinite(age) && age > opt->stale_after_s) {
+		snprintf(pn->error, sizeof pn->error,
+			 "stale: its newest sample in Prometheus is %.0f s old (more than %.0f s)", age,
+			 opt->stale_after_s);
+	}
+}
+
+/* The index of the answers (which stay the caller's, or ix->owned). */
+static void index_build(const prom_map_options *opt, prom_map *out)
+{
+	prom_index *ix = out->ix;
+	naming nm = {&ix->opt, ix};
+	ix->opt = *opt;
+	if (opt->node_label && strcmp(opt->node_label, "nodename") == 0) {
+		index_unames(ix, ix->answers[PROM_Q_UNAME]);
+	}
+	static const prom_query_id order[] = {
+		PROM_Q_TIMEX,   PROM_Q_TIMEX_TIME,	  PROM_Q_CHRONY,	 PROM_Q_CHRONY_TIME,
+		PROM_Q_SYNCTOP, PROM_Q_OPENSHIFT_PTP, PROM_Q_OPENSHIFT_TIME,
+	};
+	for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+		index_family(out, &nm, ix->answers[order[k]], order[k]);
+	}
+	index_up(out, &nm, ix->answers[PROM_Q_UP], ix->answers[PROM_Q_SERVED]);
+}
+
+static void index_free(prom_index *ix)
+{
+	if (!ix) {
+		return;
+	}
+	free(ix->refs);
+	free(ix->unames);
+	free(ix->scratch);
+	for (int q = 0; q < PROM_Q_COUNT; q++) {
+		prom_vector_free(&ix->owned[q]);
+	}
+	free(ix);
 }
 
 void prometheus_map_build(const prom_vector *const answers[PROM_Q_COUNT], const prom_map_options *opt,
 			  prom_map *out)
 {
-	naming nm = {opt, answers[PROM_Q_UNAME]};
 	memset(out, 0, sizeof *out);
-	map_family(out, &nm, answers[PROM_Q_TIMEX], PROM_Q_TIMEX);
-	map_family(out, &nm, answers[PROM_Q_TIMEX_TIME], PROM_Q_TIMEX_TIME);
-	map_family(out, &nm, answers[PROM_Q_CHRONY], PROM_Q_CHRONY);
-	map_family(out, &nm, answers[PROM_Q_CHRONY_TIME], PROM_Q_CHRONY_TIME);
-	map_family(out, &nm, answers[PROM_Q_SYNCTOP], PROM_Q_SYNCTOP);
-	map_family(out, &nm, answers[PROM_Q_OPENSHIFT_PTP], PROM_Q_OPENSHIFT_PTP);
-	map_family(out, &nm, answers[PROM_Q_OPENSHIFT_TIME], PROM_Q_OPENSHIFT_TIME);
-	map_up(out, &nm, answers[PROM_Q_UP], answers[PROM_Q_SERVED]);
-
+	out->ix = xcalloc(1, sizeof *out->ix);
+	memcpy(out->ix->answers, answers, sizeof out->ix->answers);
+	index_build(opt, out);
+	/* every node now, in the mapping of their own */
+	if (out->n_nodes) {
+		grow_nodes(out, out->n_nodes);
+	}
 	for (size_t i = 0; i < out->n_nodes; i++) {
-		prom_node *pn = &out->nodes[i];
-		observation *obs = &pn->obs;
-		settle_chrony_exporter_leap(pn);
-		settle_chrony_sources(pn);
-		settle_openshift_ptp(pn);
-		settle_openshift_phc(obs);
-		chrony_tracking_settle(&obs->chrony.tracking);
-		kernel_clock_settle(&obs->kernel);
-		if (isnan(obs->taken_at) && pn->has_data) {
-			obs->taken_at = opt->now; /* no scrape time asked or answered: as of now */
-		}
-		if (!pn->has_data && !pn->error[0]) {
-			snprintf(pn->error, sizeof pn->error,
-				 "Prometheus gave this node's scrape time but none of its values (the source's error "
-				 "says which query failed)");
-		}
-		if (pn->error[0] || !pn->has_data) {
-			continue;
-		}
-		double age = opt->now - obs->taken_at;
-		if (isfinite(age) && age > opt->stale_after_s) {
-			snprintf(pn->error, sizeof pn->error,
-				 "stale: its newest sample in Prometheus is %.0f s old (more than %.0f s)", age,
-				 opt->stale_after_s);
+		put_together(out, i, &out->nodes[i]);
+	}
+	prom_index *ix = out->ix;
+	for (size_t i = 0; i < out->n_nodes; i++) {
+		free(ix->entries[i].name);
+	}
+	free(ix->entries);
+	out->ix = NULL; /* names from nodes from now on */
+	index_free(ix);
+}
+
+void prometheus_map_build_owning(prom_vector *answers[PROM_Q_COUNT], const prom_map_options *opt, prom_map *out)
+{
+	memset(out, 0, sizeof *out);
+	out->ix = xcalloc(1, sizeof *out->ix);
+	for (int q = 0; q < PROM_Q_COUNT; q++) {
+		if (answers[q]) {
+			out->ix->owned[q] = *answers[q];
+			memset(answers[q], 0, sizeof *answers[q]);
+			out->ix->answers[q] = &out->ix->owned[q];
 		}
 	}
+	index_build(opt, out);
+}
+
+const prom_node *prometheus_map_node(const prom_map *m, size_t i)
+{
+	if (i >= m->n_nodes) {
+		return NULL;
+	}
+	if (!m->ix) {
+		return &m->nodes[i];
+	}
+	prom_index *ix = m->ix;
+	if (ix->in_scratch != i + 1) {
+		if (!ix->scratch) {
+			ix->scratch = xmalloc(sizeof *ix->scratch);
+		}
+		put_together(m, i, ix->scratch);
+		ix->in_scratch = i + 1;
+	}
+	return ix->scratch;
 }
 
 void prometheus_map_free(prom_map *m)
@@ -1060,14 +1282,21 @@ void prometheus_map_free(prom_map *m)
 	if (m->nodes) {
 		munmap(m->nodes, m->cap * sizeof *m->nodes);
 	}
+	if (m->ix) {
+		for (size_t i = 0; i < m->n_nodes; i++) {
+			free(m->ix->entries[i].name);
+		}
+		free(m->ix->entries);
+		index_free(m->ix);
+	}
 	free(m->slots);
 	memset(m, 0, sizeof *m);
 }
 
 bool prometheus_map_adopt(prom_map *m, const prom_node *pn)
 {
-	if (prometheus_map_find(m, pn->name)) {
-		return false;
+	if (m->ix || prometheus_map_find(m, pn->name)) {
+		return false; /* an owning map is whole as built */
 	}
 	prom_node *dst = node_get(m, pn->name, pn->instance);
 	if (!dst) {

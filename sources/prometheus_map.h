@@ -94,11 +94,16 @@ typedef struct {
 	bool openshift_faulty_offset;
 } prom_node;
 
+typedef struct prom_index prom_index;
+
 typedef struct {
-	/* In the order first seen, in an anonymous mapping of their own: at
-	 * 10,000 nodes they are 270 MB, which the caller hands back as it takes
-	 * them (prometheus_map_release_before) rather than holding them beside
-	 * its own copy until the last one is taken. */
+	/* An eager map's nodes (prometheus_map_build, _adopt), in the order
+	 * first seen, in an anonymous mapping of their own; NULL in an owning
+	 * map (prometheus_map_build_owning), whose nodes are put together one
+	 * at a time from their samples (ix) when asked for: a refresh of
+	 * 10,000 nodes then never holds 10,000 observations (31 KiB each)
+	 * beside the model's own, nor faults their pages in again at every
+	 * refresh. */
 	prom_node *nodes;
 	size_t n_nodes;
 	size_t cap;
@@ -106,26 +111,41 @@ typedef struct {
 	size_t *slots;        /* open-addressing index by name: node index + 1, 0 empty */
 	size_t n_slots;
 	size_t unnamed;       /* samples no node name could be found for */
+	prom_index *ix;       /* an owning map's samples by node; NULL once eager */
 } prom_map;
 
 /* Builds the nodes from one refresh's answers; answers[id] NULL: that
  * query failed (the source reports it) and says nothing.  out is
- * initialised here; free it with prometheus_map_free. */
+ * initialised here, every node in it; free it with prometheus_map_free. */
 void prometheus_map_build(const prom_vector *const answers[PROM_Q_COUNT], const prom_map_options *opt,
 			  prom_map *out);
 
-/* NULL for a name no node has, or whose node was released. */
+/* The same nodes, put together one at a time when prometheus_map_node or
+ * _find asks for one.  The answers' samples move into out (each non-NULL
+ * answers[id] is left empty); opt->node_label must outlive out. */
+void prometheus_map_build_owning(prom_vector *answers[PROM_Q_COUNT], const prom_map_options *opt, prom_map *out);
+
+/* Node i (< n_nodes), or NULL.  From an owning map it is put together in
+ * one buffer the map keeps: valid until the next call for another node. */
+const prom_node *prometheus_map_node(const prom_map *m, size_t i);
+
+/* Node i's name without putting it together; NULL past the end. */
+const char *prometheus_map_name(const prom_map *m, size_t i);
+
+/* NULL for a name no node has, or whose node was released; as
+ * prometheus_map_node otherwise. */
 const prom_node *prometheus_map_find(const prom_map *m, const char *name);
 
-/* The caller has taken nodes[0, n) and will not read them again: the
- * memory pages wholly inside them go back to the system (they then read as
- * zeros: an empty name, found by no lookup). */
+/* An eager map: the caller has taken nodes[0, n) and will not read them
+ * again: the memory pages wholly inside them go back to the system (they
+ * then read as zeros: an empty name, found by no lookup). */
 void prometheus_map_release_before(prom_map *m, size_t n);
 
 void prometheus_map_free(prom_map *m);
 
-/* Copies pn into m (initialised, or zeroed) unless m has a node of its
- * name: the merge of several maps, first come first kept.  false: it had. */
+/* Copies pn into m (an eager map, initialised or zeroed) unless m has a
+ * node of its name: the merge of several maps, first come first kept.
+ * false: it had. */
 bool prometheus_map_adopt(prom_map *m, const prom_node *pn);
 
 #endif

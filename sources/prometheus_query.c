@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,13 +40,90 @@ static int fail(char *err, size_t err_len, const char *fmt, ...)
 	return -1;
 }
 
+static void copy_short(char *dst, size_t cap, const unsigned char *s, size_t len);
+
+/* Clinger's fast path: a plain decimal of at most 15 significant digits and
+ * a power of ten within 1e22 is one exact integer times or divided by one
+ * exact power, a single correctly rounded operation: strtod's own result,
+ * without its cost (10,000 nodes: 400,000 numbers a refresh).  false for
+ * anything else, which strtod then reads. */
+static bool fast_decimal(const char *s, size_t len, double *out)
+{
+	static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+				       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+	size_t i = 0;
+	bool neg = false, any = false;
+	uint64_t m = 0;
+	int digits = 0, exp10 = 0;
+	if (i < len && (s[i] == '-' || s[i] == '+')) {
+		neg = s[i++] == '-';
+	}
+	for (int frac = 0; frac < 2; frac++) {
+		for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+			digits += digits > 0 || s[i] != '0';
+			if (digits > 15) {
+				return false;
+			}
+			m = m * 10 + (uint64_t)(s[i] - '0');
+			exp10 -= frac;
+			any = true;
+		}
+		if (frac == 0 && !(i < len && s[i] == '.')) {
+			break;
+		}
+		i += frac == 0;
+	}
+	if (!any) {
+		return false;
+	}
+	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+		bool eneg = false, edigits = false;
+		int e = 0;
+		i++;
+		if (i < len && (s[i] == '-' || s[i] == '+')) {
+			eneg = s[i++] == '-';
+		}
+		for (; i < len && s[i] >= '0' && s[i] <= '9' && e < 1000; i++) {
+			e = e * 10 + (s[i] - '0');
+			edigits = true;
+		}
+		if (!edigits) {
+			return false;
+		}
+		exp10 += eneg ? -e : e;
+	}
+	if (i != len || exp10 < -22 || exp10 > 22) {
+		return false;
+	}
+	double v = (double)m;
+	v = exp10 < 0 ? v / pow10[-exp10] : v * pow10[exp10];
+	*out = neg ? -v : v;
+	return true;
+}
+
+/* A JSON number (a sample's time) as strtod reads it. */
+static double parse_number(const unsigned char *s, size_t len)
+{
+	char num[64];
+	double v;
+	if (fast_decimal((const char *)s, len, &v)) {
+		return v;
+	}
+	copy_short(num, sizeof num, s, len);
+	return strtod(num, NULL);
+}
+
 /* A sample value as Prometheus formats it (strconv.FormatFloat 'f' -1, or
  * NaN/+Inf/-Inf): a whole string strtod reads, nothing else. */
 static int parse_value(const char *s, double *out)
 {
 	char *end = NULL;
-	if (!*s || strlen(s) > 64) {
+	size_t len = strlen(s);
+	if (!*s || len > 64) {
 		return -1;
+	}
+	if (fast_decimal(s, len, out)) {
+		return 0;
 	}
 	errno = 0;
 	double v = strtod(s, &end);
@@ -189,7 +267,7 @@ static const char *common_label(const char *name)
 {
 	static const char *const common[] = {"__name__", "instance", "job", "node"};
 	for (size_t i = 0; i < sizeof common / sizeof common[0]; i++) {
-		if (strcmp(common[i], name) == 0) {
+		if (common[i][0] == name[0] && strcmp(common[i], name) == 0) {
 			return common[i];
 		}
 	}
@@ -448,9 +526,7 @@ static container value_in(parser *p, value_kind kind, const unsigned char *s, si
 		return C_SKIP;
 	case C_VALUE:
 		if (p->item.value_elems == 0 && kind == V_NUMBER) {
-			char num[64];
-			copy_short(num, sizeof num, s, len);
-			p->item.t = strtod(num, NULL);
+			p->item.t = parse_number(s, len);
 		} else if (p->item.value_elems == 1 && kind == V_STRING) {
 			/* longer than any number: kept cut, and refused */
 			copy_short(p->item.value, sizeof p->item.value, s, len);
@@ -469,9 +545,7 @@ static container value_in(parser *p, value_kind kind, const unsigned char *s, si
 		return C_POINT;
 	case C_POINT:
 		if (p->item.point_elems == 0 && kind == V_NUMBER) {
-			char num[64];
-			copy_short(num, sizeof num, s, len);
-			p->item.point_t = strtod(num, NULL);
+			p->item.point_t = parse_number(s, len);
 		} else if (p->item.point_elems == 1 && kind == V_STRING) {
 			char text[VALUE_TEXT];
 			double v;
@@ -736,7 +810,9 @@ void prom_matrix_free(prom_matrix *m)
 const char *prom_series_label(const prom_series *s, const char *name)
 {
 	for (size_t i = 0; i < s->n_labels; i++) {
-		if (strcmp(s->labels[i].name, name) == 0) {
+		/* the common names are one string each (common_label), often the
+		 * caller's literal too: the pointer says it before strcmp */
+		if (s->labels[i].name == name || strcmp(s->labels[i].name, name) == 0) {
 			return s->labels[i].value;
 		}
 	}
@@ -756,7 +832,9 @@ void prom_vector_free(prom_vector *v)
 const char *prom_sample_label(const prom_sample *s, const char *name)
 {
 	for (size_t i = 0; i < s->n_labels; i++) {
-		if (strcmp(s->labels[i].name, name) == 0) {
+		/* the common names are one string each (common_label), often the
+		 * caller's literal too: the pointer says it before strcmp */
+		if (s->labels[i].name == name || strcmp(s->labels[i].name, name) == 0) {
 			return s->labels[i].value;
 		}
 	}

@@ -32,6 +32,13 @@
  * memory a refresh needs is bounded by this times the queries). */
 #define PROMETHEUS_MAX_ANSWER (64u << 20)
 
+/* The samples a Prometheus node keeps in its own ring (history.h): the
+ * grid's sparkline and the drift rule's hour at a 30 s scrape, one point
+ * per new scrape.  Its drill-down's history comes from query_range
+ * (prometheus_source_query_range), so the 3600-slot ring an SSH node fills
+ * at every poll would be memory no one reads (115 KiB a node). */
+#define PROMETHEUS_NODE_HISTORY 128
+
 typedef struct prometheus_source prometheus_source;
 
 /* The refresh is complete.  map holds the nodes (valid during the call; the

@@ -26,7 +26,8 @@
 #include "xalloc.h"
 
 typedef struct {
-	const prom_node *pn;
+	const char *name;
+	size_t index; /* in the map */
 } prom_node_ref;
 
 /* Why a node is missing from a refresh's answer: the source's trouble when
@@ -67,7 +68,7 @@ static void apply_prometheus_node(app *a, node *n, const prom_node *pn, const th
 static int compare_prom_nodes(const void *x, const void *y)
 {
 	const prom_node_ref *a = x, *b = y;
-	return strcmp(a->pn->name, b->pn->name);
+	return strcmp(a->name, b->name);
 }
 
 /* How many nodes are taken from the map between two hand-backs of its
@@ -78,13 +79,14 @@ static int compare_prom_nodes(const void *x, const void *y)
  * name them (a node Prometheus does not know is unknown), else every node
  * Prometheus knows, by name.  Each enters through node_update as an SSH
  * poll's answer does; without an inventory they are taken in the map's
- * order, its memory handed back as they go, so the map and the model are
- * never both whole (10,000 nodes: 270 MB less at the peak). */
+ * order (a map of several server sets holds its nodes whole: its memory is
+ * handed back as they go; a single set's are put together one at a time). */
 static void build_prometheus_model(app *a, prom_map *map)
 {
 	prom_node_ref *order = xcalloc(map->n_nodes ? map->n_nodes : 1, sizeof *order);
 	for (size_t i = 0; i < map->n_nodes; i++) {
-		order[i].pn = &map->nodes[i];
+		order[i].name = prometheus_map_name(map, i);
+		order[i].index = i;
 	}
 	qsort(order, map->n_nodes, sizeof *order, compare_prom_nodes);
 	a->n_nodes = a->inv.count ? a->inv.count : map->n_nodes;
@@ -94,6 +96,7 @@ static void build_prometheus_model(app *a, prom_map *map)
 		for (size_t i = 0; i < a->n_nodes; i++) {
 			node *n = &a->nodes[i];
 			node_init(n, a->inv.specs[i].name);
+			history_set_capacity(&n->history, PROMETHEUS_NODE_HISTORY);
 			a->settings[i] = a->inv.specs[i].settings;
 			apply_prometheus_node(a, n, prometheus_map_find(map, a->inv.specs[i].name), &a->settings[i].th);
 		}
@@ -102,13 +105,14 @@ static void build_prometheus_model(app *a, prom_map *map)
 	}
 	size_t *rank = xcalloc(map->n_nodes ? map->n_nodes : 1, sizeof *rank);
 	for (size_t k = 0; k < map->n_nodes; k++) {
-		rank[order[k].pn - map->nodes] = k;
+		rank[order[k].index] = k;
 	}
 	free(order);
 	for (size_t j = 0; j < map->n_nodes; j++) {
-		const prom_node *pn = &map->nodes[j];
+		const prom_node *pn = prometheus_map_node(map, j);
 		size_t i = rank[j];
 		node_init(&a->nodes[i], pn->name);
+		history_set_capacity(&a->nodes[i].history, PROMETHEUS_NODE_HISTORY);
 		inventory_node_settings(&a->opt, a->conf, pn->name, &a->settings[i]);
 		apply_prometheus_node(a, &a->nodes[i], pn, &a->settings[i].th);
 		if ((j + 1) % PROM_RELEASE_EVERY == 0) {
@@ -156,7 +160,7 @@ static void update_prometheus_model(app *a, prom_map *map)
 	}
 	bool *seen = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof *seen);
 	for (size_t j = 0; j < map->n_nodes; j++) {
-		const prom_node *pn = &map->nodes[j];
+		const prom_node *pn = prometheus_map_node(map, j);
 		bool any = false;
 		/* the same host twice in an inventory: both rows */
 		for (size_t k = model_lookup(a, pn->name);

@@ -56,6 +56,30 @@ static void test_wraps_and_keeps_newest(void **state)
 	free(h);
 }
 
+/* A short ring (a Prometheus node's) wraps at its own capacity and never
+ * writes a slot past it. */
+static void test_short_capacity(void **state)
+{
+	(void)state;
+	history *h = new_history();
+	h->samples[5].t = -1; /* a slot past the capacity: must stay as it is */
+	history_set_capacity(h, 5);
+	for (int i = 0; i < 12; i++) {
+		push(h, i, (float)i);
+	}
+	assert_int_equal(history_count(h), 5);
+	assert_true(history_at(h, 0)->t == 7);
+	assert_true(history_latest(h)->t == 11);
+	assert_true(h->samples[5].t == -1);
+	assert_true(history_median(h, HISTORY_OFFSET_S, 0) == 9.0);
+	history_set_capacity(h, 0); /* clamped to 1 */
+	push(h, 20, 1);
+	push(h, 21, 2);
+	assert_int_equal(history_count(h), 1);
+	assert_true(history_latest(h)->t == 21);
+	free(h);
+}
+
 static void test_median_skips_unknown(void **state)
 {
 	(void)state;
@@ -90,6 +114,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_wraps_and_keeps_newest),
+		cmocka_unit_test(test_short_capacity),
 		cmocka_unit_test(test_median_skips_unknown),
 		cmocka_unit_test(test_slope_of_a_line),
 	};

@@ -26,7 +26,18 @@
 typedef struct {
 	prom_vector v[PROM_Q_COUNT];
 	const prom_vector *answers[PROM_Q_COUNT];
+	char *text[PROM_Q_COUNT]; /* parsed again for prometheus_map_build_owning */
+	size_t len[PROM_Q_COUNT];
 } answers;
+
+static void keep_text(answers *a, prom_query_id id, const char *text, size_t len)
+{
+	free(a->text[id]);
+	a->text[id] = malloc(len + 1);
+	assert_non_null(a->text[id]);
+	memcpy(a->text[id], text, len);
+	a->len[id] = len;
+}
 
 static void set_text(answers *a, prom_query_id id, const char *text)
 {
@@ -35,6 +46,7 @@ static void set_text(answers *a, prom_query_id id, const char *text)
 		fail_msg("bad test answer: %s", err);
 	}
 	a->answers[id] = &a->v[id];
+	keep_text(a, id, text, strlen(text));
 }
 
 static void set_fixture(answers *a, prom_query_id id, const char *name)
@@ -45,6 +57,7 @@ static void set_fixture(answers *a, prom_query_id id, const char *name)
 	if (prometheus_query_parse(text, len, &a->v[id], err, sizeof err) != 0) {
 		fail_msg("%s: %s", name, err);
 	}
+	keep_text(a, id, text, len);
 	free(text);
 	a->answers[id] = &a->v[id];
 }
@@ -53,13 +66,54 @@ static void answers_free(answers *a)
 {
 	for (int i = 0; i < PROM_Q_COUNT; i++) {
 		prom_vector_free(&a->v[i]);
+		free(a->text[i]);
+		a->text[i] = NULL;
 	}
+}
+
+/* Every test's answers also go through prometheus_map_build_owning, whose
+ * nodes are put together one at a time: they must be the eager map's, byte
+ * for byte, found by the same names. */
+static void check_owning_same(answers *a, const prom_map_options *opt, const prom_map *eager)
+{
+	prom_vector v[PROM_Q_COUNT];
+	prom_vector *moved[PROM_Q_COUNT] = {0};
+	char err[256];
+	for (int q = 0; q < PROM_Q_COUNT; q++) {
+		if (a->answers[q]) {
+			assert_int_equal(prometheus_query_parse(a->text[q], a->len[q], &v[q], err, sizeof err), 0);
+			moved[q] = &v[q];
+		}
+	}
+	prom_map lazy;
+	prometheus_map_build_owning(moved, opt, &lazy);
+	for (int q = 0; q < PROM_Q_COUNT; q++) {
+		if (moved[q]) {
+			assert_int_equal(moved[q]->n_samples, 0); /* moved into the map */
+			prom_vector_free(moved[q]);
+		}
+	}
+	assert_int_equal(lazy.n_nodes, eager->n_nodes);
+	assert_int_equal(lazy.unnamed, eager->unnamed);
+	assert_null(prometheus_map_node(&lazy, lazy.n_nodes));
+	for (size_t i = 0; i < eager->n_nodes; i++) {
+		assert_string_equal(prometheus_map_name(&lazy, i), eager->nodes[i].name);
+		const prom_node *pn = prometheus_map_node(&lazy, i);
+		assert_memory_equal(pn, &eager->nodes[i], sizeof *pn);
+		assert_ptr_equal(prometheus_map_find(&lazy, eager->nodes[i].name), pn);
+	}
+	/* again in reverse: a node put together after another is the same */
+	for (size_t i = eager->n_nodes; i-- > 0;) {
+		assert_memory_equal(prometheus_map_node(&lazy, i), &eager->nodes[i], sizeof eager->nodes[i]);
+	}
+	prometheus_map_free(&lazy);
 }
 
 static void build(answers *a, const char *node_label, prom_map *m)
 {
 	prom_map_options opt = {node_label, NOW, 120.0};
 	prometheus_map_build(a->answers, &opt, m);
+	check_owning_same(a, &opt, m);
 }
 
 /* One vector sample line of a hand-written answer. */

@@ -6,8 +6,10 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,6 +127,45 @@ static void test_special_values(void **state)
 	assert_true(v.samples[3].value == -1.5e-07);
 	assert_string_equal(prom_sample_label(&v.samples[1], "a"), "b");
 	prom_vector_free(&v);
+}
+
+/* Numbers read without strtod (the fast path) are strtod's to the bit, and
+ * those it cannot take (too many digits, powers past 1e22, hex, "1e",
+ * "NaN") go to strtod or are refused as before. */
+static void test_numbers_as_strtod(void **state)
+{
+	(void)state;
+	static const char *const texts[] = {
+		"0", "-0", "19", "-19", "3e-06", "0.0004", "1796489302.650", "1.", ".5", "+2.5", "123456789012345",
+		"1234567890123456", "0.1", "0.3", "9007199254740993", "1e22", "1e23", "-1e-22", "1e-23", "5E+3",
+		"0.000000000000000000000000123", "0x1p3", "4.9406564584124654e-324", "1.7976931348623157e308",
+		"2.2250738585072014e-308", "0.00000000000000000000001", "100000000000000000000000",
+		"1.000000000000001", "8.589973e9", "2e0", "1e", "1e+", "-", ".", "1.2.3", "1e5x", "Inf",
+	};
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		char body[512];
+		prom_vector v;
+		char err[256];
+		char *end = NULL;
+		double want = strtod(texts[i], &end);
+		bool whole = end != texts[i] && *end == '\0';
+		snprintf(body, sizeof body,
+			 "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+			 "{\"metric\":{},\"value\":[1796489302.650,\"%s\"]}]}}",
+			 texts[i]);
+		int rc = parse_text(body, &v, err, sizeof err);
+		if (!whole) {
+			assert_int_equal(rc, -1);
+			prom_vector_free(&v);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		if (memcmp(&v.samples[0].value, &want, sizeof want) != 0) {
+			fail_msg("\"%s\": %.17g, strtod %.17g", texts[i], v.samples[0].value, want);
+		}
+		assert_true(v.samples[0].t == strtod("1796489302.650", NULL));
+		prom_vector_free(&v);
+	}
 }
 
 static void test_warnings_kept(void **state)
@@ -259,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_status_error),
 		cmocka_unit_test(test_matrix_refused),
 		cmocka_unit_test(test_special_values),
+		cmocka_unit_test(test_numbers_as_strtod),
 		cmocka_unit_test(test_warnings_kept),
 		cmocka_unit_test(test_any_key_order),
 		cmocka_unit_test(test_failure_keeps_no_samples),

@@ -1061,6 +1061,36 @@ static void test_json_write(void **state)
 	want_null(sum, "ptp_max_abs_offset_ns");
 	assert_int_equal(json_array_size(get(sum, "grandmasters")), 0);
 	json_decref(root);
+
+	/* written a node at a time, it is the whole tree's text byte for byte,
+	 * with and without a source (a newline in a string stays escaped) */
+	snprintf(nodes[1].error, sizeof nodes[1].error, "two\nlines");
+	report_json_source src = {"prometheus", (const char *const[]){"http://p:9090"}, 1, 1, "no answer"};
+	for (int with_src = 0; with_src < 2; with_src++) {
+		json_t *tree = report_json_build(nodes, 2, 1796207937.9999);
+		if (with_src) {
+			report_json_source *sp = &src;
+			json_t *so = json_object();
+			json_object_set_new(so, "kind", json_string(sp->kind));
+			json_t *servers = json_array();
+			json_array_append_new(servers, json_string(sp->servers[0]));
+			json_object_set_new(so, "servers", servers);
+			json_object_set_new(so, "answered", json_integer(1));
+			json_object_set_new(so, "error", json_string("no answer"));
+			json_object_set_new(tree, "source", so);
+		}
+		char *want = json_dumps(tree, JSON_INDENT(2));
+		json_decref(tree);
+		free(buf);
+		buf = NULL;
+		f = open_memstream(&buf, &len);
+		assert_non_null(f);
+		assert_int_equal(report_json_write_sourced(f, nodes, 2, 1796207937.9999, with_src ? &src : NULL), 0);
+		fclose(f);
+		assert_int_equal(len, strlen(want) + 1);
+		assert_memory_equal(buf, want, strlen(want));
+		free(want);
+	}
 	free(buf);
 
 	/* an empty fleet is still a complete document */
