@@ -80,6 +80,10 @@ typedef struct {
 	 * NULL until then and for SSH nodes.  Owned by the node's owner (free
 	 * with remote_history_free). */
 	struct remote_history *remote;
+	/* A Prometheus node's one SSH poll (ssh_detail.h), beside obs and never
+	 * in place of it; NULL until asked for and for SSH nodes.  Owned by the
+	 * node's owner (free with ssh_detail_free). */
+	struct ssh_detail *ssh_detail;
 } node;
 
 void node_init(node *n, const char *host);

@@ -22,6 +22,8 @@
 #include "remote_history.h"
 #include "report_check.h"
 #include "scheduler.h"
+#include "ssh_detail.h"
+#include "ssh_detail_run.h"
 #include "walltime.h"
 #include "xalloc.h"
 
@@ -288,6 +290,48 @@ static void on_detail_open(void *ctx, size_t node_index, int plot_columns)
 	tui_node_changed(a->tui, n);
 }
 
+/* ------------------------------------------- a node's detail over SSH */
+
+/* `S` in a drill-down: the node, by its name, polled once over SSH. */
+static void on_ssh_detail_key(void *ctx, size_t node_index, char *msg, size_t msg_len)
+{
+	app *a = ctx;
+	size_t busy = 0;
+	if (node_index >= a->n_nodes) {
+		snprintf(msg, msg_len, "no such node");
+		return;
+	}
+	/* under the dashboard: ssh-add cannot ask a passphrase (an agent can) */
+	if (ssh_detail_run_ask(a, &node_index, 1, false, &busy) == 0) {
+		snprintf(msg, msg_len, "%.100s: the SSH poll asked for is still running", a->nodes[node_index].host);
+		return;
+	}
+	snprintf(msg, msg_len, "%.100s: polling once over SSH (below Prometheus's view)", a->nodes[node_index].host);
+}
+
+/* --ssh-detail HOSTLIST: the model's nodes it names, polled once over
+ * SSH; a name Prometheus did not give is said on stderr. */
+static void ask_listed_details(app *a)
+{
+	char err[256];
+	size_t n = 0, unknown = 0;
+	if (!a->opt.ssh_detail || a->n_nodes == 0) {
+		return;
+	}
+	size_t *idx = ssh_detail_run_select(a, a->opt.ssh_detail, &n, &unknown, err, sizeof err);
+	if (!idx) {
+		fprintf(stderr, "synctop: --ssh-detail: %s\n", err); /* checked by cli.c: not reached */
+		return;
+	}
+	if (unknown) {
+		fprintf(stderr, "synctop: --ssh-detail: %zu of its names %s not among the nodes Prometheus gave\n",
+			unknown, unknown == 1 ? "is" : "are");
+	}
+	/* before any screen: ssh-add may ask for passphrases */
+	ssh_detail_run_ask(a, idx, n, true, NULL);
+	free(idx);
+}
+
 /* Live: a refresh every interval (the dashboard's +/- change it, p pauses;
  * r does not reach Prometheus), never two at once. */
 static void on_source_timer(struct ev_loop *loop, ev_timer *w, int revents)
@@ -327,6 +371,7 @@ static int run_live(app *a)
 	app_start_state(a);
 	app_wait_findings(a, use_tui); /* from the next refresh on */
 	app_evaluate_cluster(a);
+	ask_listed_details(a);
 	if (use_tui) {
 		tui_options topt = {a->opt.theme, a->opt.no_color, a->opt.no_mouse};
 		ev_signal_stop(a->loop, &a->sigint); /* the TUI watches its own */
@@ -338,6 +383,7 @@ static int run_live(app *a)
 			tui_set_history(a->tui, state_run_active(a->state) ? state_run_dir(a->state) : "");
 		}
 		tui_set_detail_hook(a->tui, on_detail_open, a);
+		tui_set_ssh_detail_hook(a->tui, on_ssh_detail_key, a);
 		tui_set_source_error(a->tui, a->source_error);
 		status = tui_run(a->tui, a->loop, a->nodes, a->n_nodes, a->sched);
 		if (status != TUI_NO_TERMINAL) {
@@ -522,6 +568,12 @@ int prometheus_run(app *a)
 	}
 	if (a->opt.mode == MODE_LIVE && !a->interrupted) {
 		return run_live(a);
+	}
+	if (!a->interrupted && a->source_answered > 0) {
+		/* --once --json --ssh-detail: the listed nodes over SSH, within
+		 * their own --timeout (the Prometheus answer is in) */
+		ask_listed_details(a);
+		ssh_detail_run_wait(a, a->opt.timeout_s);
 	}
 	app_evaluate_cluster(a);
 	int status = app_report_once(a, EXIT_SUCCESS);

@@ -155,6 +155,9 @@ handler_result detail_key(detail_state *d, view *v, int key)
 		d->day = dayview_next(d->day);
 		d->top = 0;
 		return handler_message(SCROLLED, ROLE_MESSAGE, "day view: %s", dayview_name(d->day));
+	case 'S':
+		/* the source does it (tui_set_ssh_detail_hook); tui.c asks */
+		return handler_flags(HR_HANDLED | HR_REDRAW | HR_SSH_DETAIL);
 	case 'n':
 		return walk(d, v, 1);
 	case 'N':
