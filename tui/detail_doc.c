@@ -1143,7 +1143,10 @@ static void compare_sources(ctx *c, const node *ssh)
 		columns_cell(c->nd, id, 24, c->now, c->utf8, &pc);
 		columns_cell(ssh, id, 24, c->now, c->utf8, &sc);
 		table_row(&t);
-		table_cell(&t, ROLE_DEFAULT, columns_info(id)->title);
+		/* a word, not the grid's heading, with the heading's unit ("FREQ ppm") */
+		const column_info *info = columns_info(id);
+		const char *unit = strchr(info->title, ' ');
+		table_cellf(&t, ROLE_DEFAULT, "%s%s", info->key, unit ? unit : "");
 		table_cell(&t, tone_role(pc.tone, c->value), pc.text);
 		table_cell(&t, tone_role(sc.tone, ROLE_DEFAULT), sc.text);
 	}
