@@ -237,11 +237,15 @@ static void on_history_answer(void *ctx, const prom_matrix *m, const char *error
 		snprintf(h->error, sizeof h->error, "%s", error);
 	}
 	if (--h->pending == 0) {
-		bool any = h->series[REMOTE_SERIES_OFFSET].t || h->series[REMOTE_SERIES_FREQUENCY].t;
+		bool any = false;
+		for (int id = 0; id < REMOTE_SERIES_COUNT; id++) {
+			any |= h->series[id].t != NULL;
+		}
 		h->state = any || !h->error[0] ? REMOTE_HISTORY_READY : REMOTE_HISTORY_FAILED;
 	}
-	log_printf("prometheus: %s: %s history: %s", n->host,
-		   ask->id == REMOTE_SERIES_OFFSET ? "offset" : "frequency",
+	static const char *const names[] = {"offset", "frequency", "PTP offset"};
+	_Static_assert(sizeof names / sizeof names[0] == REMOTE_SERIES_COUNT, "a name per series");
+	log_printf("prometheus: %s: %s history: %s", n->host, names[ask->id],
 		   s ? "answered" : error ? error : "no series");
 	tui_node_changed(ask->a->tui, n);
 	free(ask);
@@ -266,14 +270,17 @@ static void on_detail_open(void *ctx, size_t node_index, int plot_columns)
 	int points = plot_columns - 12 > 20 ? plot_columns - 12 : 20;
 	double step = prometheus_history_step(PROM_HISTORY_RANGE_S, points);
 	n->remote = remote_history_new(now, prometheus_history_start(now, PROM_HISTORY_RANGE_S, step), now, step);
+	/* the servers that serve the node, named as they name it */
+	prom_history_origin origin;
+	prometheus_history_origin(a->conf, n->host, a->opt.n_prom_urls, a->opt.prom_selector, a->opt.prom_node_label,
+				  &origin);
 	for (int id = 0; id < REMOTE_SERIES_COUNT; id++) {
-		char promql[8192];
-		if (prometheus_history_query((remote_series_id)id, n->host, a->opt.prom_node_label,
-					     a->opt.prom_selector ? a->opt.prom_selector : "",
-					     promql, sizeof promql) < 0) {
+		char promql[16384];
+		if (prometheus_history_query((remote_series_id)id, n->host, origin.node_label, origin.selector, promql,
+					     sizeof promql) < 0) {
 			snprintf(n->remote->error, sizeof n->remote->error,
 				 "no history query for this node (named by %s)",
-				 a->opt.prom_node_label ? a->opt.prom_node_label : "instance");
+				 origin.node_label ? origin.node_label : "instance");
 			continue;
 		}
 		history_ask *ask = xcalloc(1, sizeof *ask);
@@ -281,8 +288,8 @@ static void on_detail_open(void *ctx, size_t node_index, int plot_columns)
 		ask->node_index = node_index;
 		ask->id = (remote_series_id)id;
 		n->remote->pending++;
-		prometheus_source_query_range(a->source, promql, n->remote->start, n->remote->end, step,
-					      PROM_HISTORY_MAX_POINTS, on_history_answer, ask);
+		prometheus_source_query_range_in(a->source, origin.set, promql, n->remote->start, n->remote->end, step,
+						 PROM_HISTORY_MAX_POINTS, on_history_answer, ask);
 	}
 	if (n->remote->pending == 0) {
 		n->remote->state = REMOTE_HISTORY_FAILED;

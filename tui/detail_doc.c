@@ -905,15 +905,18 @@ static void remote_history_section(ctx *c)
 	}
 	const remote_series *off = &h->series[REMOTE_SERIES_OFFSET];
 	const remote_series *freq = &h->series[REMOTE_SERIES_FREQUENCY];
-	if (h->state == REMOTE_HISTORY_READY && !off->n && !freq->n) {
+	const remote_series *ptp = &h->series[REMOTE_SERIES_PTP_OFFSET];
+	if (h->state == REMOTE_HISTORY_READY && !off->n && !freq->n && !ptp->n) {
 		doc_newline(c->d);
 		doc_pad(c->d, ROLE_DEFAULT, 2);
-		doc_add(c->d, ROLE_DIM, "no offset or frequency series for this node in the last 24 h");
+		doc_add(c->d, ROLE_DIM, "no offset, frequency or PTP offset series for this node in the last 24 h");
 	}
 	snprintf(title, sizeof title, "Offset (node - reference), %s, every %.0f s", off->what, h->step);
 	plot_points(c, title, off->t, off->v, off->n, format_offset);
 	snprintf(title, sizeof title, "Frequency, %s, every %.0f s", freq->what, h->step);
 	plot_points(c, title, freq->t, freq->v, freq->n, format_ppm_label);
+	snprintf(title, sizeof title, "PTP offset from master (node - master), %s, every %.0f s", ptp->what, h->step);
+	plot_points(c, title, ptp->t, ptp->v, ptp->n, format_ns_label);
 }
 
 static bool has_finite(const history *h, history_series series)

@@ -58,8 +58,8 @@ s=[socket.socket() for _ in range(int(sys.argv[1]))]
 print(" ".join(str(x.getsockname()[1]) for x in s))' "$1"
 }
 # shellcheck disable=SC2046 # one word per port
-set -- $(free_ports 4)
-p_text=$1 p_prom=$2 p_closed=$3 p_silent=$4
+set -- $(free_ports 5)
+p_text=$1 p_prom=$2 p_closed=$3 p_silent=$4 p_uname=$5
 url=http://127.0.0.1:$p_prom
 
 # --- the lab node: sshd and a chronyd following the NTP server's
@@ -146,7 +146,21 @@ mkdir -p "$tmp/tf" "$tmp/data"
 		echo "chrony_tracking_stratum{$l} 4"
 		echo "chrony_tracking_info{$l,tracking_address=\"192.0.2.7\",tracking_name=\"promref\",tracking_refid=\"C0000207\"} 1"
 	done
+	# linuxptp-daemon's PTP offset of sshnode, for its drill-down's history
+	l='node="sshnode"'
+	echo "openshift_ptp_offset_ns{from=\"master\",iface=\"ens1fx\",$l,process=\"ptp4l\"} -42"
+	echo "openshift_ptp_process_status{config=\"ptp4l.0.config\",$l,process=\"ptp4l\"} 1"
 } >"$tmp/tf/chrony.prom"
+# a node named by node_uname_info's nodename (this machine's): chrony
+# series on the instance of the exporter that has node_uname_info
+hn=$(uname -n)
+mkdir -p "$tmp/tf-uname"
+{
+	echo "chrony_up 1"
+	echo "chrony_tracking_system_time_seconds 0.000077"
+	echo "chrony_tracking_frequency_ppms 3.25"
+	echo "chrony_tracking_stratum 3"
+} >"$tmp/tf-uname/chrony.prom"
 cat >"$tmp/prometheus.yml" <<EOF
 global:
   scrape_interval: 1s
@@ -156,17 +170,24 @@ scrape_configs:
     honor_labels: true
     static_configs:
       - targets: ['127.0.0.1:$p_text']
+  - job_name: uname
+    static_configs:
+      - targets: ['127.0.0.1:$p_uname']
 EOF
 prometheus-node-exporter --web.listen-address=127.0.0.1:$p_text --collector.disable-defaults --collector.textfile \
 	--collector.textfile.directory="$tmp/tf" >"$tmp/text.log" 2>&1 &
+lab_pid $!
+prometheus-node-exporter --web.listen-address=127.0.0.1:$p_uname --collector.disable-defaults --collector.textfile \
+	--collector.uname --collector.textfile.directory="$tmp/tf-uname" >"$tmp/uname.log" 2>&1 &
 lab_pid $!
 prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
 	--web.listen-address=127.0.0.1:$p_prom >"$tmp/prom.log" 2>&1 &
 lab_pid $!
 query() { curl -s -G "$url/api/v1/query" --data-urlencode "query=$1"; }
-scraped() { [ "$(query 'count(chrony_tracking_stratum)' | jq -r '.data.result[0].value[1]' 2>/dev/null)" = 5 ]; }
+scraped() { [ "$(query 'count(chrony_tracking_stratum)' | jq -r '.data.result[0].value[1]' 2>/dev/null)" = 6 ] &&
+	[ "$(query 'count(node_uname_info)' | jq -r '.data.result[0].value[1]' 2>/dev/null)" = 1 ]; }
 wait_for 60 scraped
-ok $? "prometheus scraped the five nodes' chrony series"
+ok $? "prometheus scraped the six nodes' chrony series and node_uname_info"
 
 # --- --once --json --ssh-detail
 json=$tmp/once.json
@@ -222,30 +243,31 @@ ok $? "without --ssh-detail the JSON has no ssh_detail key"
 # --- the dashboard: S in the drill-down
 if command -v tmux >/dev/null 2>&1; then
 	tm() { tmux -S "$tmp/tmux.sock" "$@"; }
+	sess=t
 	tm -f /dev/null new-session -d -s t -x 160 -y 60 \
 		"env LANG=C.UTF-8 TERM=xterm-256color $bin --from-prometheus $url -d 1 --log $tmp/tui.log $ssh_opts -w sshnode,badauth,promonly; echo EXIT=\$?; sleep 60"
-	screen() { tm capture-pane -p -t t 2>/dev/null; }
+	screen() { tm capture-pane -p -t "$sess" 2>/dev/null; }
 	grid() { screen | grep -q "sshnode" && screen | grep -q "badauth"; }
 	wait_for 20 grid
 	ok $? "live dashboard: the grid shows the Prometheus nodes"
-	tm send-keys -t t / && tm send-keys -t t -l sshnode && tm send-keys -t t Enter
+	tm send-keys -t "$sess" / && tm send-keys -t "$sess" -l sshnode && tm send-keys -t "$sess" Enter
 	sleep 1
-	tm send-keys -t t Enter
+	tm send-keys -t "$sess" Enter
 	hint() { screen | grep -q "not polled: S polls this node once over SSH"; }
 	wait_for 10 hint
 	ok $? "drill-down: before S, it says S polls the node over SSH"
 	# seek PATTERN: from the top of the drill-down, a page at a time
 	seek() {
-		tm send-keys -t t g
+		tm send-keys -t "$sess" g
 		sleep 0.2
 		for _ in $(seq 30); do
 			screen | grep -qE -- "$1" && return 0
-			tm send-keys -t t Space
+			tm send-keys -t "$sess" Space
 			sleep 0.2
 		done
 		return 1
 	}
-	tm send-keys -t t S
+	tm send-keys -t "$sess" S
 	answered() { grep -q "ssh detail: sshnode: answered" "$tmp/tui.log"; }
 	wait_for 20 answered
 	ok $? "S: one SSH poll of sshnode, answered (--log)"
@@ -253,30 +275,75 @@ if command -v tmux >/dev/null 2>&1; then
 	ok $? "drill-down: the Over SSH section says the poll answered"
 	seek "value +from Prometheus +over SSH" && screen | grep -qE "source +promref +$subnet\.1"
 	ok $? "drill-down: Prometheus's and SSH's values side by side (source promref | $subnet.1)"
-	seek "Sources \(over SSH\)|sources.*\(over SSH\)" && screen | grep -q "$subnet.1"
+	seek "chrony sources \(over SSH\)" && screen | grep -q "$subnet.1"
 	ok $? "drill-down: the SSH poll's chrony sources, marked (over SSH)"
 	seek "Raw output of the last poll \(over SSH\)"
 	ok $? "drill-down: the SSH poll's raw answer, marked (over SSH)"
 	seek "\(from Prometheus\)"
 	ok $? "drill-down: the Prometheus node's own sections are marked (from Prometheus)"
 	# badauth: the error, clearly
-	tm send-keys -t t Escape
+	tm send-keys -t "$sess" Escape
 	sleep 0.3
-	tm send-keys -t t / && tm send-keys -t t C-u && tm send-keys -t t -l badauth && tm send-keys -t t Enter
+	tm send-keys -t "$sess" / && tm send-keys -t "$sess" C-u && tm send-keys -t "$sess" -l badauth && tm send-keys -t "$sess" Enter
 	sleep 1
-	tm send-keys -t t Enter
+	tm send-keys -t "$sess" Enter
 	sleep 0.5
-	tm send-keys -t t S
+	tm send-keys -t "$sess" S
 	failed() { grep -q "ssh detail: badauth: auth" "$tmp/tui.log"; }
 	wait_for 20 failed
 	ok $? "S on badauth: the poll ended ($(grep "ssh detail: badauth:" "$tmp/tui.log" | tail -1 | cut -c1-160))"
 	seek "Poll +: asked at [0-9:]+, failed after" && screen | grep -qE "Error +: auth: authentication as root"
 	ok $? "S on badauth: the poll failed, its auth error shown ($(screen | grep -E 'Error +:' | head -1))"
-	tm send-keys -t t Escape
-	tm send-keys -t t q
+	tm send-keys -t "$sess" Escape
+	tm send-keys -t "$sess" q
 	gone() { screen | grep -q "^EXIT=0"; }
 	wait_for 10 gone
 	ok $? "live dashboard: q quits with 0"
+	# --- history in the drill-down (query_range): a node named by
+	# nodename (the join on node_uname_info), sshnode's PTP offset
+	sess=h
+	tm new-session -d -s h -x 160 -y 60 \
+		"env LANG=C.UTF-8 TERM=xterm-256color $bin --from-prometheus $url --prometheus-node-label nodename -d 1 --log $tmp/hist.log -w $hn,sshnode; echo EXIT=\$?; sleep 60"
+	grid() { screen | grep -q "sshnode" && screen | grep -qF "$hn"; }
+	wait_for 20 grid
+	ok $? "--prometheus-node-label nodename: the grid shows $hn (node_uname_info's nodename) and sshnode"
+	tm send-keys -t h / && tm send-keys -t h -l "^$hn" && tm send-keys -t h Enter
+	sleep 1
+	tm send-keys -t h Enter
+	hist() { grep -qF "$hn: offset history: answered" "$tmp/hist.log" &&
+		grep -qF "$hn: frequency history: answered" "$tmp/hist.log"; }
+	wait_for 20 hist
+	ok $? "$hn (named by nodename): offset and frequency history answered ($(grep -F "$hn:" "$tmp/hist.log" | grep history | cut -c29- | tr '\n' ';'))"
+	seek "Offset \(node - reference\), chrony_exporter, every [0-9]+ s +\([0-9]+ samples\)" &&
+		screen | grep -q -- "-77.000 µs ┤"
+	ok $? "... and plotted: chrony_exporter's offset, the axis at -77 us"
+	tm send-keys -t h Escape
+	sleep 0.3
+	tm send-keys -t h / && tm send-keys -t h C-u && tm send-keys -t h -l sshnode && tm send-keys -t h Enter
+	sleep 1
+	tm send-keys -t h Enter
+	ptp() { grep -q "sshnode: PTP offset history: answered" "$tmp/hist.log"; }
+	wait_for 20 ptp
+	ok $? "sshnode: PTP offset history answered (--log)"
+	seek "PTP offset from master \(node - master\), linuxptp-daemon, every [0-9]+ s" &&
+		screen | grep -q -- "-42 ns ┤"
+	ok $? "... and plotted from linuxptp-daemon's series, the axis at -42 ns"
+	tm send-keys -t h q
+	sleep 0.5
+	# a --config group's own servers and selector: the command line's
+	# selector matches nothing, the group's matches sshnode's series
+	printf '{"groups": [{"name": "g", "hosts": "sshnode",\n  "prometheus": {"url": "%s", "selector": "{job=\\"textfile\\"}"}}]}\n' \
+		"$url" >"$tmp/groups.json"
+	sess=g
+	tm new-session -d -s g -x 160 -y 60 \
+		"env LANG=C.UTF-8 TERM=xterm-256color $bin --from-prometheus $url --prometheus-selector '{job=\"nothing\"}' --config $tmp/groups.json -d 1 --log $tmp/group.log -w sshnode; echo EXIT=\$?; sleep 60"
+	grid() { screen | grep -q "sshnode"; }
+	wait_for 20 grid
+	tm send-keys -t g Enter
+	grouped() { grep -q "sshnode: offset history: answered" "$tmp/group.log"; }
+	wait_for 20 grouped
+	ok $? "a --config group's node: its history asked with the group's selector ($(grep "sshnode: offset history" "$tmp/group.log" | cut -c29- | head -1))"
+	tm send-keys -t g q
 	tm kill-server >/dev/null 2>&1
 else
 	diag "tmux not installed: the dashboard is not tried"
