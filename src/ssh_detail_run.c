@@ -177,10 +177,6 @@ static void start_poll(app *a, ssh_detail_run *r, detail_batch *b, size_t k, con
 	 * has no `for` to wait */
 	node_settings ns = a->settings[p->node_index];
 	ns.th.findings_wait = false;
-	if (spec) {
-		ns.pmc_sudo = spec->settings.pmc_sudo;
-		memcpy(ns.iface, spec->settings.iface, sizeof ns.iface);
-	}
 	sched_node *sn = scheduler_add(p->sched, &p->detail->node, &ns);
 	transport *t = spec && r->command[0] ? poll_transport(a, r, spec, sn) : NULL;
 	if (t) {

@@ -1268,9 +1268,10 @@ void detail_doc_build_events(doc *d, const node *nd, const event_log *log, size_
 		nic_section(&c);
 		daemons_section(&c);
 	}
-	ssh_detail_section(&c);
 	connection_section(&c);
 	remote_history_section(&c);
 	history_section(&c);
 	raw_section(&c);
+	/* after everything the source says: a second source's report */
+	ssh_detail_section(&c);
 }

@@ -253,9 +253,6 @@ if command -v tmux >/dev/null 2>&1; then
 	tm send-keys -t "$sess" / && tm send-keys -t "$sess" -l sshnode && tm send-keys -t "$sess" Enter
 	sleep 1
 	tm send-keys -t "$sess" Enter
-	hint() { screen | grep -q "not polled: S polls this node once over SSH"; }
-	wait_for 10 hint
-	ok $? "drill-down: before S, it says S polls the node over SSH"
 	# seek PATTERN: from the top of the drill-down, a page at a time
 	seek() {
 		tm send-keys -t "$sess" g
@@ -267,7 +264,18 @@ if command -v tmux >/dev/null 2>&1; then
 		done
 		return 1
 	}
+	sleep 1
+	seek "not polled: S polls this node once over SSH"
+	ok $? "drill-down: before S, it says S polls the node over SSH (at the end of the report)"
+	tm send-keys -t "$sess" g
+	sleep 0.5
+	top_has_it=$(screen | grep -c "Over SSH")
 	tm send-keys -t "$sess" S
+	shown() { screen | grep -q "Over SSH (one poll; S: poll again)"; }
+	wait_for 5 shown
+	ok $? "S at the top of the report: it scrolls to its Over SSH section (not on the top page before: $top_has_it)"
+	[ "$top_has_it" = 0 ]
+	ok $? "... which was not on the report's first page"
 	answered() { grep -q "ssh detail: sshnode: answered" "$tmp/tui.log"; }
 	wait_for 20 answered
 	ok $? "S: one SSH poll of sshnode, answered (--log)"
