@@ -120,7 +120,7 @@ _synctop()
 		--strict-host-key-checking= --connect-timeout= --max-handshakes= --transport= --transport-cmd= --iface= --sudo --pmc-sudo
 		--clock-check= --prometheus= --events= --state-dir= --state --theme= --no-color --no-mouse --log= --help --version -v -d -w -f -F -l -p -i -J -h
 		--from-prometheus= --prometheus-selector= --prometheus-node-label= --prometheus-ca=
-		--prometheus-bearer-token-file= --prometheus-basic-auth-file= --prometheus-stale= --period="
+		--prometheus-bearer-token-file= --prometheus-basic-auth-file= --prometheus-stale= --ssh-detail= --period="
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
 
 	# An option's argument: "-f x", "--opt x", "--opt=x" whether or not
@@ -179,7 +179,7 @@ _synctop()
 		return 0 ;;
 	--iface)
 		[[ -d /sys/class/net ]] && list=(/sys/class/net/*) && list=("${list[@]##*/}") ;;
-	-w | --hostlist | -J | --jump) # "a,b,c": the last one, after the others
+	-w | --hostlist | -J | --jump | --ssh-detail) # "a,b,c": the last one, after the others
 		_synctop_hosts "${cur##*,}" "$prefix${cur%"${cur##*,}"}"
 		return 0 ;;
 	-d | --interval | --timeout | --for | -p | --port | --connect-timeout | --max-handshakes | --jump-channels)

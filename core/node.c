@@ -43,6 +43,7 @@ void node_init(node *n, const char *host)
 	n->last_raw_truncated = false;
 	n->watch = NULL; /* no change detection until someone sets it */
 	n->remote = NULL;
+	n->ssh_detail = NULL;
 }
 
 void node_log_event(node *n, double t, const char *fmt, ...)

@@ -73,6 +73,10 @@ typedef struct {
 	 * with remote_history_free).  Up here with the fields every node
 	 * writes: at the end it cost each node a page of its own. */
 	struct remote_history *remote;
+	/* A Prometheus node's one SSH poll (ssh_detail.h), beside obs and never
+	 * in place of it; NULL until asked for and for SSH nodes.  Owned by the
+	 * node's owner (free with ssh_detail_free). */
+	struct ssh_detail *ssh_detail;
 	observation obs;            /* latest completed poll */
 	/* The node's own findings (health.c) first, then the cluster-wide ones
 	 * (consistency.c) about how it compares with the others, most severe

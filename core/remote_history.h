@@ -1,5 +1,6 @@
 /* remote_history.h - a node's history as a remote store holds it (the last
- * 24 h of its offset and frequency from Prometheus's query_range), fetched
+ * 24 h of its offset, frequency and PTP offset from Prometheus's
+ * query_range), fetched
  * when its drill-down opens.  Part of the model: the source writes it, the
  * drill-down only reads it.  A node read over SSH has none (node.remote is
  * NULL) and plots its own ring (history.h). */
@@ -17,6 +18,7 @@ typedef enum {
 typedef enum {
 	REMOTE_SERIES_OFFSET = 0, /* node - reference, s */
 	REMOTE_SERIES_FREQUENCY,  /* ppm */
+	REMOTE_SERIES_PTP_OFFSET, /* offsetFromMaster, node - master, ns */
 	REMOTE_SERIES_COUNT
 } remote_series_id;
 

@@ -14,6 +14,7 @@
 #include "collector.h"
 #include "json_value.h"
 #include "sanitize.h"
+#include "ssh_detail.h"
 
 /* Largest model string is 256 bytes; sanitising can triple it. */
 #define TEXT_BUF 1024
@@ -98,6 +99,20 @@ static json_t *node_json(const node *nd, bool *ok)
 	return o;
 }
 
+/* A Prometheus node's one SSH poll (ssh_detail.h): the poll's own node
+ * object (its host, status, error, parts and findings, as any SSH node's),
+ * with when it was asked and whether it finished. */
+static json_t *ssh_detail_json(const ssh_detail *sd, bool *ok)
+{
+	if (!sd) {
+		return json_null();
+	}
+	json_t *o = node_json(&sd->node, ok);
+	json_value_put(o, "asked_at", json_value_time(sd->asked_at), ok);
+	json_value_put(o, "finished", json_boolean(sd->state == SSH_DETAIL_DONE), ok);
+	return o;
+}
+
 static json_t *summary_json(const cluster_summary *s, bool *ok)
 {
 	json_t *o = json_object();
@@ -135,9 +150,18 @@ json_t *report_json_build(const node *nodes, size_t n, double generated_at)
 	json_value_put(root, "version", json_integer(REPORT_JSON_VERSION), &ok);
 	json_value_put(root, "generated_at", json_value_time(generated_at), &ok);
 	json_value_put(root, "summary", summary_json(&summary, &ok), &ok);
+	/* --ssh-detail: every node has the key (null: not polled over SSH) */
+	bool details = false;
+	for (size_t i = 0; i < n && !details; i++) {
+		details = nodes[i].ssh_detail != NULL;
+	}
 	json_t *arr = json_array();
 	for (size_t i = 0; i < n; i++) {
-		json_value_append(arr, node_json(&nodes[i], &ok), &ok);
+		json_t *o = node_json(&nodes[i], &ok);
+		if (details && o) {
+			json_value_put(o, "ssh_detail", ssh_detail_json(nodes[i].ssh_detail, &ok), &ok);
+		}
+		json_value_append(arr, o, &ok);
 	}
 	json_value_put(root, "nodes", arr, &ok);
 

@@ -3,6 +3,8 @@
 
 #include "prometheus_history.h"
 
+#include "node_settings.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@ static const struct {
 	{"chrony", "chrony_exporter"},
 	{"synctop", "synctop's textfile"},
 	{"timex", "node_exporter timex (kernel PLL)"},
+	{"openshift", "linuxptp-daemon"},
 };
 
 /* name inside a PromQL string ("..."), as a regular expression when regex:
@@ -47,53 +50,111 @@ static bool quote(const char *name, bool regex, char *out, size_t len)
 	return true;
 }
 
+/* How an exporter's series name the node (prometheus_map.h): the pieces
+ * of PromQL every family's selection is built from. */
+typedef struct {
+	const char *inner;       /* the selector's matchers, without braces */
+	int inner_len;
+	const char *sep;         /* "," after them, or "" */
+	const char *node_label;  /* NULL, a label, or "nodename" */
+	const char *re;          /* the name as an RE2 inside a string */
+	const char *lit;         /* the name inside a string */
+} naming;
+
+/* The series of exporter metric `metric` about the node, as the map names
+ * them: by a label; by instance without its port ("host:9100",
+ * "[fe80::1]:9100", the name itself); or, for "nodename", those of an
+ * instance whose node_uname_info has the name, and those of an instance
+ * without node_uname_info whose instance names it (the map's fallback). */
+static bool exporter_sel(const naming *n, const char *metric, char *out, size_t len)
+{
+	char by_instance[1400];
+	int w = snprintf(by_instance, sizeof by_instance, "%s{%.*s%sinstance=~\"(%s|\\\\[%s\\\\])(:[0-9]+)?\"}", metric,
+			 n->inner_len, n->inner, n->sep, n->re, n->re);
+	if (w < 0 || (size_t)w >= sizeof by_instance) {
+		return false;
+	}
+	if (!n->node_label) {
+		w = snprintf(out, len, "%s", by_instance);
+	} else if (strcmp(n->node_label, "nodename") == 0) {
+		w = snprintf(out, len,
+			     "(%s{%.*s} * on(instance) group_left() node_uname_info{%.*s%snodename=\"%s\"}"
+			     " or %s unless on(instance) node_uname_info{%.*s})",
+			     metric, n->inner_len, n->inner, n->inner_len, n->inner, n->sep, n->lit, by_instance,
+			     n->inner_len, n->inner);
+	} else {
+		w = snprintf(out, len, "%s{%.*s%s%s=\"%s\"}", metric, n->inner_len, n->inner, n->sep, n->node_label,
+			     n->lit);
+	}
+	return w >= 0 && (size_t)w < len;
+}
+
 int prometheus_history_query(remote_series_id id, const char *name, const char *node_label, const char *selector,
 			     char *buf, size_t len)
 {
-	char re[600], lit[600], exporter[1400], own[1400];
+	char re[600], lit[600], own[1400], a[3000], b[3000];
 	size_t n = strlen(selector);
-	const char *inner = n >= 2 ? selector + 1 : "";
-	int inner_len = n >= 2 ? (int)(n - 2) : 0;
-	const char *sep = inner_len > 0 ? "," : "";
+	naming nm = {n >= 2 ? selector + 1 : "", n >= 2 ? (int)(n - 2) : 0, n > 2 ? "," : "", node_label, re, lit};
 	if (!*name || !quote(name, true, re, sizeof re) || !quote(name, false, lit, sizeof lit)) {
 		return -1;
 	}
-	if (node_label && strcmp(node_label, "nodename") == 0) {
-		return -1;
-	}
-	int w;
-	if (node_label) {
-		w = snprintf(exporter, sizeof exporter, "{%.*s%s%s=\"%s\"}", inner_len, inner, sep, node_label, lit);
-	} else {
-		/* "host:9100", "[fe80::1]:9100", or the name itself */
-		w = snprintf(exporter, sizeof exporter, "{%.*s%sinstance=~\"(%s|\\\\[%s\\\\])(:[0-9]+)?\"}", inner_len,
-			     inner, sep, re, re);
-	}
-	if (w < 0 || (size_t)w >= sizeof exporter) {
-		return -1;
-	}
-	w = snprintf(own, sizeof own, "{%.*s%snode=\"%s\"}", inner_len, inner, sep, lit);
+	/* synctop's own series and linuxptp-daemon's: by their node label */
+	int w = snprintf(own, sizeof own, "{%.*s%snode=\"%s\"}", nm.inner_len, nm.inner, nm.sep, lit);
 	if (w < 0 || (size_t)w >= sizeof own) {
 		return -1;
 	}
 	if (id == REMOTE_SERIES_OFFSET) {
+		if (!exporter_sel(&nm, "chrony_tracking_system_time_seconds", a, sizeof a) ||
+		    !exporter_sel(&nm, "node_timex_offset_seconds", b, sizeof b)) {
+			return -1;
+		}
 		w = snprintf(buf, len,
-			     "label_replace(-chrony_tracking_system_time_seconds%s, \"synctop_from\", \"chrony\", \"\", \"\")"
+			     "label_replace(-%s, \"synctop_from\", \"chrony\", \"\", \"\")"
 			     " or label_replace(synctop_chrony_offset_seconds%s, \"synctop_from\", \"synctop\", \"\", \"\")"
-			     " or label_replace(-node_timex_offset_seconds%s, \"synctop_from\", \"timex\", \"\", \"\")",
-			     exporter, own, exporter);
+			     " or label_replace(-%s, \"synctop_from\", \"timex\", \"\", \"\")",
+			     a, own, b);
 	} else if (id == REMOTE_SERIES_FREQUENCY) {
+		if (!exporter_sel(&nm, "chrony_tracking_frequency_ppms", a, sizeof a) ||
+		    !exporter_sel(&nm, "node_timex_frequency_adjustment_ratio", b, sizeof b)) {
+			return -1;
+		}
 		w = snprintf(buf, len,
-			     "label_replace(chrony_tracking_frequency_ppms%s, \"synctop_from\", \"chrony\", \"\", \"\")"
+			     "label_replace(%s, \"synctop_from\", \"chrony\", \"\", \"\")"
 			     " or label_replace(synctop_chrony_frequency_ratio%s * 1e6, \"synctop_from\", \"synctop\", \"\","
 			     " \"\")"
-			     " or label_replace((node_timex_frequency_adjustment_ratio%s - 1) * 1e6, \"synctop_from\","
+			     " or label_replace((%s - 1) * 1e6, \"synctop_from\","
 			     " \"timex\", \"\", \"\")",
-			     exporter, own, exporter);
+			     a, own, b);
+	} else if (id == REMOTE_SERIES_PTP_OFFSET) {
+		/* linuxptp-daemon's 999999 is its faultyOffset marker, not an
+		 * offset (prometheus_map.c reads it so too) */
+		w = snprintf(buf, len,
+			     "label_replace(synctop_ptp_offset_seconds%s * 1e9, \"synctop_from\", \"synctop\", \"\", \"\")"
+			     " or label_replace(openshift_ptp_offset_ns{%.*s%sfrom=\"master\",process=\"ptp4l\",node=\"%s\"}"
+			     " != 999999, \"synctop_from\", \"openshift\", \"\", \"\")",
+			     own, nm.inner_len, nm.inner, nm.sep, lit);
 	} else {
 		return -1;
 	}
 	return w < 0 || (size_t)w >= len ? -1 : w;
+}
+
+void prometheus_history_origin(const conffile *conf, const char *host, size_t n_cli_urls, const char *cli_selector,
+			       const char *cli_node_label, prom_history_origin *out)
+{
+	node_settings ns;
+	int g = conf ? conffile_resolve(conf, host, &ns) : -1;
+	const conffile_prometheus *cp = g >= 0 ? conffile_group_prometheus(conf, (size_t)g) : NULL;
+	*out = (prom_history_origin){0, cli_selector ? cli_selector : "", cli_node_label};
+	if (!cp) {
+		return;
+	}
+	out->set = n_cli_urls ? 1 : 0;
+	for (int i = 0; i < g; i++) {
+		out->set += conffile_group_prometheus(conf, (size_t)i) != NULL;
+	}
+	out->selector = cp->selector ? cp->selector : "";
+	out->node_label = cp->node_label;
 }
 
 double prometheus_history_step(double range_s, int points)

@@ -1,5 +1,5 @@
-/* prometheus_history.h - one node's offset and frequency over the last
- * 24 h from Prometheus (GET /api/v1/query_range), for its drill-down's
+/* prometheus_history.h - one node's offset, frequency and PTP offset over
+ * the last 24 h from Prometheus (GET /api/v1/query_range), for its drill-down's
  * plots: the PromQL, the step, and which answered series to show.  Pure.
  *
  * One query per quantity, each the `or` of every family that can say it,
@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 
+#include "conffile.h"
 #include "prometheus_query.h"
 #include "remote_history.h"
 
@@ -26,12 +27,31 @@
 
 /* The PromQL of series id for the node called name, named as
  * prometheus_map.h says (node_label NULL: `instance` without its port; a
- * label name: that label; synctop's series by `node`), restricted by
- * selector ("" or "{matchers}").  The length written; -1 when it does not
- * fit in len, or the node cannot be named this way ("nodename" needs a join
- * on node_uname_info this does not make). */
+ * label name: that label; "nodename": joined on node_uname_info's nodename
+ * by instance, else by instance without its port where an instance has no
+ * node_uname_info; synctop's and linuxptp-daemon's series by `node`),
+ * restricted by selector ("" or "{matchers}").  The length written; -1 when
+ * it does not fit in len or no node is named so.
+ *   PTP offset  synctop_ptp_offset_seconds * 1e9, linuxptp-daemon's
+ *               openshift_ptp_offset_ns{from="master",process="ptp4l"}
+ *               without its 999999 faultyOffset marker (ns) */
 int prometheus_history_query(remote_series_id id, const char *name, const char *node_label, const char *selector,
 			     char *buf, size_t len);
+
+/* Which servers a node's history is asked of, and how they name it: the
+ * servers of its --config group's own "prometheus" (the group
+ * conffile_resolve gives it, as the refresh's keep does), with that
+ * group's selector and node_label; else the command line's.  set indexes
+ * the source's sets (prometheus_source_query_range_in): the command line's
+ * is 0 when it has URLs, then one per group with "prometheus", in order.
+ * The strings are conf's or the command line's. */
+typedef struct {
+	size_t set;
+	const char *selector;   /* "" or "{matchers}" */
+	const char *node_label; /* NULL, a label, or "nodename" */
+} prom_history_origin;
+void prometheus_history_origin(const conffile *conf, const char *host, size_t n_cli_urls, const char *cli_selector,
+			       const char *cli_node_label, prom_history_origin *out);
 
 /* The step for about `points` points over range_s: never below
  * PROM_HISTORY_MIN_STEP_S, whole seconds. */

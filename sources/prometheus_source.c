@@ -658,6 +658,12 @@ static void on_range_later(struct ev_loop *loop, ev_timer *w, int revents)
 void prometheus_source_query_range(prometheus_source *ps, const char *promql, double start, double end, double step,
 				   size_t max_points, prometheus_range_cb cb, void *ctx)
 {
+	prometheus_source_query_range_in(ps, PROMETHEUS_EVERY_SET, promql, start, end, step, max_points, cb, ctx);
+}
+
+void prometheus_source_query_range_in(prometheus_source *ps, size_t set, const char *promql, double start,
+				      double end, double step, size_t max_points, prometheus_range_cb cb, void *ctx)
+{
 	range_job *job = xcalloc(1, sizeof *job);
 	job->requests = xcalloc(ps->n_urls ? ps->n_urls : 1, sizeof *job->requests);
 	job->max_points = max_points;
@@ -671,6 +677,9 @@ void prometheus_source_query_range(prometheus_source *ps, const char *promql, do
 	for (size_t i = 0; i < ps->n_urls; i++) {
 		request *r = &job->requests[i];
 		char url[8192];
+		if (set != PROMETHEUS_EVERY_SET && ps->set_of[i] != set) {
+			continue; /* another set's server: not this node's */
+		}
 		r->ps = ps;
 		r->job = job;
 		r->server = i;
@@ -697,6 +706,9 @@ void prometheus_source_query_range(prometheus_source *ps, const char *promql, do
 		job->pending++;
 	}
 	if (job->pending == 0) {
+		if (!job->error[0]) {
+			snprintf(job->error, sizeof job->error, "no server in the node's set of servers");
+		}
 		ev_timer_start(ps->loop, &job->later); /* the caller hears back from the loop, not from here */
 	}
 }

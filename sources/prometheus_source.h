@@ -108,6 +108,13 @@ typedef void (*prometheus_range_cb)(void *ctx, const prom_matrix *m, const char 
  * series.  Never blocks.  Freeing the source first runs cb with an error. */
 void prometheus_source_query_range(prometheus_source *ps, const char *promql, double start, double end, double step,
 				   size_t max_points, prometheus_range_cb cb, void *ctx);
+/* The same on the servers of one set only: set 0 is the command line's
+ * when it has URLs, then cfg.sets in order (a node's history is asked of
+ * the servers that serve it, with their credentials); PROMETHEUS_EVERY_SET:
+ * every server, as above. */
+#define PROMETHEUS_EVERY_SET ((size_t)-1)
+void prometheus_source_query_range_in(prometheus_source *ps, size_t set, const char *promql, double start,
+				      double end, double step, size_t max_points, prometheus_range_cb cb, void *ctx);
 
 void prometheus_source_free(prometheus_source *ps);
 

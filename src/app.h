@@ -82,6 +82,9 @@ typedef struct app {
 	const char **source_urls;  /* every server, for the JSON's source */
 	size_t n_source_urls;
 	size_t *source_by_name;    /* live: the model's node indices, by host name */
+	/* Prometheus nodes polled once over SSH (`S`, --ssh-detail): NULL
+	 * until the first is asked for (ssh_detail_run.h) */
+	struct ssh_detail_run *detail_run;
 } app;
 
 /* A scheduler's on_all_done that does nothing (the client's, and the
@@ -105,5 +108,9 @@ void app_on_print_timer(struct ev_loop *loop, ev_timer *w, int revents);
 void app_start_print_timer(app *a);
 /* --once/--check: the report of the chosen mode; the exit status. */
 int app_report_once(app *a, int status);
+/* The node's own process: the system ssh client with the command line's
+ * options, or the --transport-cmd template with its name filled in; NULL
+ * when the template cannot be split (checked when read: never). */
+transport *app_exec_transport(app *a, const node_spec *spec, const char *command, sched_node *sn);
 
 #endif

@@ -21,6 +21,7 @@
 
 #include "command_template.h"
 #include "exit_codes.h"
+#include "hostlist.h"
 #include "known_hosts.h"
 #include "xalloc.h"
 
@@ -62,6 +63,7 @@ enum {
 	OPT_PERIOD,
 	OPT_STATE_DIR,
 	OPT_STATE,
+	OPT_SSH_DETAIL,
 };
 
 static const struct option long_options[] = {
@@ -110,6 +112,7 @@ static const struct option long_options[] = {
 	{"prometheus-bearer-token-file", required_argument, NULL, OPT_PROM_BEARER},
 	{"prometheus-basic-auth-file", required_argument, NULL, OPT_PROM_BASIC},
 	{"prometheus-stale", required_argument, NULL, OPT_PROM_STALE},
+	{"ssh-detail", required_argument, NULL, OPT_SSH_DETAIL},
 	{"period", required_argument, NULL, OPT_PERIOD},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, OPT_VERSION},
@@ -181,6 +184,9 @@ static void usage(FILE *f)
 	      "      --prometheus-bearer-token-file FILE  send the token on FILE's first line\n"
 	      "      --prometheus-basic-auth-file FILE    user:password on FILE's first line\n"
 	      "      --prometheus-stale SEC  samples older than this make a node unknown (default 120)\n"
+	      "      --ssh-detail HOSTLIST  also poll these nodes once over SSH (same name, the SSH\n"
+	      "                         options above) for their full detail: --once --json adds it\n"
+	      "                         as \"ssh_detail\"; live, their drill-down shows it (S: any node)\n"
 	      "\n"
 	      "Live view (on a terminal; plain text when stdout is not one):\n"
 	      "      --theme NAME|FILE  colour theme: default, light, high-contrast, mono, or a .json file\n"
@@ -374,6 +380,16 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 				fprintf(stderr, "synctop: --period: %s\n", why);
 				return EX_USAGE;
 			}
+			break;
+		}
+		case OPT_SSH_DETAIL: {
+			char why[256];
+			if (!*optarg || hostlist_expand(optarg, NULL, NULL, why, sizeof why) != 0) {
+				fprintf(stderr, "synctop: --ssh-detail: '%s' is not a host list: %s\n", optarg,
+					*optarg ? why : "empty");
+				return EX_USAGE;
+			}
+			opt->ssh_detail = optarg;
 			break;
 		}
 		case OPT_PROM_STALE:
@@ -584,6 +600,11 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 		      "command instead of any SSH client)\n", stderr);
 		return EX_USAGE;
 	}
+	if (opt->ssh_detail && (opt->mode == MODE_CHECK || opt->mode == MODE_ONCE_TEXT)) {
+		/* the table and the check have no place for a second source */
+		fputs("synctop: --ssh-detail shows in --once --json and in the live view's drill-down\n", stderr);
+		return EX_USAGE;
+	}
 	if (opt->n_prom_urls) {
 		if (opt->demo || opt->local) {
 			fputs("synctop: --from-prometheus reads its nodes from Prometheus; no --demo or --local with it\n",
@@ -604,6 +625,12 @@ int cli_parse(int argc, char **argv, cli_options *opt)
 			return EX_USAGE;
 		}
 		return CLI_CONTINUE;
+	}
+	if (opt->ssh_detail && !opt->config) {
+		/* with --config, its groups may name Prometheus servers: main asks */
+		fputs("synctop: --ssh-detail polls nodes read from Prometheus over SSH: it goes with "
+		      "--from-prometheus (an SSH run shows every node's detail already)\n", stderr);
+		return EX_USAGE;
 	}
 	if (opt->prom_selector[0] || opt->prom_node_label || opt->prom_ca || opt->prom_bearer_token_file ||
 	    opt->prom_basic_auth_file) {

@@ -83,6 +83,9 @@ typedef struct {
 	const char *prom_bearer_token_file;
 	const char *prom_basic_auth_file;
 	double prom_stale_s;         /* --prometheus-stale */
+	/* --ssh-detail HOSTLIST: these Prometheus nodes are also polled once
+	 * over SSH (src/ssh_detail_run.h); NULL = none */
+	const char *ssh_detail;
 } cli_options;
 
 #define CLI_CONTINUE (-1)

@@ -48,6 +48,8 @@
 #include "resolver.h"
 #include "scheduler.h"
 #include "state_run.h"
+#include "ssh_detail.h"
+#include "ssh_detail_run.h"
 #include "ssh_transport.h"
 #include "thresholds.h"
 #include "tui.h"
@@ -305,9 +307,7 @@ static bool checking_for(const app *a)
 	return a->opt.mode == MODE_CHECK && a->opt.check_for_s > 0;
 }
 
-/* The node's own process: the system ssh client with the command line's
- * options, or the --transport-cmd template with its name filled in. */
-static transport *exec_transport_for(app *a, const node_spec *spec, const char *command, sched_node *sn)
+transport *app_exec_transport(app *a, const node_spec *spec, const char *command, sched_node *sn)
 {
 	const cli_options *o = &a->opt;
 	double start_timeout = o->connect_timeout_s > 0 ? o->connect_timeout_s : 10.0;
@@ -409,7 +409,7 @@ static int start_engine(app *a)
 			const char *argv[] = {"/bin/sh", "-c", probe_script(), NULL};
 			t = local_transport_new(a->loop, argv, scheduler_transport_events(), sn);
 		} else if (spec->settings.transport != NODE_TRANSPORT_LIBSSH2) {
-			t = exec_transport_for(a, spec, command, sn);
+			t = app_exec_transport(a, spec, command, sn);
 			if (!t) {
 				scheduler_mark_unpollable(sn, "the transport command cannot be split into words");
 				continue;
@@ -748,6 +748,11 @@ int main(int argc, char **argv)
 			a.opt.interval_s = 15.0; /* as with --from-prometheus: a scrape interval */
 		}
 		a.from_config = true;
+	} else if (a.opt.ssh_detail && !a.opt.n_prom_urls) {
+		fputs("synctop: --ssh-detail polls nodes read from Prometheus over SSH: it goes with "
+		      "--from-prometheus or a --config group with \"prometheus\"\n", stderr);
+		status = EX_USAGE;
+		goto out;
 	} else if (cli_no_nodes(&a.opt)) {
 		fputs("synctop: no nodes given (hosts as arguments, -w HOSTLIST, -f FILE, --local, or a --config "
 		      "group with \"prometheus\")\nTry 'synctop --help' for more information.\n", stderr);
@@ -825,12 +830,14 @@ out:
 	prometheus_sink_free(a.prom, 2.0);
 	scheduler_free(a.sched);
 	scheduler_free(a.client_sched);
+	ssh_detail_run_free(a.detail_run); /* before the nodes' details it polls */
 	demo_cluster_free(a.demo); /* after the transports that read it */
 	private_agent_stop(); /* after the transports: none is still talking to it */
 	ssh_transport_global_free();
 	resolver_free();
 	for (size_t i = 0; a.nodes && i < a.n_nodes; i++) {
 		remote_history_free(a.nodes[i].remote);
+		ssh_detail_free(a.nodes[i].ssh_detail);
 	}
 	free(a.nodes);
 	free(a.settings);

@@ -22,6 +22,8 @@
 #include "remote_history.h"
 #include "report_check.h"
 #include "scheduler.h"
+#include "ssh_detail.h"
+#include "ssh_detail_run.h"
 #include "walltime.h"
 #include "xalloc.h"
 
@@ -239,11 +241,15 @@ static void on_history_answer(void *ctx, const prom_matrix *m, const char *error
 		snprintf(h->error, sizeof h->error, "%s", error);
 	}
 	if (--h->pending == 0) {
-		bool any = h->series[REMOTE_SERIES_OFFSET].t || h->series[REMOTE_SERIES_FREQUENCY].t;
+		bool any = false;
+		for (int id = 0; id < REMOTE_SERIES_COUNT; id++) {
+			any |= h->series[id].t != NULL;
+		}
 		h->state = any || !h->error[0] ? REMOTE_HISTORY_READY : REMOTE_HISTORY_FAILED;
 	}
-	log_printf("prometheus: %s: %s history: %s", n->host,
-		   ask->id == REMOTE_SERIES_OFFSET ? "offset" : "frequency",
+	static const char *const names[] = {"offset", "frequency", "PTP offset"};
+	_Static_assert(sizeof names / sizeof names[0] == REMOTE_SERIES_COUNT, "a name per series");
+	log_printf("prometheus: %s: %s history: %s", n->host, names[ask->id],
 		   s ? "answered" : error ? error : "no series");
 	tui_node_changed(ask->a->tui, n);
 	free(ask);
@@ -268,14 +274,17 @@ static void on_detail_open(void *ctx, size_t node_index, int plot_columns)
 	int points = plot_columns - 12 > 20 ? plot_columns - 12 : 20;
 	double step = prometheus_history_step(PROM_HISTORY_RANGE_S, points);
 	n->remote = remote_history_new(now, prometheus_history_start(now, PROM_HISTORY_RANGE_S, step), now, step);
+	/* the servers that serve the node, named as they name it */
+	prom_history_origin origin;
+	prometheus_history_origin(a->conf, n->host, a->opt.n_prom_urls, a->opt.prom_selector, a->opt.prom_node_label,
+				  &origin);
 	for (int id = 0; id < REMOTE_SERIES_COUNT; id++) {
-		char promql[8192];
-		if (prometheus_history_query((remote_series_id)id, n->host, a->opt.prom_node_label,
-					     a->opt.prom_selector ? a->opt.prom_selector : "",
-					     promql, sizeof promql) < 0) {
+		char promql[16384];
+		if (prometheus_history_query((remote_series_id)id, n->host, origin.node_label, origin.selector, promql,
+					     sizeof promql) < 0) {
 			snprintf(n->remote->error, sizeof n->remote->error,
 				 "no history query for this node (named by %s)",
-				 a->opt.prom_node_label ? a->opt.prom_node_label : "instance");
+				 origin.node_label ? origin.node_label : "instance");
 			continue;
 		}
 		history_ask *ask = xcalloc(1, sizeof *ask);
@@ -283,13 +292,55 @@ static void on_detail_open(void *ctx, size_t node_index, int plot_columns)
 		ask->node_index = node_index;
 		ask->id = (remote_series_id)id;
 		n->remote->pending++;
-		prometheus_source_query_range(a->source, promql, n->remote->start, n->remote->end, step,
-					      PROM_HISTORY_MAX_POINTS, on_history_answer, ask);
+		prometheus_source_query_range_in(a->source, origin.set, promql, n->remote->start, n->remote->end, step,
+						 PROM_HISTORY_MAX_POINTS, on_history_answer, ask);
 	}
 	if (n->remote->pending == 0) {
 		n->remote->state = REMOTE_HISTORY_FAILED;
 	}
 	tui_node_changed(a->tui, n);
+}
+
+/* ------------------------------------------- a node's detail over SSH */
+
+/* `S` in a drill-down: the node, by its name, polled once over SSH. */
+static void on_ssh_detail_key(void *ctx, size_t node_index, char *msg, size_t msg_len)
+{
+	app *a = ctx;
+	size_t busy = 0;
+	if (node_index >= a->n_nodes) {
+		snprintf(msg, msg_len, "no such node");
+		return;
+	}
+	/* under the dashboard: ssh-add cannot ask a passphrase (an agent can) */
+	if (ssh_detail_run_ask(a, &node_index, 1, false, &busy) == 0) {
+		snprintf(msg, msg_len, "%.100s: the SSH poll asked for is still running", a->nodes[node_index].host);
+		return;
+	}
+	snprintf(msg, msg_len, "%.100s: polling once over SSH (below Prometheus's view)", a->nodes[node_index].host);
+}
+
+/* --ssh-detail HOSTLIST: the model's nodes it names, polled once over
+ * SSH; a name Prometheus did not give is said on stderr. */
+static void ask_listed_details(app *a)
+{
+	char err[256];
+	size_t n = 0, unknown = 0;
+	if (!a->opt.ssh_detail || a->n_nodes == 0) {
+		return;
+	}
+	size_t *idx = ssh_detail_run_select(a, a->opt.ssh_detail, &n, &unknown, err, sizeof err);
+	if (!idx) {
+		fprintf(stderr, "synctop: --ssh-detail: %s\n", err); /* checked by cli.c: not reached */
+		return;
+	}
+	if (unknown) {
+		fprintf(stderr, "synctop: --ssh-detail: %zu of its names %s not among the nodes Prometheus gave\n",
+			unknown, unknown == 1 ? "is" : "are");
+	}
+	/* before any screen: ssh-add may ask for passphrases */
+	ssh_detail_run_ask(a, idx, n, true, NULL);
+	free(idx);
 }
 
 /* Live: a refresh every interval (the dashboard's +/- change it, p pauses;
@@ -331,6 +382,7 @@ static int run_live(app *a)
 	app_start_state(a);
 	app_wait_findings(a, use_tui); /* from the next refresh on */
 	app_evaluate_cluster(a);
+	ask_listed_details(a);
 	if (use_tui) {
 		tui_options topt = {a->opt.theme, a->opt.no_color, a->opt.no_mouse};
 		ev_signal_stop(a->loop, &a->sigint); /* the TUI watches its own */
@@ -342,6 +394,7 @@ static int run_live(app *a)
 			tui_set_history(a->tui, state_run_active(a->state) ? state_run_dir(a->state) : "");
 		}
 		tui_set_detail_hook(a->tui, on_detail_open, a);
+		tui_set_ssh_detail_hook(a->tui, on_ssh_detail_key, a);
 		tui_set_source_error(a->tui, a->source_error);
 		status = tui_run(a->tui, a->loop, a->nodes, a->n_nodes, a->sched);
 		if (status != TUI_NO_TERMINAL) {
@@ -526,6 +579,12 @@ int prometheus_run(app *a)
 	}
 	if (a->opt.mode == MODE_LIVE && !a->interrupted) {
 		return run_live(a);
+	}
+	if (!a->interrupted && a->source_answered > 0) {
+		/* --once --json --ssh-detail: the listed nodes over SSH, within
+		 * their own --timeout (the Prometheus answer is in) */
+		ask_listed_details(a);
+		ssh_detail_run_wait(a, a->opt.timeout_s);
 	}
 	app_evaluate_cluster(a);
 	int status = app_report_once(a, EXIT_SUCCESS);

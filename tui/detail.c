@@ -5,6 +5,7 @@
 
 #include <curses.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "detail_doc.h"
 #include "doc.h"
@@ -18,6 +19,7 @@ void detail_open(detail_state *d, size_t node_index)
 {
 	d->node = node_index;
 	d->top = 0;
+	d->to_ssh = false;
 }
 
 int detail_day_width(int cols)
@@ -40,6 +42,12 @@ void detail_prepare(detail_state *d, const node *nd, const event_log *log, const
 	doc_init(&report);
 	build(&report, d, nd, log, dv, state_dir, now, cols, utf8);
 	d->lines = (long)report.n;
+	for (size_t i = 0; d->to_ssh && i < report.n; i++) {
+		if (strncmp(report.lines[i].text, "Over SSH", 8) == 0) {
+			d->top = (long)i;
+			d->to_ssh = false;
+		}
+	}
 	doc_free(&report);
 	d->page = y1 - (y0 + 1);
 	if (d->page < 1) {
@@ -155,6 +163,11 @@ handler_result detail_key(detail_state *d, view *v, int key)
 		d->day = dayview_next(d->day);
 		d->top = 0;
 		return handler_message(SCROLLED, ROLE_MESSAGE, "day view: %s", dayview_name(d->day));
+	case 'S':
+		/* the source does it (tui_set_ssh_detail_hook); tui.c asks.  The
+		 * report scrolls to its section, the poll's state or answer */
+		d->to_ssh = true;
+		return handler_flags(HR_HANDLED | HR_REDRAW | HR_SSH_DETAIL);
 	case 'n':
 		return walk(d, v, 1);
 	case 'N':

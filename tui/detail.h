@@ -19,6 +19,7 @@ typedef struct {
 	long lines;    /* lines in the report (detail_prepare) */
 	int page;      /* report lines on screen (detail_prepare) */
 	dayview_range day; /* `d`: the day view above the report, or off */
+	bool to_ssh;   /* `S`: scroll to the "Over SSH" section once it is there */
 } detail_state;
 
 /* Opens the report of a node at its top. */

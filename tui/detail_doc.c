@@ -17,6 +17,7 @@
 #include "plot.h"
 #include "ptp_sync.h"
 #include "remote_history.h"
+#include "ssh_detail.h"
 #include "system_clock.h"
 #include "table.h"
 #include "textwidth.h"
@@ -34,6 +35,7 @@ typedef struct {
 	bool utf8;
 	theme_role value; /* ROLE_DIM when the data is stale */
 	table *sink_table; /* a collector's table being filled (detail_sink) */
+	const char *tag;   /* after every section title: " (over SSH)", or NULL */
 } ctx;
 
 /* --------------------------------------------------------------- values */
@@ -119,6 +121,9 @@ static void section(ctx *c, const char *title)
 	blank(c);
 	doc_newline(c->d);
 	doc_add(c->d, ROLE_TITLE, title);
+	if (c->tag) {
+		doc_add(c->d, ROLE_DIM, c->tag);
+	}
 }
 
 /* "  Key ....... : value" with the value in role. */
@@ -900,15 +905,18 @@ static void remote_history_section(ctx *c)
 	}
 	const remote_series *off = &h->series[REMOTE_SERIES_OFFSET];
 	const remote_series *freq = &h->series[REMOTE_SERIES_FREQUENCY];
-	if (h->state == REMOTE_HISTORY_READY && !off->n && !freq->n) {
+	const remote_series *ptp = &h->series[REMOTE_SERIES_PTP_OFFSET];
+	if (h->state == REMOTE_HISTORY_READY && !off->n && !freq->n && !ptp->n) {
 		doc_newline(c->d);
 		doc_pad(c->d, ROLE_DEFAULT, 2);
-		doc_add(c->d, ROLE_DIM, "no offset or frequency series for this node in the last 24 h");
+		doc_add(c->d, ROLE_DIM, "no offset, frequency or PTP offset series for this node in the last 24 h");
 	}
 	snprintf(title, sizeof title, "Offset (node - reference), %s, every %.0f s", off->what, h->step);
 	plot_points(c, title, off->t, off->v, off->n, format_offset);
 	snprintf(title, sizeof title, "Frequency, %s, every %.0f s", freq->what, h->step);
 	plot_points(c, title, freq->t, freq->v, freq->n, format_ppm_label);
+	snprintf(title, sizeof title, "PTP offset from master (node - master), %s, every %.0f s", ptp->what, h->step);
+	plot_points(c, title, ptp->t, ptp->v, ptp->n, format_ns_label);
 }
 
 static bool has_finite(const history *h, history_series series)
@@ -1106,6 +1114,110 @@ static void collector_sections(ctx *c)
 	}
 }
 
+/* ------------------------------------------- a node's detail over SSH */
+
+static void clock_time(double t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	snprintf(buf, len, "?");
+	if (isfinite(t) && localtime_r(&tt, &tm)) {
+		strftime(buf, len, "%H:%M:%S", &tm);
+	}
+}
+
+/* Every grid value either source has, side by side: the Prometheus node's
+ * cell and the SSH poll's, through the grid's own formatting and validity
+ * rules (columns.h), so the two read alike. */
+static void compare_sources(ctx *c, const node *ssh)
+{
+	static const table_column cols[] = {{"value", false}, {"from Prometheus", true}, {"over SSH", true}};
+	column_id ids[COLUMNS_MAX];
+	int n = columns_in_place_order(ids);
+	column_mask have = columns_data_mask(c->nd) | columns_data_mask(ssh);
+	table t;
+	table_init(&t, 3, cols);
+	for (int i = 0; i < n; i++) {
+		column_id id = ids[i];
+		if (id == COL_NODE || id == COL_SPARK || !(have & COLUMN_BIT(id))) {
+			continue;
+		}
+		column_cell pc, sc;
+		columns_cell(c->nd, id, 24, c->now, c->utf8, &pc);
+		columns_cell(ssh, id, 24, c->now, c->utf8, &sc);
+		table_row(&t);
+		/* a word, not the grid's heading, with the heading's unit ("FREQ ppm") */
+		const column_info *info = columns_info(id);
+		const char *unit = strchr(info->title, ' ');
+		table_cellf(&t, ROLE_DEFAULT, "%s%s", info->key, unit ? unit : "");
+		table_cell(&t, tone_role(pc.tone, c->value), pc.text);
+		table_cell(&t, tone_role(sc.tone, ROLE_DEFAULT), sc.text);
+	}
+	blank(c);
+	table_emit(&t, c->d, 2, c->width, c->utf8);
+	table_free(&t);
+}
+
+/* A node read from Prometheus, polled once over SSH (`S`, --ssh-detail):
+ * the poll's state or its error, both sources' values side by side, then
+ * the poll's own report, every section marked as over SSH. */
+static void ssh_detail_section(ctx *c)
+{
+	const ssh_detail *sd = c->nd->ssh_detail;
+	char buf[160], when[32];
+	if (!sd) {
+		if (c->nd->remote) {
+			/* a node a source gave (its history came from there) */
+			section(c, "Over SSH");
+			doc_newline(c->d);
+			doc_pad(c->d, ROLE_DEFAULT, 2);
+			doc_add(c->d, ROLE_DIM, "not polled: S polls this node once over SSH (same name) for its full "
+						"chrony, PTP and NIC detail");
+		}
+		return;
+	}
+	const node *ssh = &sd->node;
+	const char *tag = c->tag;
+	c->tag = NULL;
+	section(c, "Over SSH (one poll; S: poll again)");
+	c->tag = tag;
+	clock_time(sd->asked_at, when, sizeof when);
+	if (sd->state == SSH_DETAIL_POLLING) {
+		snprintf(buf, sizeof buf, "asked at %s, polling...", when);
+		kv_role(c, "Poll", ROLE_DIM, buf);
+	} else if (node_answered(ssh)) {
+		snprintf(buf, sizeof buf, "asked at %s, answered in %.1f s", when, sd->done_at - sd->asked_at);
+		kv_role(c, "Poll", ROLE_STATUS_OK, buf);
+	} else {
+		char clean[NODE_ERROR_LEN * 3 + 1];
+		tw_clean(ssh->error, sizeof ssh->error, c->utf8, clean, sizeof clean);
+		snprintf(buf, sizeof buf, "asked at %s, failed after %.1f s", when, sd->done_at - sd->asked_at);
+		kv_role(c, "Poll", ROLE_STATUS_CRIT, buf);
+		kv_role(c, "Error", ROLE_STATUS_CRIT, clean[0] ? clean : "no answer");
+	}
+	if (!ssh->has_observation) {
+		ctx sc = *c;
+		sc.nd = ssh;
+		sc.tag = " (over SSH)";
+		connection_section(&sc);
+		return;
+	}
+	compare_sources(c, ssh);
+	ctx sc = *c;
+	sc.nd = ssh;
+	sc.value = ROLE_DEFAULT;
+	sc.tag = " (over SSH)";
+	sc.sink_table = NULL;
+	diagnosis(&sc);
+	clock_check_section(&sc);
+	collector_sections(&sc);
+	ptp_section(&sc);
+	nic_section(&sc);
+	daemons_section(&sc);
+	connection_section(&sc);
+	raw_section(&sc);
+}
+
 /* What changed on this node (events.h), newest first. */
 static void events_section(ctx *c, const event_log *log, size_t node_index)
 {
@@ -1137,7 +1249,11 @@ void detail_doc_build_events(doc *d, const node *nd, const event_log *log, size_
 			     int width, bool utf8)
 {
 	ctx c = {d, nd, now, width < 40 ? 40 : width, utf8,
-		 nd->has_observation && !nd->reachable ? ROLE_DIM : ROLE_DEFAULT, NULL};
+		 nd->has_observation && !nd->reachable ? ROLE_DIM : ROLE_DEFAULT, NULL, NULL};
+	/* two sources in one report: each section says whose it is */
+	if (nd->ssh_detail) {
+		c.tag = " (from Prometheus)";
+	}
 
 	title_line(&c);
 	diagnosis(&c);
@@ -1156,4 +1272,6 @@ void detail_doc_build_events(doc *d, const node *nd, const event_log *log, size_
 	remote_history_section(&c);
 	history_section(&c);
 	raw_section(&c);
+	/* after everything the source says: a second source's report */
+	ssh_detail_section(&c);
 }

@@ -2,7 +2,9 @@
  * diagnosis first (each finding, then how to fix it), then chrony tracking,
  * sources and sourcestats, the PTP data sets and ports, NIC timestamping,
  * the running daemons, the node's error, its connection log (when the
- * model keeps one), and history plots.
+ * model keeps one), and history plots; for a node read from Prometheus
+ * that was polled once over SSH (ssh_detail.h), that poll's report last,
+ * beside Prometheus's values, each section saying which source it is.
  *
  * Pure: the model in, styled lines out.  Everything that came from the
  * node is cleaned with tw_clean() on the way in. */

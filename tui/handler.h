@@ -17,6 +17,7 @@ typedef enum {
 	HR_BACK = 1u << 4,        /* leave this screen or overlay */
 	HR_EDIT_FILTER = 1u << 5, /* start editing the filter */
 	HR_MESSAGE = 1u << 6,     /* show message in the footer */
+	HR_SSH_DETAIL = 1u << 7,  /* `S`: poll the drill-down's node once over SSH */
 } handler_flag;
 
 #define HANDLER_MESSAGE_LEN 160

@@ -230,6 +230,16 @@ static void act(tui *t, const handler_result *r)
 		detail_open(&t->detail, t->view.selected);
 		detail_opened(t, t->view.selected);
 	}
+	if ((r->flags & HR_SSH_DETAIL) && t->screen == SCREEN_DETAIL && t->detail.node < t->n_nodes) {
+		char msg[HANDLER_MESSAGE_LEN];
+		if (t->ssh_detail_hook) {
+			t->ssh_detail_hook(t->ssh_detail_hook_ctx, t->detail.node, msg, sizeof msg);
+		} else {
+			snprintf(msg, sizeof msg, "S polls a node read from Prometheus over SSH; this one is "
+						  "polled over SSH already");
+		}
+		message(t, ROLE_MESSAGE, "%s", msg);
+	}
 	if (r->flags & HR_EDIT_FILTER) {
 		bars_filter_begin(&t->edit, &t->view);
 	}
@@ -646,6 +656,14 @@ void tui_set_detail_hook(tui *t, tui_detail_hook hook, void *ctx)
 	if (t) {
 		t->detail_hook = hook;
 		t->detail_hook_ctx = ctx;
+	}
+}
+
+void tui_set_ssh_detail_hook(tui *t, tui_ssh_detail_hook hook, void *ctx)
+{
+	if (t) {
+		t->ssh_detail_hook = hook;
+		t->ssh_detail_hook_ctx = ctx;
 	}
 }
 

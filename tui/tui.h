@@ -70,6 +70,12 @@ void tui_set_history(tui *t, const char *state_dir);
  * drill-down only reads it.  NULL (the default): none.  t may be NULL. */
 typedef void (*tui_detail_hook)(void *ctx, size_t node_index, int plot_columns);
 void tui_set_detail_hook(tui *t, tui_detail_hook hook, void *ctx);
+/* `S` in a drill-down: the source polls the node once over SSH (its
+ * ssh_detail, beside what the source says) and writes the footer's message
+ * into msg.  NULL (the default): S says it has nothing to do (a node read
+ * over SSH shows its detail already).  t may be NULL. */
+typedef void (*tui_ssh_detail_hook)(void *ctx, size_t node_index, char *msg, size_t msg_len);
+void tui_set_ssh_detail_hook(tui *t, tui_ssh_detail_hook hook, void *ctx);
 
 /* Runs the dashboard on the terminal until q, Ctrl-C, SIGTERM or SIGHUP;
  * the terminal is restored on every way out.  Returns the exit status

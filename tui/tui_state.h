@@ -70,6 +70,8 @@ struct tui {
 	tui_screen detail_from;     /* the screen the drill-down goes back to */
 	tui_detail_hook detail_hook; /* tui_set_detail_hook's */
 	void *detail_hook_ctx;
+	tui_ssh_detail_hook ssh_detail_hook; /* tui_set_ssh_detail_hook's */
+	void *ssh_detail_hook_ctx;
 	size_t recent_events;       /* the header's: events in the last 5 minutes */
 	/* --state-dir (tui_set_history): the day view's directory; history_off:
 	 * asked for, but the store could not be used (the header says so) */

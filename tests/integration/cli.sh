@@ -37,6 +37,12 @@ expect_usage "for with once" "--for goes with --check" --once --for 10 host1
 expect_usage "zero for" "--for" --check --for 0 host1
 expect_usage "bad for" "--for" --check --for 1x host1
 expect_usage "for with a Prometheus source" "alerting rules" --check --for 10 --from-prometheus http://127.0.0.1:9/
+expect_usage "--ssh-detail over SSH" "it goes with --from-prometheus" --once --json --ssh-detail host1 host1
+expect_usage "--ssh-detail with --check" "shows in --once --json" --check --ssh-detail n1 --from-prometheus http://127.0.0.1:9/
+expect_usage "--ssh-detail with the text table" "shows in --once --json" --once --ssh-detail n1 --from-prometheus http://127.0.0.1:9/
+expect_usage "--ssh-detail not a host list" "is not a host list" --once --json --ssh-detail "n[1-" --from-prometheus http://127.0.0.1:9/
+printf '{"defaults": {}}\n' >"$tmp/noprom.json"
+expect_usage "--ssh-detail with a --config of no Prometheus group" "or a --config group with" --once --json --config "$tmp/noprom.json" --ssh-detail n1 host1
 printf '{"groups": [{"name": "g", "hosts": "gpu001",\n  "for": {"chrony.ofset": 60}}]}\n' >"$tmp/badfor.json"
 expect_usage "config: a for key that is no finding code" "badfor.json:2:11: unknown key \"chrony.ofset\"" \
 	--demo --config "$tmp/badfor.json"

@@ -110,6 +110,7 @@ comp "login1" synctop -w lo
 comp "login1" synctop --hostlist = lo
 comp "gpu1,login1" synctop -w gpu1,lo
 comp "gpu[1-4],login1" synctop -w "gpu[1-4],lo"
+comp "gpu1,login1" synctop --from-prometheus http://p:9090 --ssh-detail gpu1,lo
 comp "" synctop -- --
 comp "other1 other2" synctop -F "$tmp/other_config" --known-hosts /nonexistent oth
 comp "elsewhere1" synctop --known-hosts "$tmp/other_known_hosts" -F none e

@@ -1,6 +1,8 @@
 /* test_prometheus_history.c - the drill-down's 24 h from query_range: the
- * PromQL per node, the step per plot width, the series chosen from a
- * range answer (the shape Prometheus 2.42 answers query_range with). */
+ * PromQL per node (by instance, a label, nodename's join, the PTP offset),
+ * the servers and naming a node's group gives it, the step per plot width,
+ * the series chosen from a range answer (the shape Prometheus 2.42 answers
+ * query_range with). */
 #include <config.h>
 
 #include <math.h>
@@ -13,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "conffile.h"
 #include "prometheus_history.h"
 #include "prometheus_query.h"
 
@@ -37,7 +40,6 @@ static void test_query_refused(void **state)
 {
 	(void)state;
 	char q[4096];
-	assert_int_equal(prometheus_history_query(REMOTE_SERIES_OFFSET, "h", "nodename", "", q, sizeof q), -1);
 	assert_int_equal(prometheus_history_query(REMOTE_SERIES_OFFSET, "", NULL, "", q, sizeof q), -1);
 	assert_int_equal(prometheus_history_query(REMOTE_SERIES_OFFSET, "a\\b", NULL, "", q, sizeof q), -1);
 	assert_int_equal(prometheus_history_query(REMOTE_SERIES_OFFSET, "a\nb", NULL, "", q, sizeof q), -1);
@@ -45,6 +47,82 @@ static void test_query_refused(void **state)
 	/* a quote in a name stays inside the string */
 	assert_true(prometheus_history_query(REMOTE_SERIES_OFFSET, "a\"b", "host", "", q, sizeof q) > 0);
 	assert_non_null(strstr(q, "{host=\"a\\\"b\"}"));
+}
+
+/* nodename: the exporters' series of the instance whose node_uname_info
+ * says the name, or, where an instance has none, those whose instance
+ * names it (prometheus_map.c names them so) */
+static void test_query_by_nodename(void **state)
+{
+	(void)state;
+	char q[16384];
+	assert_true(prometheus_history_query(REMOTE_SERIES_OFFSET, "gpu1", "nodename", "{job=\"n\"}", q, sizeof q) > 0);
+	assert_non_null(strstr(q, "label_replace(-(chrony_tracking_system_time_seconds{job=\"n\"} * on(instance) "
+				  "group_left() node_uname_info{job=\"n\",nodename=\"gpu1\"} or "
+				  "chrony_tracking_system_time_seconds{job=\"n\",instance=~\"(gpu1|\\\\[gpu1\\\\])(:[0-9]+)?\"} "
+				  "unless on(instance) node_uname_info{job=\"n\"}), \"synctop_from\", \"chrony\""));
+	assert_non_null(strstr(q, "-(node_timex_offset_seconds{job=\"n\"} * on(instance) group_left() "
+				  "node_uname_info{job=\"n\",nodename=\"gpu1\"} or"));
+	/* synctop's own series keep their node label */
+	assert_non_null(strstr(q, "synctop_chrony_offset_seconds{job=\"n\",node=\"gpu1\"}"));
+	assert_true(prometheus_history_query(REMOTE_SERIES_FREQUENCY, "gpu1", "nodename", "", q, sizeof q) > 0);
+	assert_non_null(strstr(q, "label_replace(((node_timex_frequency_adjustment_ratio{} * on(instance) group_left() "
+				  "node_uname_info{nodename=\"gpu1\"} or node_timex_frequency_adjustment_ratio{instance=~"));
+	assert_non_null(strstr(q, "unless on(instance) node_uname_info{}) - 1) * 1e6"));
+}
+
+/* PTP offset: synctop's seconds in ns, linuxptp-daemon's ns without its
+ * faultyOffset marker; both by the node label, whatever names the rest */
+static void test_query_ptp(void **state)
+{
+	(void)state;
+	char q[16384];
+	assert_true(prometheus_history_query(REMOTE_SERIES_PTP_OFFSET, "w0", "nodename", "{c=\"a\"}", q, sizeof q) > 0);
+	assert_string_equal(q, "label_replace(synctop_ptp_offset_seconds{c=\"a\",node=\"w0\"} * 1e9, \"synctop_from\", "
+			       "\"synctop\", \"\", \"\") or label_replace(openshift_ptp_offset_ns{c=\"a\",from=\"master\","
+			       "process=\"ptp4l\",node=\"w0\"} != 999999, \"synctop_from\", \"openshift\", \"\", \"\")");
+	assert_true(prometheus_history_query(REMOTE_SERIES_PTP_OFFSET, "w0", NULL, "", q, sizeof q) > 0);
+	assert_non_null(strstr(q, "openshift_ptp_offset_ns{from=\"master\",process=\"ptp4l\",node=\"w0\"}"));
+	assert_int_equal(prometheus_history_query(REMOTE_SERIES_COUNT, "w0", NULL, "", q, sizeof q), -1);
+}
+
+/* A node's history comes from its group's own servers, selector and
+ * naming; a node of no such group from the command line's. */
+static void test_origin(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"{\"groups\": [\n"
+		"  {\"name\": \"plain\", \"hosts\": \"x1\"},\n"
+		"  {\"name\": \"a\", \"hosts\": \"a[1-9]\",\n"
+		"   \"prometheus\": {\"url\": \"http://pa:9090\", \"selector\": \"{cluster=\\\"a\\\"}\",\n"
+		"                  \"node_label\": \"nodename\"}},\n"
+		"  {\"name\": \"b\", \"hosts\": \"b[1-9]\", \"prometheus\": {\"url\": \"http://pb:9090\"}}]}";
+	conffile *cf = NULL;
+	char err[512] = "";
+	assert_int_equal(conffile_parse(text, strlen(text), "t.json", &cf, err, sizeof err), 0);
+	prom_history_origin o;
+	prometheus_history_origin(cf, "a3", 1, "{job=\"cli\"}", "host", &o);
+	assert_int_equal(o.set, 1); /* after the command line's */
+	assert_string_equal(o.selector, "{cluster=\"a\"}");
+	assert_string_equal(o.node_label, "nodename");
+	prometheus_history_origin(cf, "b2", 1, "{job=\"cli\"}", "host", &o);
+	assert_int_equal(o.set, 2);
+	assert_string_equal(o.selector, "");
+	assert_null(o.node_label);
+	prometheus_history_origin(cf, "b2", 0, "", NULL, &o);
+	assert_int_equal(o.set, 1); /* no command line servers: a's is 0 */
+	prometheus_history_origin(cf, "x1", 1, "{job=\"cli\"}", "host", &o);
+	assert_int_equal(o.set, 0);
+	assert_string_equal(o.selector, "{job=\"cli\"}");
+	assert_string_equal(o.node_label, "host");
+	prometheus_history_origin(cf, "nowhere", 1, NULL, NULL, &o);
+	assert_int_equal(o.set, 0);
+	assert_string_equal(o.selector, "");
+	prometheus_history_origin(NULL, "a3", 1, "{job=\"cli\"}", NULL, &o);
+	assert_int_equal(o.set, 0);
+	assert_string_equal(o.selector, "{job=\"cli\"}");
+	conffile_free(cf);
 }
 
 static void test_step(void **state)
@@ -132,6 +210,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_query_by_instance),
 		cmocka_unit_test(test_query_refused),
+		cmocka_unit_test(test_query_by_nodename),
+		cmocka_unit_test(test_query_ptp),
+		cmocka_unit_test(test_origin),
 		cmocka_unit_test(test_step),
 		cmocka_unit_test(test_pick),
 		cmocka_unit_test(test_range_refused),
