@@ -184,6 +184,17 @@ static void event(sched_node *sn, const char *msg)
 	log_printf("%s: %s", sn->model->host, clean);
 }
 
+/* "connecting" / "reconnecting", with the route when the transport has one
+ * (a node behind a bastion: the drill-down says which jump hosts it goes
+ * through before anything fails there). */
+static void connecting_event(sched_node *sn, const char *what)
+{
+	char route[NODE_EVENT_LEN - 16], msg[NODE_EVENT_LEN];
+	transport_describe(sn->t, route, sizeof route);
+	snprintf(msg, sizeof msg, "%s%s%s", what, route[0] ? " " : "", route);
+	event(sn, msg);
+}
+
 static const thresholds *node_thresholds(const sched_node *sn)
 {
 	return sn->has_settings ? &sn->settings.th : sn->s->cfg.thresholds;
@@ -617,7 +628,7 @@ static void on_backoff(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	sched_node *sn = w->data;
 	set_state(sn, SN_CONNECTING, "backoff over");
-	event(sn, "reconnecting");
+	connecting_event(sn, "reconnecting");
 	transport_start(sn->t);
 }
 
@@ -703,7 +714,7 @@ void scheduler_start(scheduler *s)
 			ev_timer_start(s->loop, &sn->poll_timer);
 		}
 		set_state(sn, SN_CONNECTING, "started");
-		event(sn, "connecting");
+		connecting_event(sn, "connecting");
 		transport_start(sn->t);
 	}
 }

@@ -1531,12 +1531,33 @@ static void op_destroy(transport *t)
 	free(c);
 }
 
+/* "to HOST port P", and behind jump hosts "through jump host(s) A, B",
+ * first hop first: opt.via is the last hop, each hop's via the one before. */
+static void op_describe(const transport *t, char *buf, size_t len)
+{
+	const ssh_conn *c = (const ssh_conn *)t;
+	const ssh_options *hop[16];
+	size_t n = 0, used;
+	for (const ssh_options *v = c->opt.via; v && n < sizeof hop / sizeof hop[0]; v = v->via) {
+		hop[n++] = v;
+	}
+	int w = snprintf(buf, len, "to %s port %d", c->opt.host, c->opt.port);
+	used = w < 0 ? 0 : (size_t)w;
+	for (size_t i = n; i-- > 0 && used < len;) {
+		const char *sep = i + 1 < n ? ", " : n > 1 ? " through jump hosts " : " through jump host ";
+		w = snprintf(buf + used, len - used, "%s%s", sep,
+			     hop[i]->jump_label[0] ? hop[i]->jump_label : hop[i]->host);
+		used += w < 0 ? 0 : (size_t)w;
+	}
+}
+
 static const transport_ops ssh_ops = {
 	.start = op_start,
 	.send = op_send,
 	.restart_shell = op_restart_shell,
 	.stop = op_stop,
 	.destroy = op_destroy,
+	.describe = op_describe,
 };
 
 transport *ssh_transport_new(struct ev_loop *loop, const ssh_options *opt, const char *command,

@@ -38,6 +38,10 @@ typedef struct {
 	/* Close everything; no events after this returns. */
 	void (*stop)(transport *t);
 	void (*destroy)(transport *t);
+	/* Optional: how the transport reaches the node, for the connection log
+	 * the drill-down shows ("to HOST port P through jump host J"); NULL
+	 * when there is nothing to say beyond the node's name. */
+	void (*describe)(const transport *t, char *buf, size_t len);
 } transport_ops;
 
 struct transport {
@@ -51,5 +55,15 @@ static inline int transport_send(transport *t, const char *b, size_t n) { return
 static inline void transport_restart_shell(transport *t) { t->ops->restart_shell(t); }
 static inline void transport_stop(transport *t) { t->ops->stop(t); }
 static inline void transport_destroy(transport *t) { t->ops->destroy(t); }
+/* "" when the transport has no describe */
+static inline void transport_describe(const transport *t, char *buf, size_t len)
+{
+	if (len) {
+		buf[0] = '\0';
+	}
+	if (t->ops->describe) {
+		t->ops->describe(t, buf, len);
+	}
+}
 
 #endif

@@ -195,7 +195,16 @@ static void fake_destroy(transport *t)
 	free(t);
 }
 
-static const transport_ops fake_ops = {fake_start, fake_send, fake_restart, fake_stop, fake_destroy};
+static const transport_ops fake_ops = {fake_start, fake_send, fake_restart, fake_stop, fake_destroy, NULL};
+
+static void fake_describe(const transport *t, char *buf, size_t len)
+{
+	(void)t;
+	snprintf(buf, len, "to 10.2.0.7 port 22 through jump host bastion");
+}
+
+static const transport_ops fake_jump_ops = {fake_start, fake_send,    fake_restart,
+					    fake_stop,  fake_destroy, fake_describe};
 
 typedef struct {
 	struct ev_loop *loop;
@@ -372,6 +381,27 @@ static void test_live_polls_every_interval(void **state)
 	assert_int_equal(fx->f->starts, 1); /* one connection for all polls */
 	assert_int_equal(history_count(&fx->n->history), (size_t)fx->f->sends);
 	assert_int_equal(fx->n->polls_completed, (unsigned long)fx->f->sends);
+	teardown_fx(fx);
+}
+
+/* A transport that can say how it reaches the node (a jump host) has it
+ * in the connection log's "connecting" and "reconnecting" lines: the
+ * drill-down names the route of a node behind a bastion. */
+static void test_connecting_names_the_route(void **state)
+{
+	(void)state;
+	fixture *fx = setup(false, FAIL_CONNECT, 1.0);
+	fx->f->base.ops = &fake_jump_ops;
+	scheduler_start(fx->s);
+	run_for(fx, 0.1);
+	assert_true(fx->f->starts >= 2);
+	assert_string_equal(node_event_at(fx->n, 0)->text, "connecting to 10.2.0.7 port 22 through jump host bastion");
+	bool reconnect = false;
+	for (unsigned i = 1; node_event_at(fx->n, i); i++) {
+		reconnect |= strcmp(node_event_at(fx->n, i)->text,
+				    "reconnecting to 10.2.0.7 port 22 through jump host bastion") == 0;
+	}
+	assert_true(reconnect);
 	teardown_fx(fx);
 }
 
@@ -700,6 +730,7 @@ int main(void)
 		cmocka_unit_test(test_live_clock_check_interval),
 		cmocka_unit_test(test_live_polls_every_interval),
 		cmocka_unit_test(test_deadline_restarts_shell),
+		cmocka_unit_test(test_connecting_names_the_route),
 		cmocka_unit_test(test_flood_is_cut_off),
 		cmocka_unit_test(test_live_flood_drops_the_connection),
 		cmocka_unit_test(test_no_skipped_polls_while_connecting),

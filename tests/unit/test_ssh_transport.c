@@ -737,6 +737,53 @@ static void test_real_sshd_transitions_are_logged(void **state)
 	free(logged);
 }
 
+/* The connection log names a node's route (issue 16: the drill-down of a
+ * node behind a bastion says so while it is fine, not only in errors):
+ * direct, one jump host, and a chain given first hop first. */
+static void test_describe_names_the_route(void **state)
+{
+	(void)state;
+	struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+	assert_int_equal(ssh_transport_global_init(loop, 4), 0);
+	ssh_options gw1, gw2, node;
+	ssh_options_init(&gw1);
+	snprintf(gw1.host, sizeof gw1.host, "192.0.2.1");
+	gw1.port = 22;
+	snprintf(gw1.jump_label, sizeof gw1.jump_label, "ops@login.example.org");
+	ssh_options_init(&gw2);
+	snprintf(gw2.host, sizeof gw2.host, "10.1.0.1");
+	gw2.port = 2222;
+	gw2.via = &gw1;
+	snprintf(gw2.jump_label, sizeof gw2.jump_label, "inner:2222");
+	ssh_options_init(&node);
+	snprintf(node.host, sizeof node.host, "10.2.0.7");
+	node.port = 22;
+	char buf[256];
+
+	transport *t = ssh_transport_new(loop, &node, "true", &events, NULL);
+	transport_describe(t, buf, sizeof buf);
+	assert_string_equal(buf, "to 10.2.0.7 port 22");
+	transport_destroy(t);
+
+	node.via = &gw1;
+	t = ssh_transport_new(loop, &node, "true", &events, NULL);
+	transport_describe(t, buf, sizeof buf);
+	assert_string_equal(buf, "to 10.2.0.7 port 22 through jump host ops@login.example.org");
+	transport_destroy(t);
+
+	node.via = &gw2;
+	t = ssh_transport_new(loop, &node, "true", &events, NULL);
+	transport_describe(t, buf, sizeof buf);
+	assert_string_equal(buf, "to 10.2.0.7 port 22 through jump hosts ops@login.example.org, inner:2222");
+	/* cut to the buffer, still a string */
+	transport_describe(t, buf, 30);
+	assert_string_equal(buf, "to 10.2.0.7 port 22 through j");
+	transport_destroy(t);
+
+	ssh_transport_global_free();
+	ev_loop_destroy(loop);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -747,6 +794,7 @@ int main(void)
 		cmocka_unit_test(test_transitions_are_logged),
 		cmocka_unit_test(test_queued_connection_waits_without_a_deadline),
 		cmocka_unit_test(test_real_sshd_transitions_are_logged),
+		cmocka_unit_test(test_describe_names_the_route),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
