@@ -235,7 +235,7 @@ size_t ssh_detail_run_ask(app *a, const size_t *nodes, size_t n, bool may_prompt
 		node *nd = &a->nodes[p->node_index];
 		if (nd->ssh_detail) {
 			/* a finished poll's: its scheduler may live on until swept */
-			r->retired = xrealloc(r->retired, (r->n_retired + 1) * sizeof *r->retired);
+			r->retired = xrealloc(r->retired, (r->n_retired + 1) * sizeof(ssh_detail *));
 			r->retired[r->n_retired++] = nd->ssh_detail;
 		}
 		p->detail = ssh_detail_new(nd->host, walltime_now());

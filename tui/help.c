@@ -35,8 +35,7 @@ static const key_help detail_keys[] = {
 	{"Home End  g G", "top / bottom"},
 	{"n  N", "next / previous node with a problem, without going back"},
 	{"d", "day view: offset and frequency over 1 h / 24 h / 7 d / off, from --state-dir"},
-	{"S", "a node read from Prometheus: poll it once over SSH (same name) for its full chrony, PTP "
-	      "and NIC detail, shown beside Prometheus's values"},
+	{"S", "Prometheus node: its full detail, once over SSH"},
 	{"Esc  q  Left  h", "back to the grid"},
 };
 
