@@ -61,6 +61,12 @@ static void on_drift_answer(void *ctx, const prom_matrix *m, const char *error)
 	if (!m) {
 		/* the trends stay as they were: unknown, or the last answer's */
 		log_printf("prometheus: drift (%s): %s", names[ask->w], error ? error : "no answer");
+		if (a->opt.mode != MODE_LIVE) {
+			/* not the source's error (no node's value is wrong), but said */
+			fprintf(stderr, "synctop: --from-prometheus: the frequency's trend over the last %s: %s: "
+					"chrony.drift%s not judged\n",
+				names[ask->w], error ? error : "no answer", ask->w == PROM_DRIFT_WEEK ? "_daily" : "");
+		}
 	} else {
 		prom_drift_result res;
 		size_t known = 0;
