@@ -1,8 +1,7 @@
 /* daemons.c - the daemons collector: which time daemons run, each one's
  * youngest process (PID and age), ptp4l and phc2sys restarts, from
- * `pgrep -x 'chronyd|ntpd|systemd-timesyn|ptp4l|phc2sys'` and
- * `ps -o pid=,etimes=,comm= -p PIDS` (`ps -e -o comm=` where ps has no
- * etimes: busybox), and phc2sys's command
+ * `ps -C chronyd,ntpd,systemd-timesyn,ptp4l,phc2sys -o pid=,etimes=,comm=`
+ * (`ps -e -o comm=` where ps has no etimes: busybox), and phc2sys's command
  * lines (`ps -C phc2sys -o comm=,args=`), parsed by daemons_parse.c.
  *
  * A restart is judged by the process's age (etimes, the node's boot-time
@@ -48,53 +47,32 @@ static void daemons_carry(observation *now, const observation *before)
 	daemons_track(&now->daemons, &before->daemons, now->taken_at);
 }
 
-/* POSIX sh.  Only the five daemons are listed: a GPU node runs a thousand
- * processes and more (a kernel thread per CPU and kind), and every one of
- * them in each answer would cost the link tens of KiB a poll and synctop
- * their decoding.  procps-ng's pgrep finds them (it reads each process's
- * stat once: bench/node-tools measured ps -C, which selects by name too,
- * at about 3x its node CPU with 1,000 processes), then ps gives the ages of
- * those PIDs alone; one that exits in between is left out by ps.  Finding
- * none (exit 1, nothing printed) is no daemon, not a failure.  Where pgrep
- * is missing ps -C selects; etimes is procps-ng's (3.3.0, 2011); a ps
- * without it (busybox, which has no -C either) lists every name, its
- * complaint left in the section's stderr (the raw view).  pgrep's own
- * stderr is dropped: it warns that a pattern over 15 characters matches no
- * name, which -x of an alternation does not mean; a pgrep that fails
- * (exit 2, 3) hands over to ps -C.  Which of the
- * three is asked once per connection ($synctop_psc): pgrep must find this
- * shell itself by name (busybox's pgrep has no -d). */
+/* POSIX sh.  Only the five daemons are listed (ps -C): a GPU node runs a
+ * thousand processes and more (a kernel thread per CPU and kind), and every
+ * one of them in each answer would cost the link tens of KiB a poll and
+ * synctop their decoding.  ps reads every process's stat all the same
+ * (bench/node-tools: -C costs the node what -e does; pgrep then ps -p, or
+ * ps -p alone, cost as much again: procps scans /proc whatever it prints).
+ * -C finding none exits 1 with nothing printed: no daemon, not a failure.
+ * etimes is procps-ng's (3.3.0, 2011); a ps without it (busybox, which has
+ * no -C either: asked once per connection, in $synctop_psc) lists every
+ * name, its complaint left in the section's stderr (the raw view). */
 static const char daemons_functions[] =
 	"synctop_daemons() {\n"
 	"	if [ -z \"$synctop_psc\" ]; then\n"
 	"		synctop_psc=e\n"
-	"		if ps -o pid=,etimes=,comm= -p $$ >/dev/null 2>&1; then\n"
-	"			synctop_psc=C\n"
-	"			synctop_k=$(ps -o comm= -p $$)\n"
-	"			case ,$(pgrep -d , -x \"$synctop_k\" 2>/dev/null), in *,$$,*) synctop_psc=p ;; esac\n"
-	"		fi\n"
+	"		ps -o pid=,etimes=,comm= -p $$ >/dev/null 2>&1 && synctop_psc=C\n"
 	"	fi\n"
-	"	case $synctop_psc in\n"
-	"	p)\n"
-	"		synctop_k=$(pgrep -d , -x \"chronyd|ntpd|systemd-timesyn|ptp4l|phc2sys\" 2>/dev/null)\n"
-	"		case $? in\n"
-	"		0) synctop_ps=$(ps -o pid=,etimes=,comm= -p \"$synctop_k\"); synctop_r=$? ;;\n"
-	"		1) synctop_ps=; synctop_r=1 ;;\n"
-	"		*) synctop_ps=$(ps -C chronyd,ntpd,systemd-timesyn,ptp4l,phc2sys -o pid=,etimes=,comm=); synctop_r=$? ;;\n"
-	"		esac\n"
-	"		;;\n"
-	"	C)\n"
+	"	if [ \"$synctop_psc\" = C ]; then\n"
 	"		synctop_ps=$(ps -C chronyd,ntpd,systemd-timesyn,ptp4l,phc2sys -o pid=,etimes=,comm=)\n"
 	"		synctop_r=$?\n"
-	"		;;\n"
-	"	*)\n"
+	"		if [ \"$synctop_r\" -eq 1 ] && [ -z \"$synctop_ps\" ]; then\n"
+	"			synctop_r=0\n"
+	"			synctop_ps=::none\n"
+	"		fi\n"
+	"	else\n"
 	"		synctop_ps=$(ps -e -o comm=)\n"
 	"		synctop_r=$?\n"
-	"		;;\n"
-	"	esac\n"
-	"	if [ \"$synctop_psc\" != e ] && [ \"$synctop_r\" -eq 1 ] && [ -z \"$synctop_ps\" ]; then\n"
-	"		synctop_r=0\n"
-	"		synctop_ps=::none\n"
 	"	fi\n"
 	"	[ -z \"$synctop_ps\" ] || printf \"%s\\n\" \"$synctop_ps\"\n"
 	"	case $synctop_ps in\n"

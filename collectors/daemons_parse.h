@@ -1,6 +1,6 @@
 /* daemons_parse.h - which time daemons run, their PIDs and ages, from
- * `ps -o pid=,etimes=,comm= -p PIDS` of the PIDs pgrep found (or `ps -e -o
- * comm=` where ps has no etimes). */
+ * `ps -C chronyd,ntpd,systemd-timesyn,ptp4l,phc2sys -o pid=,etimes=,comm=`
+ * (or `ps -e -o comm=` where ps has no etimes). */
 #ifndef SYNCTOP_DAEMONS_PARSE_H
 #define SYNCTOP_DAEMONS_PARSE_H
 
@@ -20,7 +20,7 @@
  * LINE", the value of its CapEff as "::cap HEX" and its uid_map lines as
  * "::uid LINE" (container_parse.h reads them; a process without them
  * keeps can_set CAN_SET_TIME_UNKNOWN).  "::none" alone says ps selected
- * no daemon (pgrep or -C found none: ps prints nothing); an answer with no line at
+ * no daemon (-C found none: ps prints nothing); an answer with no line at
  * all is OBS_EMPTY.  Lines of other processes (an older probe's `ps -e`)
  * are read and left out.  Always fills dst. */
 void daemons_parse(const tool_output *out, daemons_obs *dst);

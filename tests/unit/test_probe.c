@@ -434,28 +434,12 @@ static void make_shims(const char *dir, bool with_mktemp)
 		   "	printf \"phc2sys         /usr/sbin/phc2sys -a -r\\n\"; exit 0\n"
 		   "fi\n"
 		   /* the daemons section's questions: can ps give ages (of this
-		    * shell), this shell's name for pgrep, then the ages of the
-		    * PIDs pgrep found */
-		   "case $* in\n"
-		   "\"-o pid=,etimes=,comm= -p 812,9123,9130,77,501\") ;;\n"
-		   "*\" -p \"*,*) exit 64 ;;\n"
-		   "\"-o pid=,etimes=,comm= -p \"[1-9]*) echo \"1 1 sh\"; exit 0 ;;\n"
-		   "\"-o comm= -p \"[1-9]*) echo sh; exit 0 ;;\n"
-		   "*) exit 64 ;;\n"
-		   "esac\n"
+		    * shell), then the daemons by name */
+		   "case $* in \"-o pid=,etimes=,comm= -p \"[1-9]*) echo \"1 1 sh\"; exit 0 ;; esac\n"
+		   "[ \"$*\" = \"-C chronyd,ntpd,systemd-timesyn,ptp4l,phc2sys -o pid=,etimes=,comm=\" ] || exit 64\n"
 		   "printf \"  812   86400 chronyd\\n 9123      42 ptp4l\\n@@synctop " OTHER " end\\n 9130 41 phc2sys\\n"
 		   "   77       5 systemd-timesyn\\n  501    3600 ntpd\"\n"
 		   "printf \"ps: partial\" >&2\n", 0755);
-	write_file(dir, "pgrep",
-		   "#!/bin/sh\n"
-		   /* "this shell's name": the shell is the parent, or the
-		    * grandparent where a command substitution forks (bash) */
-		   "if [ \"$*\" = \"-d , -x sh\" ]; then\n"
-		   "	read -r _ _ _ gp _ </proc/$PPID/stat\n"
-		   "	echo \"1,$PPID,$gp\"; exit 0\n"
-		   "fi\n"
-		   "[ \"$*\" = \"-d , -x chronyd|ntpd|systemd-timesyn|ptp4l|phc2sys\" ] || exit 64\n"
-		   "echo 812,9123,9130,77,501\n", 0755);
 	/* openntpd's ntpctl (ps lists ntpd); no ntpq: the ntpq collector
 	 * leaves it to the ntpctl one */
 	char ntpctl[PATH_MAX];
@@ -978,24 +962,16 @@ static void test_ps_without_etimes(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
-/* The daemons section lists the five daemons and nothing else, with real
- * pgrep and ps (and with ps -C where pgrep is missing): a copy of sleep
- * named ptp4l stands in for the daemon, every other process of this
- * machine must be left out.  Returns through the out buffer. */
-static void run_daemons_section(const char *dir, bool with_pgrep, char *out, size_t cap)
+/* The daemons section lists the five daemons and nothing else, with the
+ * real ps: a copy of sleep named ptp4l stands in for the daemon, every
+ * other process of this machine must be left out. */
+static void run_daemons_section(const char *dir, char *out, size_t cap)
 {
 	const collector *c = collector_find("daemons");
 	assert_non_null(c);
 	char script[8192], cmd[PATH_MAX + 64];
 	snprintf(script, sizeof script, "%s%s 2>%s/err\necho \"@rc $?\"\n", c->shell_functions, c->command, dir);
 	write_file(dir, "run.sh", script, 0644);
-	snprintf(cmd, sizeof cmd, "rm -f %s/bin/pgrep; ln -s /usr/bin/ps %s/bin/ps 2>/dev/null; %s", dir, dir,
-		 with_pgrep ? "ln -s /usr/bin/pgrep" : "true");
-	size_t len = strlen(cmd);
-	if (with_pgrep) {
-		snprintf(cmd + len, sizeof cmd - len, " %s/bin/pgrep", dir);
-	}
-	assert_int_equal(system(cmd), 0);
 	snprintf(cmd, sizeof cmd, "PATH=%s/bin /bin/sh %s/run.sh", dir, dir);
 	FILE *p = popen(cmd, "r");
 	assert_non_null(p);
@@ -1007,13 +983,13 @@ static void run_daemons_section(const char *dir, bool with_pgrep, char *out, siz
 static void test_daemons_select_by_name(void **state)
 {
 	(void)state;
-	if (access("/usr/bin/pgrep", X_OK) != 0 || access("/usr/bin/ps", X_OK) != 0) {
+	if (access("/usr/bin/ps", X_OK) != 0) {
 		skip();
 	}
-	char dir[] = "/tmp/synctop-pgrep-XXXXXX";
+	char dir[] = "/tmp/synctop-daemons-XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	char cmd[PATH_MAX + 64];
-	snprintf(cmd, sizeof cmd, "mkdir %s/bin && cp /bin/sleep %s/ptp4l", dir, dir);
+	snprintf(cmd, sizeof cmd, "mkdir %s/bin && cp /bin/sleep %s/ptp4l && ln -s /usr/bin/ps %s/bin/ps", dir, dir, dir);
 	assert_int_equal(system(cmd), 0);
 	pid_t daemon = fork();
 	assert_true(daemon >= 0);
@@ -1025,11 +1001,11 @@ static void test_daemons_select_by_name(void **state)
 	}
 	char mine[32];
 	snprintf(mine, sizeof mine, "%d", (int)daemon);
-	for (int with_pgrep = 1; with_pgrep >= 0; with_pgrep--) {
+	{
 		static char out[65536];
 		bool found = false;
 		for (int tries = 0; tries < 50 && !found; tries++) { /* until the exec is done */
-			run_daemons_section(dir, with_pgrep, out, sizeof out);
+			run_daemons_section(dir, out, sizeof out);
 			found = strstr(out, mine) != NULL;
 			if (!found) {
 				usleep(20000);
