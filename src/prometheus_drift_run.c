@@ -31,6 +31,7 @@ typedef struct {
 	size_t set;
 	prom_drift_window w;
 	const char *node_label;
+	double asked_at;         /* walltime, for the log: the server's cost shows */
 } drift_ask;
 
 static struct prom_drift_run *run_of(app *a)
@@ -87,8 +88,8 @@ static void on_drift_answer(void *ctx, const prom_matrix *m, const char *error)
 			health_apply(n, &a->settings[i].th);
 			tui_node_changed(a->tui, n);
 		}
-		log_printf("prometheus: drift (%s): %zu nodes with enough history%s%s", names[ask->w], known,
-			   error ? "; " : "", error ? error : "");
+		log_printf("prometheus: drift (%s): %zu nodes with enough history, answered in %.3f s%s%s",
+			   names[ask->w], known, walltime_now() - ask->asked_at, error ? "; " : "", error ? error : "");
 		prometheus_drift_free(&res);
 	}
 	if (r->waiting && r->pending[PROM_DRIFT_HOUR] + r->pending[PROM_DRIFT_WEEK] == 0) {
@@ -115,7 +116,7 @@ static void ask_window(app *a, prom_drift_window w, double now)
 			continue;
 		}
 		drift_ask *ask = xcalloc(1, sizeof *ask);
-		*ask = (drift_ask){a, set, w, node_label};
+		*ask = (drift_ask){a, set, w, node_label, walltime_now()};
 		r->pending[w]++;
 		/* a range of one instant: each series' value now */
 		prometheus_source_query_range_in(a->source, set, promql, now, now, 60, 1, on_drift_answer, ask);
