@@ -292,9 +292,38 @@ static void rule_chrony_skew(const chrony_obs *c, const thresholds *th, finding_
 	health_add_finding(out, &f);
 }
 
+/* Judged once the slope is known: from the history ring, or from a
+ * Prometheus server's last hour (span NAN: at least the rule's minimum). */
+static void drift_finding(double slope, double span, const thresholds *th, finding_list *out)
+{
+	slope = round(slope / DRIFT_RESOLUTION_PPM_PER_HOUR) * DRIFT_RESOLUTION_PPM_PER_HOUR;
+	if (!(fabs(slope) > th->chrony_drift_warn_ppm_per_hour)) {
+		return;
+	}
+	finding f;
+	finding_start(&f, SEVERITY_WARN, "chrony.drift");
+	if (isfinite(span)) {
+		finding_message(&f, "Frequency drifting %+.3f ppm/h over the last %.0f min "
+				"(warn above %g ppm/h)", slope, span / 60.0,
+				th->chrony_drift_warn_ppm_per_hour);
+	} else {
+		finding_message(&f, "Frequency drifting %+.3f ppm/h over Prometheus's last hour "
+				"(warn above %g ppm/h)", slope, th->chrony_drift_warn_ppm_per_hour);
+	}
+	finding_hint(&f, "The oscillator's frequency is changing, usually with temperature or "
+		     "CPU power states: watch Frequency in `chronyc tracking`; check cooling and "
+		     "BIOS C-state/turbo settings.");
+	health_add_finding(out, &f);
+}
+
 static void rule_chrony_drift(const history *h, const thresholds *th, finding_list *out)
 {
 	const history_sample *latest = history_latest(h);
+	if (isfinite(h->remote_drift_hourly_ppm)) {
+		/* the server's slope over more samples than the ring holds */
+		drift_finding(h->remote_drift_hourly_ppm, NAN, th, out);
+		return;
+	}
 	if (!latest) {
 		return;
 	}
@@ -314,20 +343,7 @@ static void rule_chrony_drift(const history *h, const thresholds *th, finding_li
 	if (!(span >= th->chrony_drift_min_span_s)) {
 		return; /* too little history (or none finite) to call it a trend */
 	}
-	double slope = history_slope(h, HISTORY_FREQUENCY_PPM, since) * SECONDS_PER_HOUR;
-	slope = round(slope / DRIFT_RESOLUTION_PPM_PER_HOUR) * DRIFT_RESOLUTION_PPM_PER_HOUR;
-	if (!(fabs(slope) > th->chrony_drift_warn_ppm_per_hour)) {
-		return;
-	}
-	finding f;
-	finding_start(&f, SEVERITY_WARN, "chrony.drift");
-	finding_message(&f, "Frequency drifting %+.3f ppm/h over the last %.0f min "
-			"(warn above %g ppm/h)", slope, span / 60.0,
-			th->chrony_drift_warn_ppm_per_hour);
-	finding_hint(&f, "The oscillator's frequency is changing, usually with temperature or "
-		     "CPU power states: watch Frequency in `chronyc tracking`; check cooling and "
-		     "BIOS C-state/turbo settings.");
-	health_add_finding(out, &f);
+	drift_finding(history_slope(h, HISTORY_FREQUENCY_PPM, since) * SECONDS_PER_HOUR, span, th, out);
 }
 
 /* The guide's hardware-ageing signal: the frequency's trend over days
@@ -335,13 +351,15 @@ static void rule_chrony_drift(const history *h, const thresholds *th, finding_li
  * day; NAN (no database, or less than a day) judges nothing. */
 static void rule_chrony_drift_daily(const history *h, const thresholds *th, finding_list *out)
 {
-	if (!drift_trend_exceeds(h->drift_daily_ppm, th->chrony_drift_daily_warn_ppm)) {
+	double trend = history_drift_daily(h);
+	if (!drift_trend_exceeds(trend, th->chrony_drift_daily_warn_ppm)) {
 		return;
 	}
 	finding f;
 	finding_start(&f, SEVERITY_WARN, "chrony.drift_daily");
-	finding_message(&f, "Frequency changing %+.2f ppm/day over the stored history (warn above %g ppm/day)",
-			h->drift_daily_ppm, th->chrony_drift_daily_warn_ppm);
+	finding_message(&f, "Frequency changing %+.2f ppm/day over %s (warn above %g ppm/day)", trend,
+			isfinite(h->remote_drift_daily_ppm) ? "Prometheus's last 7 days" : "the stored history",
+			th->chrony_drift_daily_warn_ppm);
 	finding_hint(&f, "A steady change over days is the oscillator ageing or its surroundings changing "
 		     "(cooling, a fan, the power supply): compare with the node's neighbours in the day view "
 		     "(d in the drill-down) and plan a hardware check if it keeps going.");
@@ -369,7 +387,12 @@ void chrony_rules(const health_context *ctx, finding_list *out)
 	if (numbers) {
 		rule_chrony_frequency(c, th, out);
 		rule_chrony_skew(c, th, out);
-		rule_chrony_drift(h, th, out);
-		rule_chrony_drift_daily(h, th, out);
+		chrony_drift_rules(h, th, out);
 	}
+}
+
+void chrony_drift_rules(const history *h, const thresholds *th, finding_list *out)
+{
+	rule_chrony_drift(h, th, out);
+	rule_chrony_drift_daily(h, th, out);
 }

@@ -7,4 +7,10 @@
 
 void chrony_rules(const health_context *ctx, finding_list *out);
 
+/* chrony.drift and chrony.drift_daily alone: the frequency's trends in h
+ * (the ring's chrony frequency, or a Prometheus server's slopes).  The
+ * kernel's rules run them for a node whose only frequency is the kernel's
+ * (node_exporter's timex, prometheus_drift.h). */
+void chrony_drift_rules(const history *h, const thresholds *th, finding_list *out);
+
 #endif

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "chrony_rules.h"
 #include "collector.h"
 #include "json_value.h"
 #include "units.h"
@@ -104,6 +105,9 @@ static void kernel_rules(const health_context *ctx, finding_list *out)
 	if (o->chrony.state == OBS_OK) {
 		return;
 	}
+	/* The kernel's frequency is the discipline's (chronyd sets it to minus
+	 * its own): its trend from Prometheus, judged by chrony's drift rules. */
+	chrony_drift_rules(ctx->history, th, out);
 	if (!kernel_clock_synchronised(k)) {
 		if (k->synchronised == INT_UNKNOWN && k->status == INT_UNKNOWN) {
 			return; /* nothing said either way */

@@ -12,9 +12,16 @@ void history_init(history *h)
 	h->head = 0;
 	h->count = 0;
 	h->drift_daily_ppm = NAN;
+	h->remote_drift_hourly_ppm = NAN;
+	h->remote_drift_daily_ppm = NAN;
 	h->clock_head = 0;
 	h->clock_count = 0;
 	h->capacity = HISTORY_CAPACITY;
+}
+
+double history_drift_daily(const history *h)
+{
+	return isfinite(h->remote_drift_daily_ppm) ? h->remote_drift_daily_ppm : h->drift_daily_ppm;
 }
 
 /* A history zeroed rather than initialised has the full capacity. */

@@ -38,6 +38,12 @@ typedef struct {
 	/* The frequency's trend over days in ppm/day (drift_trend.h), from
 	 * the --state-dir database: NAN until a day of it is stored. */
 	double drift_daily_ppm;
+	/* The same trends as a Prometheus server computes them from its own
+	 * samples (prometheus_drift.h): ppm per hour over its last hour, ppm
+	 * per day over its last 7 days; NAN until it answers one with enough
+	 * history.  Where known they are what the drift rules judge. */
+	double remote_drift_hourly_ppm;
+	double remote_drift_daily_ppm;
 	size_t head;   /* next slot to write */
 	size_t count;  /* valid samples, <= capacity */
 	size_t capacity; /* slots of samples in use: HISTORY_CAPACITY unless set smaller */
@@ -48,6 +54,10 @@ typedef struct {
 	history_sample samples[HISTORY_CAPACITY];
 	history_clock_check clock[HISTORY_CLOCK_CAPACITY];
 } history;
+
+/* The frequency's trend over days the drift rule judges: the Prometheus
+ * server's where known, else the --state-dir database's (NAN: neither). */
+double history_drift_daily(const history *h);
 
 /* Empty, with the full capacity. */
 void history_init(history *h);

@@ -86,8 +86,11 @@ static json_t *node_json(const node *nd, bool *ok)
 		}
 	}
 	json_value_put(o, "clock_check", has ? clock_json(&obs->clock, ok) : json_null(), ok);
-	/* chrony.drift_daily's trend, from --state-dir; null until a day is stored */
-	json_value_put(o, "frequency_drift_ppm_per_day", json_value_number(nd->history.drift_daily_ppm), ok);
+	/* chrony.drift_daily's trend: a Prometheus server's, else --state-dir's; null until a day is known */
+	json_value_put(o, "frequency_drift_ppm_per_day", json_value_number(history_drift_daily(&nd->history)), ok);
+	/* chrony.drift's slope as a Prometheus server computed it; null over SSH
+	 * (the rule reads the poll history's ring there) */
+	json_value_put(o, "frequency_drift_ppm_per_hour", json_value_number(nd->history.remote_drift_hourly_ppm), ok);
 	json_value_put(o, "findings", findings_json(&nd->findings, ok), ok);
 	for (size_t i = 0; has && i < collector_registry_count; i++) {
 		const collector *c = collector_registry[i];

@@ -122,7 +122,7 @@ int prometheus_history_query(remote_series_id id, const char *name, const char *
 			     "label_replace(%s, \"synctop_from\", \"chrony\", \"\", \"\")"
 			     " or label_replace(synctop_chrony_frequency_ratio%s * 1e6, \"synctop_from\", \"synctop\", \"\","
 			     " \"\")"
-			     " or label_replace((%s - 1) * 1e6, \"synctop_from\","
+			     " or label_replace((1 - %s) * 1e6, \"synctop_from\","
 			     " \"timex\", \"\", \"\")",
 			     a, own, b);
 	} else if (id == REMOTE_SERIES_PTP_OFFSET) {

@@ -8,8 +8,10 @@
  *              synctop_chrony_offset_seconds (synctop's textfile),
  *              -node_timex_offset_seconds (the kernel's, node_exporter)
  *   frequency  chrony_tracking_frequency_ppms, synctop_chrony_frequency_ratio
- *              * 1e6, (node_timex_frequency_adjustment_ratio - 1) * 1e6
- * with the signs prometheus_map.c gives them (node - reference, ppm).
+ *              * 1e6, (1 - node_timex_frequency_adjustment_ratio) * 1e6
+ * with the signs prometheus_map.c and the grid give them (node - reference;
+ * chrony's frequency, of which the kernel's correction is minus: chrony
+ * sys_timex.c set_frequency, kernel_clock.c's time_service).
  * Where several answer, chrony's decide (under chrony the kernel's PLL
  * offset says little), then synctop's, then the kernel's. */
 #ifndef SYNCTOP_PROMETHEUS_HISTORY_H

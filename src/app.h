@@ -85,6 +85,8 @@ typedef struct app {
 	/* Prometheus nodes polled once over SSH (`S`, --ssh-detail): NULL
 	 * until the first is asked for (ssh_detail_run.h) */
 	struct ssh_detail_run *detail_run;
+	/* the frequency's trends asked of the servers (prometheus_drift_run.h) */
+	struct prom_drift_run *prom_drift;
 } app;
 
 /* A scheduler's on_all_done that does nothing (the client's, and the

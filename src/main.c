@@ -37,6 +37,7 @@
 #include "node_update.h"
 #include "event_file.h"
 #include "event_log.h"
+#include "prometheus_drift_run.h"
 #include "prometheus_run.h"
 #include "prometheus_sink.h"
 #include "prometheus_source.h"
@@ -815,6 +816,7 @@ out:
 	/* the start-up order, undone in reverse */
 	tui_free(a.tui);
 	prometheus_source_free(a.source);
+	prometheus_drift_run_free(&a); /* after the source: its answers pending are told first */
 	free(a.prom_sets);
 	free(a.prom_keeps);
 	free(a.prom_set_names);

@@ -16,6 +16,7 @@
 #include "inventory.h"
 #include "log.h"
 #include "node_update.h"
+#include "prometheus_drift_run.h"
 #include "prometheus_history.h"
 #include "prometheus_run.h"
 #include "prometheus_source.h"
@@ -354,6 +355,7 @@ static void on_source_timer(struct ev_loop *loop, ev_timer *w, int revents)
 	}
 	if (prometheus_source_refresh(a->source)) {
 		a->source_last = now;
+		prometheus_drift_run_ask(a, walltime_now()); /* the hour's at every refresh, the week's less often */
 	}
 }
 
@@ -578,13 +580,17 @@ int prometheus_run(app *a)
 		wait_first_answer(a);
 	}
 	if (a->opt.mode == MODE_LIVE && !a->interrupted) {
+		prometheus_drift_run_ask(a, walltime_now());
 		return run_live(a);
 	}
 	if (!a->interrupted && a->source_answered > 0) {
+		/* the frequency's trends, beside the SSH details */
+		prometheus_drift_run_ask(a, walltime_now());
 		/* --once --json --ssh-detail: the listed nodes over SSH, within
 		 * their own --timeout (the Prometheus answer is in) */
 		ask_listed_details(a);
 		ssh_detail_run_wait(a, a->opt.timeout_s);
+		prometheus_drift_run_wait(a, a->opt.timeout_s);
 	}
 	app_evaluate_cluster(a);
 	int status = app_report_once(a, EXIT_SUCCESS);

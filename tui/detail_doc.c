@@ -919,6 +919,31 @@ static void remote_history_section(ctx *c)
 	plot_points(c, title, ptp->t, ptp->v, ptp->n, format_ns_label);
 }
 
+/* The frequency's trends the drift rules judge where they come from
+ * elsewhere than the ring: a Prometheus server's deriv over its last hour
+ * and 7 days, the --state-dir database's over days.  Nothing known: no
+ * section. */
+static void drift_section(ctx *c)
+{
+	const history *h = &c->nd->history;
+	double day = history_drift_daily(h);
+	char buf[96];
+	if (!isfinite(h->remote_drift_hourly_ppm) && !isfinite(day)) {
+		return;
+	}
+	section(c, "Frequency drift (the drift rules' input)");
+	if (isfinite(h->remote_drift_hourly_ppm)) {
+		snprintf(buf, sizeof buf, "%+.3f ppm/h (Prometheus's deriv)", h->remote_drift_hourly_ppm);
+		kv_role(c, "Last hour", tone_role(columns_finding_tone(c->nd, COL_FREQ), c->value), buf);
+	}
+	if (isfinite(day)) {
+		snprintf(buf, sizeof buf, "%+.2f ppm/day (%s)", day,
+			 isfinite(h->remote_drift_daily_ppm) ? "Prometheus's deriv, last 7 days"
+							     : "--state-dir, up to 7 days");
+		kv(c, "Over days", buf);
+	}
+}
+
 static bool has_finite(const history *h, history_series series)
 {
 	for (size_t i = 0; i < history_count(h); i++) {
@@ -1270,6 +1295,7 @@ void detail_doc_build_events(doc *d, const node *nd, const event_log *log, size_
 	}
 	connection_section(&c);
 	remote_history_section(&c);
+	drift_section(&c);
 	history_section(&c);
 	raw_section(&c);
 	/* after everything the source says: a second source's report */

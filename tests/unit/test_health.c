@@ -925,6 +925,69 @@ static void test_chrony_drift_needs_ten_minutes(void **state)
 	free(n);
 }
 
+/* The trends a Prometheus server computed (prometheus_drift.h) are what
+ * the same drift rules judge: over the ring's, for a chrony node; and for a
+ * node whose only frequency is the kernel's (node_exporter's timex). */
+static void test_drift_from_prometheus(void **state)
+{
+	(void)state;
+	thresholds th = defaults();
+	node *n = chrony_node();
+	history *h = &n->history;
+	h->remote_drift_hourly_ppm = 1.5;
+	evaluate(n, &th);
+	assert_string_equal(find(&n->findings, "chrony.drift")->message,
+			    "Frequency drifting +1.500 ppm/h over Prometheus's last hour (warn above 1 ppm/h)");
+	/* the server's hour decides over the ring's */
+	drift_history(h, T0, 3600, 10, 30.0);
+	h->remote_drift_hourly_ppm = -0.5;
+	expect_code(n, &th, "chrony.drift", SEVERITY_OK);
+	h->remote_drift_hourly_ppm = NAN; /* unknown: the ring's again */
+	expect_code(n, &th, "chrony.drift", SEVERITY_WARN);
+	history_init(h);
+	/* over days: the server's, else the stored history's */
+	h->drift_daily_ppm = 0.2;
+	expect_code(n, &th, "chrony.drift_daily", SEVERITY_OK);
+	h->remote_drift_daily_ppm = -2.0;
+	evaluate(n, &th);
+	assert_string_equal(find(&n->findings, "chrony.drift_daily")->message,
+			    "Frequency changing -2.00 ppm/day over Prometheus's last 7 days (warn above 1 ppm/day)");
+	h->remote_drift_daily_ppm = NAN;
+	h->drift_daily_ppm = 3.0;
+	evaluate(n, &th);
+	assert_string_equal(find(&n->findings, "chrony.drift_daily")->message,
+			    "Frequency changing +3.00 ppm/day over the stored history (warn above 1 ppm/day)");
+	free(n);
+
+	/* node_exporter alone: the kernel's frequency trend */
+	n = new_node();
+	n->obs.chrony.state = OBS_NOT_COLLECTED;
+	n->obs.ptp.state = OBS_NOT_COLLECTED;
+	kernel_clock_obs_init(&n->obs.kernel);
+	n->obs.kernel.state = OBS_OK;
+	n->obs.kernel.synchronised = 1;
+	n->obs.kernel.status = 0;
+	n->obs.kernel.offset_s = 0;
+	expect_code(n, &th, "chrony.drift", SEVERITY_OK);
+	n->history.remote_drift_hourly_ppm = 4.0;
+	expect_code(n, &th, "chrony.drift", SEVERITY_WARN);
+	n->history.remote_drift_hourly_ppm = 0.0; /* steady */
+	n->history.remote_drift_daily_ppm = 1.5;
+	expect_code(n, &th, "chrony.drift", SEVERITY_OK);
+	expect_code(n, &th, "chrony.drift_daily", SEVERITY_WARN);
+	/* chrony's own part decides where it answered: the kernel's rules are silent */
+	healthy_chrony(n);
+	n->history.remote_drift_daily_ppm = NAN;
+	n->history.remote_drift_hourly_ppm = 4.0;
+	const finding_list *l = evaluate(n, &th);
+	int drift = 0;
+	for (int i = 0; i < l->count; i++) {
+		drift += strcmp(l->items[i].code, "chrony.drift") == 0;
+	}
+	assert_int_equal(drift, 1); /* once, not once per part */
+	free(n);
+}
+
 /* ----------------------------------------------------------------- PTP */
 
 static void test_ptp_port_states(void **state)
@@ -1678,6 +1741,7 @@ int main(void)
 		cmocka_unit_test(test_chrony_skew_boundaries),
 		cmocka_unit_test(test_chrony_drift_boundaries),
 		cmocka_unit_test(test_chrony_drift_needs_ten_minutes),
+		cmocka_unit_test(test_drift_from_prometheus),
 		cmocka_unit_test(test_ptp_port_states),
 		cmocka_unit_test(test_ptp_gm_absent),
 		cmocka_unit_test(test_ptp_gm_clock_class_table),

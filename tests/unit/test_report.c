@@ -437,7 +437,7 @@ static void want_real(json_t *obj, const char *key, double want)
 static const char *const node_keys[] = {
 	"host", "status", "reachable", "error", "observed_at", "rtt_s", "chrony", "chrony_selection", "chrony_ntpdata", "ptp",
 	"daemons", "ntp", "phc", "nic", "nics", "timesyncd", "kernel_clock", "clock_check",
-	"frequency_drift_ppm_per_day", "findings", NULL,
+	"frequency_drift_ppm_per_day", "frequency_drift_ppm_per_hour", "findings", NULL,
 };
 static const char *const clock_keys[] = {
 	"error", "offset_s", "uncertainty_s", "exchanges", "measured_at", NULL,
@@ -658,6 +658,7 @@ static void test_json_healthy_node(void **state)
 	/* not measured (yet): null, not zeros */
 	assert_true(json_is_null(get(jn, "clock_check")));
 	assert_true(json_is_null(get(jn, "frequency_drift_ppm_per_day"))); /* no --state-dir */
+	assert_true(json_is_null(get(jn, "frequency_drift_ppm_per_hour"))); /* not from Prometheus */
 	assert_int_equal(json_array_size(get(jn, "findings")), 0);
 	json_decref(root);
 	free(nodes);

@@ -834,6 +834,37 @@ static long line_of(const doc *d, const char *needle)
 	return -1;
 }
 
+/* The frequency's trends from Prometheus (or --state-dir): a section of
+ * their own, only when one is known; the finding colours the hour's. */
+static void test_detail_doc_drift(void **state)
+{
+	(void)state;
+	node *nd = fixture_node();
+	thresholds th;
+	doc d;
+	doc_init(&d);
+	detail_doc_build(&d, nd, NOW, 100, true);
+	assert_int_equal(line_of(&d, "Frequency drift"), -1);
+	assert_int_equal(line_of(&d, "Last hour"), -1);
+	doc_free(&d);
+	nd->history.remote_drift_hourly_ppm = 2.5;
+	nd->history.drift_daily_ppm = 0.25; /* the database's, until Prometheus says */
+	thresholds_init_defaults(&th);
+	health_apply(nd, &th);
+	doc_init(&d);
+	detail_doc_build(&d, nd, NOW, 100, true);
+	assert_true(line_of(&d, "Frequency drift") > 0);
+	assert_non_null(strstr(d.lines[line_of(&d, "Last hour")].text, "+2.500 ppm/h (Prometheus's deriv)"));
+	assert_non_null(strstr(d.lines[line_of(&d, "Over days")].text, "+0.25 ppm/day (--state-dir, up to 7 days)"));
+	doc_free(&d);
+	nd->history.remote_drift_daily_ppm = -3.0;
+	doc_init(&d);
+	detail_doc_build(&d, nd, NOW, 100, true);
+	assert_non_null(strstr(d.lines[line_of(&d, "Over days")].text, "-3.00 ppm/day (Prometheus's deriv, last 7 days)"));
+	doc_free(&d);
+	free(nd);
+}
+
 /* A boundary clock's drill-down lists every interface ethtool checked,
  * the primary PTP interface's first, a failed one with its error. */
 static void test_detail_doc_every_nic(void **state)
@@ -1069,6 +1100,7 @@ int main(void)
 		cmocka_unit_test(test_help_lists_every_key),
 		cmocka_unit_test(test_detail_doc),
 		cmocka_unit_test(test_detail_doc_every_nic),
+		cmocka_unit_test(test_detail_doc_drift),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

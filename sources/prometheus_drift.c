@@ -1,0 +1,246 @@
+/* prometheus_drift.c - the frequency's trends from Prometheus (prometheus_drift.h). */
+#include <config.h>
+
+#include "prometheus_drift.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+/* The families, most trusted first (prometheus_history.c's order). */
+static const struct {
+	const char *tag;
+	const char *metric;
+	double ppm_per_unit; /* the gauge's unit in ppm of chrony's sign */
+	bool exporter;       /* named by instance / node_label, not `node` */
+	bool tick;           /* timex: a tick change is a step, not a trend */
+} families[] = {
+	{"chrony", "chrony_tracking_frequency_ppms", 1.0, true, false},
+	{"synctop", "synctop_chrony_frequency_ratio", 1e6, false, false},
+	{"timex", "node_timex_frequency_adjustment_ratio", -1e6, true, true},
+};
+#define N_FAMILIES (sizeof families / sizeof families[0])
+
+static const struct {
+	double range_s, min_span_s, per; /* per: deriv's seconds in the unit judged */
+	int min_samples;
+} windows[PROM_DRIFT_COUNT] = {
+	[PROM_DRIFT_HOUR] = {PROM_DRIFT_HOUR_RANGE_S, PROM_DRIFT_HOUR_MIN_SPAN_S, 3600.0, PROM_DRIFT_MIN_SAMPLES},
+	/* the week's count is implied by a sample a day old and a fresh one;
+	 * a second scan of a week of samples is not asked for it */
+	[PROM_DRIFT_WEEK] = {PROM_DRIFT_WEEK_RANGE_S, PROM_DRIFT_WEEK_MIN_SPAN_S, 86400.0, 0},
+};
+
+/* One family's part of the query, appended at buf + *used. */
+static bool family_part(size_t f, prom_drift_window w, const char *sel, const char *node_label, char *buf,
+			size_t len, size_t *used)
+{
+	char expr[2048], cond[1024] = "", tick[512] = "";
+	const char *m = families[f].metric;
+	double range = windows[w].range_s, older = range - windows[w].min_span_s, min_span = windows[w].min_span_s;
+	int n;
+	if (windows[w].min_samples > 0) {
+		n = snprintf(cond, sizeof cond, " and count_over_time(%s%s[%.0fs]) >= %d", m, sel, range,
+			     windows[w].min_samples);
+		if (n < 0 || (size_t)n >= sizeof cond) {
+			return false;
+		}
+	}
+	if (families[f].tick) {
+		n = snprintf(tick, sizeof tick, " unless changes(node_timex_tick_seconds%s[%.0fs]) > 0", sel, range);
+		if (n < 0 || (size_t)n >= sizeof tick) {
+			return false;
+		}
+	}
+	/* deriv: least squares per second; times per and the unit's ppm */
+	n = snprintf(expr, sizeof expr,
+		     "(deriv(%s%s[%.0fs]) * %.17g%s and count_over_time(%s%s[%.0fs] offset %.0fs) > 0%s)", m, sel,
+		     range, windows[w].per * families[f].ppm_per_unit, cond, m, sel, older, min_span, tick);
+	if (n < 0 || (size_t)n >= sizeof expr) {
+		return false;
+	}
+	const char *sep = *used ? " or " : "";
+	if (families[f].exporter && node_label && strcmp(node_label, "nodename") == 0) {
+		/* node_uname_info's nodename on the series (its value is 1); an
+		 * instance without it keeps its own (prometheus_map.c's fallback) */
+		n = snprintf(buf + *used, len - *used,
+			     "%slabel_replace(%s * on(instance) group_left(nodename) node_uname_info%s or %s unless "
+			     "on(instance) node_uname_info%s, \"synctop_from\", \"%s\", \"\", \"\")",
+			     sep, expr, sel, expr, sel, families[f].tag);
+	} else {
+		n = snprintf(buf + *used, len - *used, "%slabel_replace(%s, \"synctop_from\", \"%s\", \"\", \"\")", sep,
+			     expr, families[f].tag);
+	}
+	if (n < 0 || (size_t)n >= len - *used) {
+		return false;
+	}
+	*used += (size_t)n;
+	return true;
+}
+
+int prometheus_drift_query(prom_drift_window w, const char *selector, const char *node_label, char *buf,
+			   size_t len)
+{
+	size_t used = 0;
+	if (w >= PROM_DRIFT_COUNT || len == 0) {
+		return -1;
+	}
+	buf[0] = '\0';
+	for (size_t f = 0; f < N_FAMILIES; f++) {
+		if (!family_part(f, w, selector ? selector : "", node_label, buf, len, &used)) {
+			return -1;
+		}
+	}
+	return (int)used;
+}
+
+/* "host:9100" -> "host", "[fe80::1]:9100" -> "fe80::1"; a bare IPv6
+ * address stays as it is (prometheus_map.c names nodes so). */
+static void strip_port(const char *instance, char *out, size_t len)
+{
+	const char *colon = strrchr(instance, ':');
+	if (instance[0] == '[') {
+		const char *close = strchr(instance, ']');
+		if (close) {
+			snprintf(out, len, "%.*s", (int)(close - instance - 1), instance + 1);
+			return;
+		}
+	}
+	if (colon && strchr(instance, ':') == colon) {
+		snprintf(out, len, "%.*s", (int)(colon - instance), instance);
+		return;
+	}
+	snprintf(out, len, "%s", instance);
+}
+
+typedef const char *(*label_fn)(const void *series, const char *name);
+
+static const char *sample_label(const void *s, const char *name)
+{
+	return prom_sample_label(s, name);
+}
+
+static const char *series_label(const void *s, const char *name)
+{
+	return prom_series_label(s, name);
+}
+
+/* The node a series is about, as prometheus_map.c names it. */
+static bool node_name(const void *s, label_fn label, size_t f, const char *node_label, char *out, size_t len)
+{
+	const char *v = NULL;
+	if (!families[f].exporter) {
+		v = label(s, "node");
+	} else if (node_label && *node_label) {
+		v = label(s, node_label); /* "nodename": the join's label */
+	}
+	if (v && *v) {
+		snprintf(out, len, "%s", v);
+		return true;
+	}
+	const char *instance = families[f].exporter ? label(s, "instance") : NULL;
+	if (!instance || !*instance) {
+		return false;
+	}
+	strip_port(instance, out, len);
+	return out[0] != '\0';
+}
+
+static int compare_values(const void *x, const void *y)
+{
+	const prom_drift_value *a = x, *b = y;
+	int c = strcmp(a->name, b->name);
+	return c ? c : a->family - b->family; /* the most trusted first */
+}
+
+/* One value per name: the most trusted family's (the first of equals). */
+static void settle(prom_drift_result *out)
+{
+	size_t kept = 0;
+	if (out->n == 0) {
+		return;
+	}
+	qsort(out->values, out->n, sizeof *out->values, compare_values);
+	for (size_t i = 0; i < out->n; i++) {
+		if (kept == 0 || strcmp(out->values[kept - 1].name, out->values[i].name) != 0) {
+			out->values[kept++] = out->values[i];
+		}
+	}
+	out->n = kept;
+}
+
+static void add(prom_drift_result *out, size_t *cap, const void *s, label_fn label, double value,
+		const char *node_label)
+{
+	const char *tag = label(s, "synctop_from");
+	size_t f = 0;
+	while (tag && f < N_FAMILIES && strcmp(families[f].tag, tag) != 0) {
+		f++;
+	}
+	if (!tag || f == N_FAMILIES || !isfinite(value)) {
+		return;
+	}
+	char name[NODE_NAME_LEN + 1];
+	if (!node_name(s, label, f, node_label, name, sizeof name) || strlen(name) >= NODE_NAME_LEN) {
+		return;
+	}
+	if (out->n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		out->values = xrealloc(out->values, *cap * sizeof *out->values);
+	}
+	prom_drift_value *d = &out->values[out->n++];
+	snprintf(d->name, sizeof d->name, "%s", name);
+	d->value = value;
+	d->family = (int)f;
+}
+
+void prometheus_drift_map_vector(const prom_vector *v, const char *node_label, prom_drift_result *out)
+{
+	size_t cap = 0;
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; v && i < v->n_samples; i++) {
+		add(out, &cap, &v->samples[i], sample_label, v->samples[i].value, node_label);
+	}
+	settle(out);
+}
+
+void prometheus_drift_map_matrix(const prom_matrix *m, const char *node_label, prom_drift_result *out)
+{
+	size_t cap = 0;
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; m && i < m->n_series; i++) {
+		const prom_series *s = &m->series[i];
+		if (s->n_points) {
+			add(out, &cap, s, series_label, s->v[s->n_points - 1], node_label);
+		}
+	}
+	settle(out);
+}
+
+double prometheus_drift_find(const prom_drift_result *r, const char *name)
+{
+	size_t lo = 0, hi = r->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(r->values[mid].name, name);
+		if (c == 0) {
+			return r->values[mid].value;
+		}
+		if (c < 0) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return NAN;
+}
+
+void prometheus_drift_free(prom_drift_result *r)
+{
+	free(r->values);
+	memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,207 @@
+#!/bin/sh
+# prometheus_drift.sh - chrony.drift and chrony.drift_daily from Prometheus's
+# own history: Debian's prometheus with two days of real samples written
+# into its database before it starts (promtool tsdb create-blocks-from
+# openmetrics: the series as a node_exporter would have served them, with
+# past timestamps), then scraping a real prometheus-node-exporter whose
+# textfile serves the same series now, every second.
+#   drifty   chrony_exporter's frequency rising 2 ppm/h for two days:
+#            chrony.drift (2 ppm/h) and chrony.drift_daily (48 ppm/day)
+#   steady   chrony_exporter's frequency constant: known, 0, no finding
+#   young    a steep ramp over 5 minutes only: too little history (< 10 min):
+#            unknown (null), no finding
+#   kern     node_exporter's timex ratio only, the kernel correction falling
+#            so chrony's frequency rises 3 ppm/h for 3 hours: chrony.drift
+#            +3 ppm/h; less than a day: no daily trend
+#   ticked   timex whose tick moved (chronyd past 50 ppm): the ratio's
+#            100 ppm step is no trend: unknown
+# --once --json, --check exit codes.  Every process is ours and is stopped by
+# its PID, even on failure.
+set -u
+. "$(dirname "$0")/tap.sh"
+bin=${SYNCTOP_BIN:?}
+prometheus=$(command -v prometheus || true)
+promtool=$(command -v promtool || true)
+exporter=$(command -v prometheus-node-exporter || true)
+[ -n "$prometheus" ] && [ -n "$promtool" ] && [ -n "$exporter" ] ||
+	skip_all "needs Debian's prometheus (with promtool) and prometheus-node-exporter"
+command -v python3 >/dev/null || skip_all "needs python3"
+command -v jq >/dev/null || skip_all "needs jq"
+command -v curl >/dev/null || skip_all "needs curl"
+
+tmp=$(mktemp -d)
+pids=""
+cleanup() {
+	for p in $pids; do
+		kill "$p" 2>/dev/null
+	done
+	for p in $pids; do
+		wait "$p" 2>/dev/null
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+wait_for() { # seconds command...
+	n=$(($1 * 10))
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+# shellcheck disable=SC2046 # one word per port
+set -- $(python3 -c 'import socket
+s=[socket.socket() for _ in range(2)]
+[x.bind(("127.0.0.1",0)) for x in s]
+print(" ".join(str(x.getsockname()[1]) for x in s))')
+p_text=$1 p_prom=$2
+url=http://127.0.0.1:$p_prom
+mkdir -p "$tmp/tf" "$tmp/data"
+
+# --- the past (OpenMetrics, for promtool) and the present (the textfile)
+python3 - "$tmp/past.om" "$tmp/tf/drift.prom" <<'EOF'
+import sys, time
+now = int(time.time())
+past, present = [], []
+# chrony's sign (ppm) at time t; the kernel's ratio is 1 - it * 1e-6
+drifty = lambda t: -12.5 + 2.0 * (t - now) / 3600
+steady = lambda t: -12.5
+young = lambda t: 4.0 + 60.0 * (t - now) / 3600
+kern = lambda t: 5.0 + 3.0 * (t - now) / 3600
+ticked = lambda t: 40.0 if t < now - 1800 else -60.0  # the ratio's part, around a tick move
+def ratio(f):
+    return lambda t: 1 - f(t) * 1e-6
+families = {
+    "chrony_tracking_frequency_ppms": [
+        ('instance="drifty:9123",job="chrony"', drifty, now - 2 * 86400, 60),
+        ('instance="steady:9123",job="chrony"', steady, now - 2 * 86400, 60),
+        ('instance="young:9123",job="chrony"', young, now - 300, 10),
+    ],
+    "node_timex_frequency_adjustment_ratio": [
+        ('instance="kern:9100",job="node"', ratio(kern), now - 3 * 3600, 30),
+        ('instance="ticked:9100",job="node"', ratio(ticked), now - 3 * 3600, 30),
+    ],
+    "node_timex_tick_seconds": [
+        ('instance="kern:9100",job="node"', lambda t: 0.01, now - 3 * 3600, 30),
+        ('instance="ticked:9100",job="node"', lambda t: 0.01 if t < now - 1800 else 0.009999, now - 3 * 3600, 30),
+    ],
+}
+for name, series in families.items():
+    past.append("# TYPE %s gauge" % name)
+    for labels, f, start, step in series:
+        for t in range(start, now - 20, step):  # oldest first, up to 20 s ago
+            past.append("%s{%s} %.12g %d" % (name, labels, f(t), t))
+        present.append("%s{%s} %.12g" % (name, labels, f(now)))
+past.append("# EOF")
+for i in ("drifty", "steady", "young"):
+    l = 'instance="%s:9123",job="chrony"' % i
+    present += ['chrony_up{%s} 1' % l, 'chrony_tracking_stratum{%s} 2' % l,
+                'chrony_tracking_system_time_seconds{%s} 1e-06' % l,
+                'chrony_tracking_root_delay_seconds{%s} 0.0001' % l,
+                'chrony_tracking_root_dispersion_seconds{%s} 1e-05' % l,
+                'chrony_tracking_skew_ppms{%s} 0.02' % l]
+    for a, st in (("192.168.0.1", "sync"), ("192.168.0.2", "candidate")):
+        s = l + ',source_address="%s",source_name="%s"' % (a, a)
+        present += ['chrony_sources_state_info{%s,source_mode="client",source_state="%s"} 1' % (s, st),
+                    'chrony_sources_reachability_ratio{%s} 1' % s, 'chrony_sources_reachability_success{%s} 1' % s,
+                    'chrony_sources_stratum{%s} 1' % s, 'chrony_sources_polling_interval_seconds{%s} 64' % s]
+for i in ("kern", "ticked"):
+    l = 'instance="%s:9100",job="node"' % i
+    present += ['node_timex_sync_status{%s} 1' % l, 'node_timex_status{%s} 1' % l,
+                'node_timex_offset_seconds{%s} 0' % l, 'node_timex_maxerror_seconds{%s} 0.0001' % l,
+                'node_timex_estimated_error_seconds{%s} 1e-06' % l]
+open(sys.argv[1], "w").write("\n".join(past) + "\n")
+open(sys.argv[2], "w").write("\n".join(sorted(present)) + "\n")
+EOF
+ok $? "two days of frequency series and the textfile of now written"
+"$promtool" tsdb create-blocks-from openmetrics "$tmp/past.om" "$tmp/data" >"$tmp/promtool.log" 2>&1
+ok $? "promtool backfilled them into Prometheus's database ($(grep -c '^01' "$tmp/promtool.log") blocks)"
+
+cat >"$tmp/prometheus.yml" <<EOT
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: textfile
+    honor_labels: true
+    static_configs:
+      - targets: ['127.0.0.1:$p_text']
+EOT
+"$exporter" --web.listen-address=127.0.0.1:$p_text --collector.disable-defaults --collector.textfile \
+	--collector.textfile.directory="$tmp/tf" >"$tmp/text.log" 2>&1 &
+pids="$pids $!"
+"$prometheus" --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
+	--web.listen-address=127.0.0.1:$p_prom >"$tmp/prom.log" 2>&1 &
+pids="$pids $!"
+query() { curl -s -G "$url/api/v1/query" --data-urlencode "query=$1"; }
+scraped() {
+	[ "$(query 'count(count_over_time(chrony_up[1m]) >= 3)' | jq -r '.data.result[0].value[1]' 2>/dev/null)" = 3 ] &&
+		[ "$(query 'count(count_over_time(chrony_tracking_frequency_ppms{instance="drifty:9123"}[2d]) > 2000)' |
+			jq -r '.data.result[0].value[1]' 2>/dev/null)" = 1 ]
+}
+wait_for 60 scraped
+ok $? "prometheus holds the backfilled days and scrapes the textfile"
+
+json=$tmp/once.json
+timeout 30 "$bin" --from-prometheus "$url" --once --json --log "$tmp/once.log" >"$json" 2>"$tmp/once.err"
+rc=$?
+ok $(($rc != 0)) "--once --json exits 0 (got $rc: $(head -c 300 "$tmp/once.err"))"
+node() { jq -c --arg h "$1" '.nodes[] | select(.host == $h)' "$json"; }
+near() { # value want tolerance
+	python3 -c 'import sys; v=sys.argv[1]; sys.exit(0 if v != "null" and abs(float(v) - float(sys.argv[2])) <= float(sys.argv[3]) else 1)' "$@"
+}
+codes() { node "$1" | jq -c '[.findings[]?.code] | sort'; }
+hour=$(node drifty | jq -r .frequency_drift_ppm_per_hour)
+day=$(node drifty | jq -r .frequency_drift_ppm_per_day)
+near "$hour" 2 0.05 && near "$day" 48 1
+ok $? "drifty: Prometheus's deriv says +2 ppm/h over the hour ($hour) and +48 ppm/day over the days ($day)"
+[ "$(codes drifty)" = '["chrony.drift","chrony.drift_daily"]' ] &&
+	node drifty | jq -r '.findings[] | select(.code == "chrony.drift") | .message' |
+	grep -Eq "^Frequency drifting \+(1\.99|2\.00)[0-9] ppm/h over Prometheus's last hour"
+ok $? "drifty: chrony.drift and chrony.drift_daily, judged by the SSH rules ($(codes drifty))"
+[ "$(node drifty | jq -r .status)" = warn ]
+ok $? "drifty: warn"
+[ "$(node steady | jq -c '[.frequency_drift_ppm_per_hour, .frequency_drift_ppm_per_day, .status]')" = '[0,0,"ok"]' ] &&
+	[ "$(codes steady)" = '[]' ]
+ok $? "steady: both trends known and 0, no finding ($(node steady | jq -c '[.frequency_drift_ppm_per_hour, .frequency_drift_ppm_per_day, .status, [.findings[]?.code]]'))"
+[ "$(node young | jq -c '[.frequency_drift_ppm_per_hour, .frequency_drift_ppm_per_day]')" = '[null,null]' ] &&
+	[ "$(codes young)" = '[]' ]
+ok $? "young (5 minutes of a 60 ppm/h ramp): too little history, unknown, no finding ($(node young | jq -c '[.frequency_drift_ppm_per_hour, [.findings[]?.code]]'))"
+hour=$(node kern | jq -r .frequency_drift_ppm_per_hour)
+near "$hour" 3 0.05 && [ "$(node kern | jq -r .frequency_drift_ppm_per_day)" = null ] &&
+	[ "$(codes kern)" = '["chrony.drift"]' ] && [ "$(node kern | jq -r .chrony)" = null ]
+ok $? "kern (timex only): the kernel ratio's slope read as chrony's sign, +3 ppm/h ($hour), chrony.drift; no day of it: no daily trend ($(codes kern))"
+[ "$(node ticked | jq -c '[.frequency_drift_ppm_per_hour, [.findings[]?.code]]')" = '[null,[]]' ]
+ok $? "ticked: a tick move in the hour is no trend: unknown ($(node ticked | jq -c '[.frequency_drift_ppm_per_hour, [.findings[]?.code]]'))"
+# the hour: drifty, steady, kern; the week: drifty, steady
+grep -q "prometheus: drift (hour): 3 nodes with enough history" "$tmp/once.log" &&
+	grep -q "prometheus: drift (week): 2 nodes with enough history" "$tmp/once.log"
+ok $? "one query per window for the whole fleet: $(grep 'drift (' "$tmp/once.log" | sed 's/.*prometheus: //' | tr '\n' ' ')"
+
+# --- --check: the drifting node warns, the steady one passes
+timeout 30 "$bin" --from-prometheus "$url" --check drifty >"$tmp/c.out" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "chrony.drift" "$tmp/c.out"
+ok $? "--check drifty: exit 1 with chrony.drift (got $rc: $(head -c 300 "$tmp/c.out"))"
+timeout 30 "$bin" --from-prometheus "$url" --check steady young >"$tmp/c.out" 2>&1
+rc=$?
+[ $rc = 0 ]
+ok $? "--check steady young: exit 0 (got $rc: $(head -c 300 "$tmp/c.out"))"
+timeout 30 "$bin" --from-prometheus "$url" --check kern >"$tmp/c.out" 2>&1
+rc=$?
+[ $rc = 1 ]
+ok $? "--check kern: exit 1 (got $rc: $(head -c 300 "$tmp/c.out"))"
+
+# --- live: the hour's trend at every refresh, the week's once per 10 minutes
+timeout -s INT 6 "$bin" --from-prometheus "$url" -d 1 --log "$tmp/live.log" drifty steady >"$tmp/live.out" 2>&1
+hours=$(grep -c "prometheus: drift (hour)" "$tmp/live.log")
+weeks=$(grep -c "prometheus: drift (week)" "$tmp/live.log")
+[ "$hours" -ge 3 ] && [ "$weeks" = 1 ]
+ok $? "live, a refresh a second for 6 s: the hour asked $hours times, the week once ($weeks)"
+grep -q "chrony.drift" "$tmp/live.out"
+ok $? "live plain table: drifty's chrony.drift shown"
+done_testing
