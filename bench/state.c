@@ -24,8 +24,9 @@
  * with DAYS of one sample a minute and the last hour at one a second for
  * every node, as a long run leaves it, and the writer then runs with the
  * default raw_s (an hour) unless --raw-s says otherwise; both sides' rings
- * then start full (an hour), as after an hour of polling: the health rules
- * read full rings in both, so the difference is the writer's.  --only with or
+ * then start full (an hour), as after an hour of polling, and both restore
+ * from the store (without: the writer stopped at once): the health rules
+ * read the same rings in both, so the difference is the writer's.  --only with or
  * --only without runs one side (for perf).  The prefill uses only the
  * store's put/maintain calls, so this file builds against older versions.
  *
@@ -137,10 +138,12 @@ typedef struct {
 } result;
 
 /* One run: N nodes polled every second; with a state directory if dir.
- * full_rings: every node's ring starts with an hour (the steady state: the
- * health rules then read full rings with or without a state directory;
- * with one, the restore then replaces it with the stored hour). */
-static result one_run(size_t n, double warmup, double window, const char *dir, double raw_s, bool full_rings)
+ * full_rings (the steady state): every node's ring starts with an hour,
+ * and then gets what the store in `rings_from` holds, through the same
+ * restore in both runs (without: the writer stopped at once), so the
+ * health rules read the same rings with and without the writer. */
+static result one_run(size_t n, double warmup, double window, const char *dir, double raw_s, bool full_rings,
+		      const char *rings_from)
 {
 	run_ctx r = {0};
 	result out = {0, 0};
@@ -172,6 +175,10 @@ static result one_run(size_t n, double warmup, double window, const char *dir, d
 		sched_node *sn = scheduler_add(sched, &nodes[i], NULL);
 		scheduler_attach(sn, demo_transport_new(r.loop, demo, i % per, DEMO_CONNECT_TIMEOUT_S,
 							scheduler_transport_events(), sn));
+	}
+	if (!dir && full_rings) {
+		state_run_config sc = {.dir = rings_from, .limits = {.raw_s = raw_s}, .interval_s = 1.0, .trouble = on_trouble};
+		state_run_free(state_run_start(r.loop, &sc, nodes, n, NULL), 10.0);
 	}
 	if (dir) {
 		state_run_config sc = {
@@ -398,8 +405,10 @@ int main(int argc, char **argv)
 	       n, warmup, window, runs, raw_s, prefill_days > 0 ? ", prefilled store" : "");
 	for (int i = 0; i < runs; i++) {
 		bool full = prefill_days > 0;
-		result a = strcmp(only, "with") == 0 ? (result){1, 1} : one_run(n, warmup, window, NULL, raw_s, full);
-		result b = strcmp(only, "without") == 0 ? (result){1, 1} : one_run(n, warmup, window, dir, raw_s, full);
+		result a =
+			strcmp(only, "with") == 0 ? (result){1, 1} : one_run(n, warmup, window, NULL, raw_s, full, dir);
+		result b =
+			strcmp(only, "without") == 0 ? (result){1, 1} : one_run(n, warmup, window, dir, raw_s, full, dir);
 		without[i] = a.cpu_s;
 		with[i] = b.cpu_s;
 		/* a loaded machine decodes fewer polls than N a second: compare
