@@ -24,18 +24,21 @@
  * with DAYS of one sample a minute and the last hour at one a second for
  * every node, as a long run leaves it, and the writer then runs with the
  * default raw_s (an hour) unless --raw-s says otherwise; both sides' rings
- * then start full (an hour), as after an hour of polling: the health rules
- * read full rings in both, so the difference is the writer's.  --only with or
+ * then start full (an hour), as after an hour of polling, and both restore
+ * from the store (without: the writer stopped at once): the health rules
+ * read the same rings in both, so the difference is the writer's.  --only with or
  * --only without runs one side (for perf).  The prefill uses only the
  * store's put/maintain calls, so this file builds against older versions.
  *
  *   bench/state-run [--nodes N] [--warmup S] [--window S] [--runs R] [--dir D]
  *                   [--prefill DAYS] [--raw-s S] [--only with|without]
+ *   bench/state-run --size-days DAYS [--nodes N] [--dir D]   (measure_long_run)
  */
 #include <config.h>
 
 #include <ev.h>
 #include <getopt.h>
+#include <sqlite3.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -137,10 +140,12 @@ typedef struct {
 } result;
 
 /* One run: N nodes polled every second; with a state directory if dir.
- * full_rings: every node's ring starts with an hour (the steady state: the
- * health rules then read full rings with or without a state directory;
- * with one, the restore then replaces it with the stored hour). */
-static result one_run(size_t n, double warmup, double window, const char *dir, double raw_s, bool full_rings)
+ * full_rings (the steady state): every node's ring starts with an hour,
+ * and then gets what the store in `rings_from` holds, through the same
+ * restore in both runs (without: the writer stopped at once), so the
+ * health rules read the same rings with and without the writer. */
+static result one_run(size_t n, double warmup, double window, const char *dir, double raw_s, bool full_rings,
+		      const char *rings_from)
 {
 	run_ctx r = {0};
 	result out = {0, 0};
@@ -172,6 +177,10 @@ static result one_run(size_t n, double warmup, double window, const char *dir, d
 		sched_node *sn = scheduler_add(sched, &nodes[i], NULL);
 		scheduler_attach(sn, demo_transport_new(r.loop, demo, i % per, DEMO_CONNECT_TIMEOUT_S,
 							scheduler_transport_events(), sn));
+	}
+	if (!dir && full_rings) {
+		state_run_config sc = {.dir = rings_from, .limits = {.raw_s = raw_s}, .interval_s = 1.0, .trouble = on_trouble};
+		state_run_free(state_run_start(r.loop, &sc, nodes, n, NULL), 10.0);
 	}
 	if (dir) {
 		state_run_config sc = {
@@ -342,18 +351,99 @@ out:
 	state_store_close(s);
 }
 
+/* The size of a long run, measured rather than extrapolated from a few
+ * minutes: DAYS of N nodes polled every second (all six series known, a
+ * clock check every 30 s) put through the store as the writer does (a
+ * transaction a second, the maintenance every minute at the simulated
+ * time), then each table's bytes (SQLite's dbstat).  Schema 3 only: the
+ * tables' names are this version's. */
+static int measure_long_run(const char *dir, size_t n, double days)
+{
+	char err[STATE_ERROR_LEN];
+	state_store *s = state_store_open(dir, NULL, err, sizeof err);
+	if (!s) {
+		fprintf(stderr, "state: %s\n", err);
+		return 1;
+	}
+	int64_t *ids = xcalloc(n, sizeof *ids);
+	for (size_t i = 0; i < n; i++) {
+		char name[NODE_NAME_LEN];
+		snprintf(name, sizeof name, "size-%zu", i);
+		check(s, state_store_node_id(s, name, &ids[i]));
+	}
+	double start = floor((walltime_now() - days * 86400.0) / 60.0) * 60.0, end = start + days * 86400.0;
+	double cpu0 = cpu_now();
+	for (double t = start; t < end; t += 1.0) {
+		check(s, state_store_begin(s));
+		for (size_t i = 0; i < n; i++) {
+			state_sample x = {.t = t + 0.001 * (double)i, .clock_check_s = NAN};
+			synthetic(i, t, x.value);
+			x.value[HISTORY_PTP_OFFSET_NS] = (float)(12.0 * sin(t / 7.0 + (double)i));
+			x.value[HISTORY_PATH_DELAY_NS] = (float)(480.0 + 3.0 * cos(t / 11.0));
+			x.value[HISTORY_PHC_SYS_OFFSET_NS] = (float)(-35.0 + 2.0 * sin(t / 13.0));
+			check(s, state_store_put_sample(s, ids[i], &x));
+			if (fmod(t, 30.0) == 0) {
+				state_sample c = {.t = t + 0.5 + 0.001 * (double)i, .clock_check_s = 1.5e-4f};
+				for (int k = 0; k < HISTORY_SERIES_COUNT; k++) {
+					c.value[k] = NAN;
+				}
+				check(s, state_store_put_sample(s, ids[i], &c));
+			}
+		}
+		check(s, state_store_commit(s));
+		if (fmod(t + 1.0, 60.0) == 0) {
+			check(s, state_store_maintain(s, t + 1.0));
+		}
+	}
+	state_store_close(s);
+	char path[600];
+	snprintf(path, sizeof path, "%s/%s", dir, STATE_DB_NAME);
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db,
+			       "SELECT name, sum(pgsize), (SELECT count(*) FROM samples), (SELECT count(*) FROM recent)"
+			       " FROM dbstat WHERE name IN ('samples', 'recent') GROUP BY name",
+			       -1, &st, NULL) != SQLITE_OK) {
+		fprintf(stderr, "state: %s\n", sqlite3_errmsg(db));
+		return 1;
+	}
+	double samples_b = NAN, recent_b = NAN, samples_rows = NAN, recent_rows = NAN;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		double bytes = sqlite3_column_double(st, 1);
+		samples_rows = sqlite3_column_double(st, 2);
+		recent_rows = sqlite3_column_double(st, 3);
+		*(strcmp(name, "samples") == 0 ? &samples_b : &recent_b) = bytes;
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	double per_minute = samples_b / samples_rows, per_raw = recent_b / recent_rows;
+	double day = 1440.0 * per_minute, hour = recent_b / (double)n;
+	printf("long run: %zu nodes, %g days at 1 s (%.0f s CPU): samples %.0f rows in %.1f MiB (%.1f bytes a "
+	       "minute mean), recent %.0f rows in %.1f MiB (%.1f bytes a raw row)\n",
+	       n, days, cpu_now() - cpu0, samples_rows, samples_b / 1048576.0, per_minute, recent_rows,
+	       recent_b / 1048576.0, per_raw);
+	printf("per node: %.0f KiB a day (minute means), %.0f KiB for the raw hour; 7 days: %.2f MiB per node, "
+	       "%.2f GiB for 1,024 nodes (the default bound: 1 GiB)\n",
+	       day / 1024.0, hour / 1024.0, (7 * day + hour) / 1048576.0, (7 * day + hour) * 1024.0 / 1073741824.0);
+	free(ids);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	size_t n = 1024;
 	double warmup = 15, window = 60;
 	int runs = 3;
 	const char *dir = NULL, *only = "";
-	double prefill_days = 0, raw_s = NAN;
+	double prefill_days = 0, raw_s = NAN, size_days = 0;
 	static const struct option opts[] = {
 		{"nodes", required_argument, NULL, 'n'},   {"warmup", required_argument, NULL, 'w'},
 		{"window", required_argument, NULL, 's'},  {"runs", required_argument, NULL, 'r'},
 		{"dir", required_argument, NULL, 'd'},     {"prefill", required_argument, NULL, 'p'},
 		{"raw-s", required_argument, NULL, 'R'},   {"only", required_argument, NULL, 'o'},
+		{"size-days", required_argument, NULL, 'S'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -367,6 +457,7 @@ int main(int argc, char **argv)
 		case 'p': prefill_days = strtod(optarg, NULL); break;
 		case 'R': raw_s = strtod(optarg, NULL); break;
 		case 'o': only = optarg; break;
+		case 'S': size_days = strtod(optarg, NULL); break;
 		default:
 			fprintf(stderr, "usage: state [--nodes N] [--warmup S] [--window S] [--runs R] [--dir D]"
 					" [--prefill DAYS] [--raw-s S] [--only with|without]\n");
@@ -383,6 +474,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "state: bad --runs, --nodes, --prefill or --only\n");
 		return 64;
 	}
+	if (size_days > 0) {
+		return measure_long_run(dir, n, size_days);
+	}
 	/* the first minutes: every maintenance downsamples a minute (raw_s 60);
 	 * the steady state: the default hour */
 	if (isnan(raw_s)) {
@@ -398,8 +492,10 @@ int main(int argc, char **argv)
 	       n, warmup, window, runs, raw_s, prefill_days > 0 ? ", prefilled store" : "");
 	for (int i = 0; i < runs; i++) {
 		bool full = prefill_days > 0;
-		result a = strcmp(only, "with") == 0 ? (result){1, 1} : one_run(n, warmup, window, NULL, raw_s, full);
-		result b = strcmp(only, "without") == 0 ? (result){1, 1} : one_run(n, warmup, window, dir, raw_s, full);
+		result a =
+			strcmp(only, "with") == 0 ? (result){1, 1} : one_run(n, warmup, window, NULL, raw_s, full, dir);
+		result b =
+			strcmp(only, "without") == 0 ? (result){1, 1} : one_run(n, warmup, window, dir, raw_s, full, dir);
 		without[i] = a.cpu_s;
 		with[i] = b.cpu_s;
 		/* a loaded machine decodes fewer polls than N a second: compare

@@ -4,8 +4,8 @@
  * loop); one thread owns the store and writes what is queued in one
  * transaction, at most every STATE_WRITER_COMMIT_S and at least once a
  * second while anything waits, so a crash loses about the last second.
- * Every STATE_WRITER_MAINTAIN_S it runs state_store_maintain (downsampling,
- * retention, size).  A slow disk delays the database, never the polls:
+ * Every STATE_WRITER_MAINTAIN_S it runs the store's maintenance (folding
+ * the minutes, retention, size) and updates the drift trends.  A slow disk delays the database, never the polls:
  * past queue_max samples the newest are dropped and counted.
  *
  * A failed write (full disk, corruption, a lock held too long) is told to

@@ -132,7 +132,7 @@ static void on_state_trouble(void *ctx, const char *what)
 {
 	app *a = ctx;
 	tui_warn(a->tui, what);
-	tui_set_history(a->tui, ""); /* asked for, and off */
+	tui_set_history(a->tui, state_run_active(a->state) ? state_run_dir(a->state) : ""); /* off unless retrying */
 	if (!a->tui && !a->state_trouble_told) {
 		fprintf(stderr, "synctop: %s\n", what);
 	}

@@ -2,10 +2,13 @@
  * earlier runs' history and events, then hand every new sample and event
  * to the writer thread (state_writer.h).
  *
- * Any trouble (the directory held by another synctop, a corrupt, read-only
- * or full database) is told through `trouble` and the run goes on without
- * history: state_run_active() then says false and the feed calls do
- * nothing. */
+ * A store that cannot be opened (the directory held by another synctop, a
+ * corrupt or read-only database) is told through `trouble` and the run goes
+ * on without history: state_run_active() then says false and the feed calls
+ * do nothing.  A write that fails later (a full disk) is told through
+ * `trouble` too, but the writer keeps what it could not write and retries
+ * (state_writer.h): the run stays active and the log says when writing
+ * works again. */
 #ifndef SYNCTOP_STATE_RUN_H
 #define SYNCTOP_STATE_RUN_H
 
