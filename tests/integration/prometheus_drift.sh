@@ -109,6 +109,7 @@ for i in ("drifty", "steady", "young"):
         present += ['chrony_sources_state_info{%s,source_mode="client",source_state="%s"} 1' % (s, st),
                     'chrony_sources_reachability_ratio{%s} 1' % s, 'chrony_sources_reachability_success{%s} 1' % s,
                     'chrony_sources_stratum{%s} 1' % s, 'chrony_sources_polling_interval_seconds{%s} 64' % s]
+present.append('node_uname_info{instance="kern:9100",job="node",nodename="kernhost",sysname="Linux"} 1')
 for i in ("kern", "ticked"):
     l = 'instance="%s:9100",job="node"' % i
     present += ['node_timex_sync_status{%s} 1' % l, 'node_timex_status{%s} 1' % l,
@@ -181,6 +182,13 @@ ok $? "ticked: a tick move in the hour is no trend: unknown ($(node ticked | jq 
 grep -q "prometheus: drift (hour): 3 nodes with enough history" "$tmp/once.log" &&
 	grep -q "prometheus: drift (week): 2 nodes with enough history" "$tmp/once.log"
 ok $? "one query per window for the whole fleet: $(grep 'drift (' "$tmp/once.log" | sed 's/.*prometheus: //' | tr '\n' ' ')"
+
+# --- named by node_uname_info's nodename: the exporters' trends joined on instance
+timeout 30 "$bin" --from-prometheus "$url" --prometheus-node-label nodename --once --json >"$tmp/nn.json" 2>"$tmp/nn.err"
+hour=$(jq -r '.nodes[] | select(.host == "kernhost") | .frequency_drift_ppm_per_hour' "$tmp/nn.json")
+near "$hour" 3 0.05 &&
+	near "$(jq -r '.nodes[] | select(.host == "drifty") | .frequency_drift_ppm_per_day' "$tmp/nn.json")" 48 1
+ok $? "--prometheus-node-label nodename: kern is kernhost with its +3 ppm/h ($hour); drifty, without node_uname_info, keeps its instance's name"
 
 # --- --check: the drifting node warns, the steady one passes
 timeout 30 "$bin" --from-prometheus "$url" --check drifty >"$tmp/c.out" 2>&1
