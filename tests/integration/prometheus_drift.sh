@@ -15,8 +15,10 @@
 #            +3 ppm/h; less than a day: no daily trend
 #   ticked   timex whose tick moved (chronyd past 50 ppm): the ratio's
 #            100 ppm step is no trend: unknown
-# --once --json, --check exit codes.  Every process is ours and is stopped by
-# its PID, even on failure.
+# --once --json, --check exit codes, --prometheus-node-label nodename, the
+# live view asking the hour at every refresh and the week once, and a server
+# that refuses the week's query (--query.max-samples): unknown, said on
+# stderr.  Every process is ours and is stopped by its PID, even on failure.
 set -u
 . "$(dirname "$0")/tap.sh"
 bin=${SYNCTOP_BIN:?}
@@ -137,7 +139,8 @@ EOT
 pids="$pids $!"
 "$prometheus" --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
 	--web.listen-address=127.0.0.1:$p_prom >"$tmp/prom.log" 2>&1 &
-pids="$pids $!"
+prom_pid=$!
+pids="$pids $prom_pid"
 query() { curl -s -G "$url/api/v1/query" --data-urlencode "query=$1"; }
 scraped() {
 	[ "$(query 'count(count_over_time(chrony_up[1m]) >= 3)' | jq -r '.data.result[0].value[1]' 2>/dev/null)" = 3 ] &&
@@ -212,4 +215,24 @@ weeks=$(grep -c "prometheus: drift (week)" "$tmp/live.log")
 ok $? "live, a refresh a second for 6 s: the hour asked $hours times, the week once ($weeks)"
 grep -q "chrony.drift" "$tmp/live.out"
 ok $? "live plain table: drifty's chrony.drift shown"
+
+# --- a server that refuses the week's query (too many samples for its
+# --query.max-samples): the week stays unknown and stderr says so; the hour
+# and the rest are judged as before
+kill "$prom_pid"
+wait "$prom_pid" 2>/dev/null
+"$prometheus" --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" --query.max-samples=1000 \
+	--web.listen-address=127.0.0.1:$p_prom >"$tmp/prom2.log" 2>&1 &
+prom_pid=$!
+pids="$pids $prom_pid"
+answers() { [ "$(query 'count(chrony_up)' | jq -r '.data.result[0].value[1]' 2>/dev/null)" = 3 ]; }
+wait_for 60 answers
+ok $? "prometheus restarted on the same database with --query.max-samples=1000"
+timeout 30 "$bin" --from-prometheus "$url" --once --json drifty steady >"$tmp/refused.json" 2>"$tmp/refused.err"
+rc=$?
+hour=$(jq -r '.nodes[] | select(.host == "drifty") | .frequency_drift_ppm_per_hour' "$tmp/refused.json")
+[ $rc = 0 ] && near "$hour" 2 0.05 &&
+	[ "$(jq -c '[.nodes[].frequency_drift_ppm_per_day]' "$tmp/refused.json")" = '[null,null]' ] &&
+	grep -q "the frequency's trend over the last week: .*too many samples.*chrony.drift_daily not judged" "$tmp/refused.err"
+ok $? "the week refused: daily trends unknown (null), said on stderr; the hour judged ($hour); exit $rc ($(head -c 300 "$tmp/refused.err"))"
 done_testing
