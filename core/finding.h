@@ -30,8 +30,10 @@ typedef struct {
 } finding;
 
 typedef struct {
-	int count;
 	finding items[MAX_FINDINGS];
+	/* After the items: in a node it shares a page with what follows
+	 * (node.h), not one of its own, when there are no findings. */
+	int count;
 } finding_list;
 
 #if defined(__GNUC__)

@@ -78,13 +78,15 @@ typedef struct {
 	 * node's owner (free with ssh_detail_free). */
 	struct ssh_detail *ssh_detail;
 	observation obs;            /* latest completed poll */
+	/* Right after obs: its head and count share obs's last page. */
+	node_event_log events;
 	/* The node's own findings (health.c) first, then the cluster-wide ones
 	 * (consistency.c) about how it compares with the others, most severe
-	 * first within each part; status is the worst of all. */
+	 * first within each part; status is the worst of all.  Its count is
+	 * last, on the page of the history's head. */
 	finding_list findings;
-	node_event_log events;
 	/* Before last_raw: a node whose ring is short (history_set_capacity, a
-	 * Prometheus node) then touches no page past its events. */
+	 * Prometheus node) then touches no page past it. */
 	history history;
 	char last_raw[NODE_RAW_LEN];   /* untrusted: sanitise before showing */
 } node;

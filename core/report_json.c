@@ -116,6 +116,28 @@ static json_t *ssh_detail_json(const ssh_detail *sd, bool *ok)
 	return o;
 }
 
+/* --ssh-detail: once any node was polled over SSH, every node has the key
+ * (null: not polled), so a script finds it in the same place on each. */
+static bool any_ssh_detail(const node *nodes, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (nodes[i].ssh_detail != NULL) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* One element of "nodes", for the tree and the streamed document alike. */
+static json_t *node_entry_json(const node *nd, bool details, bool *ok)
+{
+	json_t *o = node_json(nd, ok);
+	if (details && o) {
+		json_value_put(o, "ssh_detail", ssh_detail_json(nd->ssh_detail, ok), ok);
+	}
+	return o;
+}
+
 static json_t *summary_json(const cluster_summary *s, bool *ok)
 {
 	json_t *o = json_object();
@@ -153,18 +175,10 @@ json_t *report_json_build(const node *nodes, size_t n, double generated_at)
 	json_value_put(root, "version", json_integer(REPORT_JSON_VERSION), &ok);
 	json_value_put(root, "generated_at", json_value_time(generated_at), &ok);
 	json_value_put(root, "summary", summary_json(&summary, &ok), &ok);
-	/* --ssh-detail: every node has the key (null: not polled over SSH) */
-	bool details = false;
-	for (size_t i = 0; i < n && !details; i++) {
-		details = nodes[i].ssh_detail != NULL;
-	}
+	bool details = any_ssh_detail(nodes, n);
 	json_t *arr = json_array();
 	for (size_t i = 0; i < n; i++) {
-		json_t *o = node_json(&nodes[i], &ok);
-		if (details && o) {
-			json_value_put(o, "ssh_detail", ssh_detail_json(nodes[i].ssh_detail, &ok), &ok);
-		}
-		json_value_append(arr, o, &ok);
+		json_value_append(arr, node_entry_json(&nodes[i], details, &ok), &ok);
 	}
 	json_value_put(root, "nodes", arr, &ok);
 
@@ -249,8 +263,9 @@ static int write_streamed(FILE *f, const node *nodes, size_t n, double generated
 		fputs(",\n  \"nodes\": [", m);
 	}
 	free(text);
+	bool details = any_ssh_detail(nodes, n);
 	for (size_t i = 0; ok && i < n; i++) {
-		json_t *o = node_json(&nodes[i], &ok);
+		json_t *o = node_entry_json(&nodes[i], details, &ok);
 		fputs(i ? ",\n    " : "\n    ", m);
 		ok = ok && o && dump_nested(m, o, 4) == 0;
 		json_decref(o);

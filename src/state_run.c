@@ -264,6 +264,18 @@ static void feed_node(state_run *r, size_t i)
 		add_row(r, r->ids[i], &x);
 		r->clock_saved[i] = cc->t;
 	}
+	/* a source that sets the observation's check without the ring
+	 * (--from-prometheus reads synctop's exported one) */
+	const clock_check_obs *obs = &n->obs.clock;
+	if (obs->state == OBS_OK && isfinite(obs->offset_s) && isfinite(obs->measured_at) &&
+	    obs->measured_at > r->clock_saved[i]) {
+		state_sample x = {.t = obs->measured_at, .clock_check_s = (float)obs->offset_s};
+		for (int v = 0; v < HISTORY_SERIES_COUNT; v++) {
+			x.value[v] = NAN;
+		}
+		add_row(r, r->ids[i], &x);
+		r->clock_saved[i] = obs->measured_at;
+	}
 }
 
 void state_run_feed_samples(state_run *r)

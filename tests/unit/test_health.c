@@ -289,6 +289,27 @@ static void test_unknown_without_completed_poll(void **state)
 	free(n);
 }
 
+/* A poll's findings are copied into the node as far as they go: the slots
+ * past them are not written (10,000 nodes would map 2 pages each of them). */
+static void test_findings_slots_past_count_untouched(void **state)
+{
+	(void)state;
+	static const char sentinel[] = "sentinel";
+	thresholds th = defaults();
+	node *n = chrony_node();
+	n->findings.items[MAX_FINDINGS - 1].code = sentinel;
+	health_apply(n, &th);
+	assert_int_equal(n->findings.count, 0);
+	assert_ptr_equal(n->findings.items[MAX_FINDINGS - 1].code, sentinel);
+	n->obs.chrony.state = OBS_COMMAND_FAILED; /* one finding now */
+	health_apply(n, &th);
+	assert_true(n->findings.count >= 1 && n->findings.count < MAX_FINDINGS);
+	assert_ptr_equal(n->findings.items[MAX_FINDINGS - 1].code, sentinel);
+	health_drop_pending(n);
+	assert_ptr_equal(n->findings.items[MAX_FINDINGS - 1].code, sentinel);
+	free(n);
+}
+
 static void test_chrony_only_node_healthy(void **state)
 {
 	(void)state;
@@ -1699,6 +1720,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names_and_init),
 		cmocka_unit_test(test_unknown_without_completed_poll),
+		cmocka_unit_test(test_findings_slots_past_count_untouched),
 		cmocka_unit_test(test_chrony_only_node_healthy),
 		cmocka_unit_test(test_ptp_only_node_healthy),
 		cmocka_unit_test(test_nothing_running_is_crit),

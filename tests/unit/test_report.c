@@ -21,6 +21,7 @@
 #include "node.h"
 #include "report_check.h"
 #include "report_json.h"
+#include "ssh_detail.h"
 #include "report_text.h"
 
 /* cmocka 1.1.5 compares floats only as float */
@@ -1064,10 +1065,15 @@ static void test_json_write(void **state)
 	json_decref(root);
 
 	/* written a node at a time, it is the whole tree's text byte for byte,
-	 * with and without a source (a newline in a string stays escaped) */
+	 * with and without a source (a newline in a string stays escaped), and
+	 * with a node's SSH detail (--ssh-detail: every node then has the key) */
 	snprintf(nodes[1].error, sizeof nodes[1].error, "two\nlines");
 	report_json_source src = {"prometheus", (const char *const[]){"http://p:9090"}, 1, 1, "no answer"};
-	for (int with_src = 0; with_src < 2; with_src++) {
+	for (int with_src = 0; with_src < 3; with_src++) {
+		if (with_src == 2) {
+			nodes[0].ssh_detail = ssh_detail_new(nodes[0].host, 1796207930.0);
+			ssh_detail_finish(nodes[0].ssh_detail, 1796207932.0);
+		}
 		json_t *tree = report_json_build(nodes, 2, 1796207937.9999);
 		if (with_src) {
 			report_json_source *sp = &src;
@@ -1090,8 +1096,14 @@ static void test_json_write(void **state)
 		fclose(f);
 		assert_int_equal(len, strlen(want) + 1);
 		assert_memory_equal(buf, want, strlen(want));
+		if (with_src == 2) {
+			assert_non_null(strstr(want, "\"ssh_detail\": null"));
+			assert_non_null(strstr(want, "\"finished\": true"));
+		}
 		free(want);
 	}
+	ssh_detail_free(nodes[0].ssh_detail);
+	nodes[0].ssh_detail = NULL;
 	free(buf);
 
 	/* an empty fleet is still a complete document */
