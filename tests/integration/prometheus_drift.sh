@@ -18,7 +18,8 @@
 # --once --json, --check exit codes, --prometheus-node-label nodename, the
 # live view asking the hour at every refresh and the week once, and a server
 # that refuses the week's query (--query.max-samples): unknown, said on
-# stderr.  Every process is ours and is stopped by its PID, even on failure.
+# stderr; the dashboard (tmux) quit while a drift query is in flight.  Every
+# process is ours and is stopped by its PID, even on failure.
 set -u
 . "$(dirname "$0")/tap.sh"
 bin=${SYNCTOP_BIN:?}
