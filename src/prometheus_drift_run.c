@@ -52,6 +52,12 @@ static struct prom_drift_run *run_of(app *a)
 	return a->prom_drift;
 }
 
+/* Whether a trend is known and over the drift rule's limit. */
+static bool over(double ppm, double limit)
+{
+	return isfinite(ppm) && fabs(ppm) > limit;
+}
+
 static void on_drift_answer(void *ctx, const prom_matrix *m, const char *error)
 {
 	drift_ask *ask = ctx;
@@ -86,8 +92,17 @@ static void on_drift_answer(void *ctx, const prom_matrix *m, const char *error)
 		if (*field == v || (isnan(*field) && isnan(v))) {
 			continue;
 		}
+		double limit = ask->w == PROM_DRIFT_HOUR ? a->settings[i].th.chrony_drift_warn_ppm_per_hour
+							 : a->settings[i].th.chrony_drift_daily_warn_ppm;
+		bool judge = a->opt.mode != MODE_LIVE || over(*field, limit) != over(v, limit);
 		*field = v;
-		health_apply(n, &a->settings[i].th);
+		/* live, the slope moves a little at every answer: the node's next
+		 * scrape judges it (as its other values); only a finding that comes
+		 * or goes is judged now (10,000 nodes' rules at every answer would
+		 * double a refresh's work) */
+		if (judge) {
+			health_apply(n, &a->settings[i].th);
+		}
 		tui_node_changed(a->tui, n);
 	}
 	if (m) {
