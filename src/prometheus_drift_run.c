@@ -98,8 +98,8 @@ static void on_drift_answer(void *ctx, const prom_matrix *m, const char *error)
 		*field = v;
 		/* live, the slope moves a little at every answer: the node's next
 		 * scrape judges it (as its other values); only a finding that comes
-		 * or goes is judged now (10,000 nodes' rules at every answer would
-		 * double a refresh's work) */
+		 * or goes is judged now (every node's rules at every answer would
+		 * be a refresh's rule work again; not measured) */
 		if (judge) {
 			health_apply(n, &a->settings[i].th);
 		}
