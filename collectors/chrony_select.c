@@ -54,9 +54,10 @@ static bool parse_options(const text_span *f, unsigned *out)
 		{'T', CHRONY_SELECT_OPT_TRUST},
 		{'R', CHRONY_SELECT_OPT_REQUIRE},
 	};
+	unsigned bits = 0;
 	*out = 0;
 	for (int i = 0; i < 5; i++) {
-		if (f[i].n != 1) {
+		if (f[i].n != 1 || !f[i].p) {
 			return false;
 		}
 		char c = f[i].p[0];
@@ -66,8 +67,9 @@ static bool parse_options(const text_span *f, unsigned *out)
 		if (i == 4 || c != opts[i].letter) {
 			return false;
 		}
-		*out |= opts[i].bit;
+		bits |= opts[i].bit;
 	}
+	*out = bits;
 	return true;
 }
 

@@ -1536,7 +1536,7 @@ static void op_destroy(transport *t)
 static void op_describe(const transport *t, char *buf, size_t len)
 {
 	const ssh_conn *c = (const ssh_conn *)t;
-	const ssh_options *hop[16];
+	const ssh_options *hop[16] = {NULL};
 	size_t n = 0, used;
 	for (const ssh_options *v = c->opt.via; v && n < sizeof hop / sizeof hop[0]; v = v->via) {
 		hop[n++] = v;

@@ -244,8 +244,9 @@ static size_t entry_get(prom_map *m, const char *name, const char *instance)
 		return 0;
 	}
 	size_t *slot = slot_of(m, name);
-	if (*slot) {
-		return *slot;
+	size_t known = *slot;
+	if (known > 0) {
+		return known;
 	}
 	prom_index *ix = m->ix;
 	if (m->n_nodes == ix->cap) {
