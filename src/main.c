@@ -815,6 +815,9 @@ int main(int argc, char **argv)
 out:
 	/* the start-up order, undone in reverse */
 	tui_free(a.tui);
+	/* the source's pending answers are told as it is freed, and mark their
+	 * nodes changed: not on the dashboard just freed */
+	a.tui = NULL;
 	prometheus_source_free(a.source);
 	prometheus_drift_run_free(&a); /* after the source: its answers pending are told first */
 	free(a.prom_sets);

@@ -52,6 +52,12 @@ static struct prom_drift_run *run_of(app *a)
 	return a->prom_drift;
 }
 
+/* Whether a trend is known and over the drift rule's limit. */
+static bool over(double ppm, double limit)
+{
+	return isfinite(ppm) && fabs(ppm) > limit;
+}
+
 static void on_drift_answer(void *ctx, const prom_matrix *m, const char *error)
 {
 	drift_ask *ask = ctx;
@@ -59,8 +65,13 @@ static void on_drift_answer(void *ctx, const prom_matrix *m, const char *error)
 	struct prom_drift_run *r = a->prom_drift;
 	static const char *const names[] = {"hour", "week"};
 	r->pending[ask->w]--;
-	if (!m) {
-		/* the trends stay as they were: unknown, or the last answer's */
+	prom_drift_result res = {NULL, 0};
+	size_t known = 0;
+	if (m) {
+		prometheus_drift_map_matrix(m, ask->node_label, &res);
+	} else {
+		/* the trends turn unknown: a slope the server no longer gives is
+		 * not judged from an older answer */
 		log_printf("prometheus: drift (%s): %s", names[ask->w], error ? error : "no answer");
 		if (a->opt.mode != MODE_LIVE) {
 			/* not the source's error (no node's value is wrong), but said */
@@ -68,30 +79,37 @@ static void on_drift_answer(void *ctx, const prom_matrix *m, const char *error)
 					"chrony.drift%s not judged\n",
 				names[ask->w], error ? error : "no answer", ask->w == PROM_DRIFT_WEEK ? "_daily" : "");
 		}
-	} else {
-		prom_drift_result res;
-		size_t known = 0;
-		prometheus_drift_map_matrix(m, ask->node_label, &res);
-		for (size_t i = 0; i < r->n_nodes && i < a->n_nodes; i++) {
-			if (r->set_of[i] != ask->set) {
-				continue; /* another set serves it */
-			}
-			node *n = &a->nodes[i];
-			double v = prometheus_drift_find(&res, n->host);
-			double *field = ask->w == PROM_DRIFT_HOUR ? &n->history.remote_drift_hourly_ppm
-								  : &n->history.remote_drift_daily_ppm;
-			known += isfinite(v);
-			if (*field == v || (isnan(*field) && isnan(v))) {
-				continue;
-			}
-			*field = v;
-			health_apply(n, &a->settings[i].th);
-			tui_node_changed(a->tui, n);
+	}
+	for (size_t i = 0; i < r->n_nodes && i < a->n_nodes; i++) {
+		if (r->set_of[i] != ask->set) {
+			continue; /* another set serves it */
 		}
+		node *n = &a->nodes[i];
+		double v = prometheus_drift_find(&res, n->host);
+		double *field = ask->w == PROM_DRIFT_HOUR ? &n->history.remote_drift_hourly_ppm
+							  : &n->history.remote_drift_daily_ppm;
+		known += isfinite(v);
+		if (*field == v || (isnan(*field) && isnan(v))) {
+			continue;
+		}
+		double limit = ask->w == PROM_DRIFT_HOUR ? a->settings[i].th.chrony_drift_warn_ppm_per_hour
+							 : a->settings[i].th.chrony_drift_daily_warn_ppm;
+		bool judge = a->opt.mode != MODE_LIVE || over(*field, limit) != over(v, limit);
+		*field = v;
+		/* live, the slope moves a little at every answer: the node's next
+		 * scrape judges it (as its other values); only a finding that comes
+		 * or goes is judged now (every node's rules at every answer would
+		 * be a refresh's rule work again; not measured) */
+		if (judge) {
+			health_apply(n, &a->settings[i].th);
+		}
+		tui_node_changed(a->tui, n);
+	}
+	if (m) {
 		log_printf("prometheus: drift (%s): %zu nodes with enough history, answered in %.3f s%s%s",
 			   names[ask->w], known, walltime_now() - ask->asked_at, error ? "; " : "", error ? error : "");
-		prometheus_drift_free(&res);
 	}
+	prometheus_drift_free(&res);
 	if (r->waiting && r->pending[PROM_DRIFT_HOUR] + r->pending[PROM_DRIFT_WEEK] == 0) {
 		ev_break(a->loop, EVBREAK_ALL);
 	}
