@@ -1536,17 +1536,19 @@ static void op_destroy(transport *t)
 static void op_describe(const transport *t, char *buf, size_t len)
 {
 	const ssh_conn *c = (const ssh_conn *)t;
-	const ssh_options *hop[16];
 	size_t n = 0, used;
-	for (const ssh_options *v = c->opt.via; v && n < sizeof hop / sizeof hop[0]; v = v->via) {
-		hop[n++] = v;
+	for (const ssh_options *v = c->opt.via; v && n < 16; v = v->via) {
+		n++;
 	}
 	int w = snprintf(buf, len, "to %s port %d", c->opt.host, c->opt.port);
 	used = w < 0 ? 0 : (size_t)w;
-	for (size_t i = n; i-- > 0 && used < len;) {
-		const char *sep = i + 1 < n ? ", " : n > 1 ? " through jump hosts " : " through jump host ";
-		w = snprintf(buf + used, len - used, "%s%s", sep,
-			     hop[i]->jump_label[0] ? hop[i]->jump_label : hop[i]->host);
+	for (size_t k = n; k-- > 0 && used < len;) {
+		const ssh_options *hop = c->opt.via; /* k steps back from the last hop */
+		for (size_t s = 0; s < k && hop->via; s++) {
+			hop = hop->via;
+		}
+		const char *sep = k + 1 < n ? ", " : n > 1 ? " through jump hosts " : " through jump host ";
+		w = snprintf(buf + used, len - used, "%s%s", sep, hop->jump_label[0] ? hop->jump_label : hop->host);
 		used += w < 0 ? 0 : (size_t)w;
 	}
 }
