@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prometheus_map.h"
 #include "xalloc.h"
 
 /* The families, most trusted first (prometheus_history.c's order). */
@@ -98,25 +99,6 @@ int prometheus_drift_query(prom_drift_window w, const char *selector, const char
 	return (int)used;
 }
 
-/* "host:9100" -> "host", "[fe80::1]:9100" -> "fe80::1"; a bare IPv6
- * address stays as it is (prometheus_map.c names nodes so). */
-static void strip_port(const char *instance, char *out, size_t len)
-{
-	const char *colon = strrchr(instance, ':');
-	if (instance[0] == '[') {
-		const char *close = strchr(instance, ']');
-		if (close) {
-			snprintf(out, len, "%.*s", (int)(close - instance - 1), instance + 1);
-			return;
-		}
-	}
-	if (colon && strchr(instance, ':') == colon) {
-		snprintf(out, len, "%.*s", (int)(colon - instance), instance);
-		return;
-	}
-	snprintf(out, len, "%s", instance);
-}
-
 typedef const char *(*label_fn)(const void *series, const char *name);
 
 static const char *sample_label(const void *s, const char *name)
@@ -146,7 +128,7 @@ static bool node_name(const void *s, label_fn label, size_t f, const char *node_
 	if (!instance || !*instance) {
 		return false;
 	}
-	strip_port(instance, out, len);
+	prometheus_map_strip_port(instance, out, len);
 	return out[0] != '\0';
 }
 

@@ -304,9 +304,7 @@ static prom_node *node_get(prom_map *m, const char *name, const char *instance)
 	return pn;
 }
 
-/* "host:9100" -> "host", "[fe80::1]:9100" -> "fe80::1"; a bare IPv6
- * address (more than one ':') stays as it is. */
-static void strip_port(const char *instance, char *out, size_t len)
+void prometheus_map_strip_port(const char *instance, char *out, size_t len)
 {
 	const char *colon = strrchr(instance, ':');
 	if (instance[0] == '[') {
@@ -384,7 +382,7 @@ static bool exporter_node_name(const naming *nm, const prom_sample *s, char *out
 	if (!instance || !*instance) {
 		return false;
 	}
-	strip_port(instance, out, len);
+	prometheus_map_strip_port(instance, out, len);
 	return out[0] != '\0';
 }
 

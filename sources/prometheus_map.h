@@ -127,6 +127,12 @@ void prometheus_map_build_owning(prom_vector *answers[PROM_Q_COUNT], const prom_
 
 /* Node i (< n_nodes), or NULL.  From an owning map it is put together in
  * one buffer the map keeps: valid until the next call for another node. */
+/* An exporter's instance label as a node's name: "host:9100" -> "host",
+ * "[fe80::1]:9100" -> "fe80::1"; a bare IPv6 address (more than one ':')
+ * stays as it is.  Every query that names nodes by instance uses it, so a
+ * node has one name whatever it was asked about. */
+void prometheus_map_strip_port(const char *instance, char *out, size_t len);
+
 const prom_node *prometheus_map_node(const prom_map *m, size_t i);
 
 /* Node i's name without putting it together; NULL past the end. */
