@@ -114,5 +114,9 @@ int app_report_once(app *a, int status);
  * options, or the --transport-cmd template with its name filled in; NULL
  * when the template cannot be split (checked when read: never). */
 transport *app_exec_transport(app *a, const node_spec *spec, const char *command, sched_node *sn);
+/* A scheduler's configuration from the command line (interval, clock
+ * check, periods, timeout, pmc's sudo, interface, thresholds); the caller
+ * sets once and the callbacks. */
+void app_scheduler_config(const app *a, scheduler_config *cfg);
 
 #endif

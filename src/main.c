@@ -308,6 +308,20 @@ static bool checking_for(const app *a)
 	return a->opt.mode == MODE_CHECK && a->opt.check_for_s > 0;
 }
 
+void app_scheduler_config(const app *a, scheduler_config *cfg)
+{
+	scheduler_config_init(cfg);
+	cfg->interval_s = a->opt.interval_s;
+	cfg->clock_check_every_s = a->opt.clock_check_s;
+	cfg->periods = &a->opt.periods;
+	cfg->poll_timeout_s = a->opt.timeout_s;
+	cfg->pmc_sudo = a->opt.pmc_sudo;
+	if (a->opt.iface) {
+		snprintf(cfg->iface, sizeof cfg->iface, "%s", a->opt.iface);
+	}
+	cfg->thresholds = &a->th;
+}
+
 transport *app_exec_transport(app *a, const node_spec *spec, const char *command, sched_node *sn)
 {
 	const cli_options *o = &a->opt;
@@ -379,17 +393,8 @@ static int start_engine(app *a)
 		fputs("synctop: cannot start the resolver thread\n", stderr);
 		return -1;
 	}
-	scheduler_config_init(&cfg);
-	cfg.interval_s = a->opt.interval_s;
-	cfg.clock_check_every_s = a->opt.clock_check_s;
-	cfg.periods = &a->opt.periods;
-	cfg.poll_timeout_s = a->opt.timeout_s;
+	app_scheduler_config(a, &cfg);
 	cfg.once = a->opt.mode != MODE_LIVE && !checking_for(a);
-	cfg.pmc_sudo = a->opt.pmc_sudo;
-	if (a->opt.iface) {
-		snprintf(cfg.iface, sizeof cfg.iface, "%s", a->opt.iface);
-	}
-	cfg.thresholds = &a->th;
 	cfg.on_all_done = on_all_done;
 	cfg.on_update = on_update;
 	cfg.ctx = a;

@@ -158,17 +158,8 @@ static void start_poll(app *a, ssh_detail_run *r, detail_batch *b, size_t k, con
 	detail_poll *p = &b->polls[k];
 	node *n = &a->nodes[p->node_index];
 	scheduler_config cfg;
-	scheduler_config_init(&cfg);
-	cfg.interval_s = a->opt.interval_s;
-	cfg.clock_check_every_s = a->opt.clock_check_s;
-	cfg.periods = &a->opt.periods;
-	cfg.poll_timeout_s = a->opt.timeout_s;
+	app_scheduler_config(a, &cfg);
 	cfg.once = true;
-	cfg.pmc_sudo = a->opt.pmc_sudo;
-	if (a->opt.iface) {
-		snprintf(cfg.iface, sizeof cfg.iface, "%s", a->opt.iface);
-	}
-	cfg.thresholds = &a->th;
 	cfg.on_all_done = on_poll_done;
 	cfg.on_update = on_poll_update;
 	cfg.ctx = p;
