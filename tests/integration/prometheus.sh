@@ -15,16 +15,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-wait_for() { # seconds command...
-	n=$(($1 * 10))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 sweep_time() { sed -n 's/^synctop_last_sweep_timestamp_seconds //p' "$1" 2>/dev/null; }
 
 # --- once: the file is there, complete and readable, before synctop exits
@@ -42,21 +32,21 @@ ok $? "no temporary file left next to it"
 rm -f "$prom"
 "$bin" --demo -d 0.5 --prometheus "$prom" --log "$tmp/live.log" >"$tmp/live.out" 2>"$tmp/live.err" &
 pid=$!
-wait_for 20 test -s "$prom"
+tap_wait 20 test -s "$prom"
 ok $? "live: the file appears"
 first=$(sweep_time "$prom")
 newer() { t=$(sweep_time "$prom") && [ -n "$t" ] && [ "$t" != "$first" ]; }
-wait_for 10 newer
+tap_wait 10 newer
 ok $? "live: the file is rewritten (sweep time $first -> $(sweep_time "$prom"))"
 
 mv "$tmp/textfile" "$tmp/gone"
 failed() { grep -q -- "--prometheus: .*cannot create a temporary file" "$tmp/live.err"; }
-wait_for 10 failed
+tap_wait 10 failed
 ok $? "live: a failed write is reported on stderr"
 # more sweeps fail (four in 2 s on an idle machine; wait for three however
 # loaded it is), each in the log and none more on stderr
 logged() { [ "$(grep -c -- "--prometheus: .*cannot create a temporary file" "$tmp/live.log")" -ge 3 ]; }
-wait_for 30 logged &&
+tap_wait 30 logged &&
 	[ "$(grep -c -- "--prometheus:" "$tmp/live.err")" = 1 ]
 ok $? "live: stderr says it once, the log every time"
 before=$(wc -l <"$tmp/live.out")
@@ -66,7 +56,7 @@ ok $? "live: the table keeps being printed while the file cannot be written"
 
 mv "$tmp/gone" "$tmp/textfile"
 again() { grep -q -- "--prometheus: $prom written again" "$tmp/live.err"; }
-wait_for 10 again
+tap_wait 10 again
 ok $? "live: recovery is reported"
 kill -TERM "$pid"
 wait "$pid"

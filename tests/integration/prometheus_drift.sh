@@ -46,16 +46,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-wait_for() { # seconds command...
-	n=$(($1 * 10))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 # shellcheck disable=SC2046 # one word per port
 set -- $(python3 -c 'import socket
 s=[socket.socket() for _ in range(2)]
@@ -148,7 +138,7 @@ scraped() {
 		[ "$(query 'count(count_over_time(chrony_tracking_frequency_ppms{instance="drifty:9123"}[2d]) > 2000)' |
 			jq -r '.data.result[0].value[1]' 2>/dev/null)" = 1 ]
 }
-wait_for 60 scraped
+tap_wait 60 scraped
 ok $? "prometheus holds the backfilled days and scrapes the textfile"
 
 json=$tmp/once.json
@@ -227,7 +217,7 @@ wait "$prom_pid" 2>/dev/null
 prom_pid=$!
 pids="$pids $prom_pid"
 answers() { [ "$(query 'count(chrony_up)' | jq -r '.data.result[0].value[1]' 2>/dev/null)" = 3 ]; }
-wait_for 60 answers
+tap_wait 60 answers
 ok $? "prometheus restarted on the same database with --query.max-samples=1000"
 timeout 30 "$bin" --from-prometheus "$url" --once --json drifty steady >"$tmp/refused.json" 2>"$tmp/refused.err"
 rc=$?
@@ -268,7 +258,7 @@ open(sys.argv[2], "w").write(str(s.server_address[1]))
 s.serve_forever()
 EOF
 	pids="$pids $!"
-	wait_for 10 test -s "$tmp/proxy.port"
+	tap_wait 10 test -s "$tmp/proxy.port"
 	proxy=http://127.0.0.1:$(cat "$tmp/proxy.port")
 	tm() { tmux -S "$tmp/tmux.sock" "$@"; }
 	tm -f /dev/null new-session -d -s t -x 160 -y 50 \
@@ -276,11 +266,11 @@ EOF
 	screen() { tm capture-pane -p -t t 2>/dev/null; }
 	held() { grep -q "drift (hour): 2 nodes with enough history" "$tmp/tui.log" 2>/dev/null &&
 		[ "$(grep -c "refresh done" "$tmp/tui.log")" -ge 3 ] && screen | grep -q drifty; }
-	wait_for 30 held
+	tap_wait 30 held
 	ok $? "dashboard: drifty's hour known, the next drift queries held by the proxy"
 	tm send-keys -t t q
 	gone() { screen | grep -q "^EXIT="; }
-	wait_for 15 gone
+	tap_wait 15 gone
 	screen | grep -q "^EXIT=0" && ! grep -q "AddressSanitizer" "$tmp/tui.err"
 	ok $? "q with a drift query in flight: exit 0, nothing used after it was freed ($(screen | grep EXIT=; grep -m1 AddressSanitizer "$tmp/tui.err"))"
 	tm kill-server >/dev/null 2>&1

@@ -54,16 +54,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-wait_for() { # seconds command...
-	n=$(($1 * 10))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 # shellcheck disable=SC2046 # one word per port
 set -- $(python3 -c 'import socket
 s=[socket.socket() for _ in range(2)]
@@ -147,9 +137,9 @@ scraped() {
 	[ "$(query 'count(chrony_tracking_stratum)' | jq -r '.data.result[0].value[1]' 2>/dev/null)" = 2 ] &&
 		[ "$(query 'count(node_timex_status)' | jq -r '.data.result[0].value[1]' 2>/dev/null)" = 1 ]
 }
-wait_for 40 scraped
+tap_wait 40 scraped
 ok $? "prometheus, over https with basic auth, scraped the exporter"
-wait_for 10 test -s "$tmp/fake.port"
+tap_wait 10 test -s "$tmp/fake.port"
 fake=http://127.0.0.1:$(cat "$tmp/fake.port" 2>/dev/null)
 tls="--prometheus-ca $tmp/ca.pem --prometheus-basic-auth-file $tmp/basic"
 
@@ -239,7 +229,7 @@ live=$!
 pids="$pids $live"
 rows() { grep "^$1 " "$tmp/live.out" | tail -n 1; }
 tables() { [ "$(grep -c '^rb-1 ' "$tmp/live.out")" -ge 2 ]; }
-wait_for 20 tables
+tap_wait 20 tables
 ok $? "live: a table every interval ($(rows rb-1))"
 ps -ww -o args= -p "$live" >"$tmp/ps.out"
 ! grep -q "s3cret" "$tmp/ps.out" "/proc/$live/cmdline" "$tmp/live.log" "$tmp/live.out" "$tmp/live.err" &&
@@ -248,13 +238,13 @@ ok $? "the password is neither in ps, nor in --log, nor in the output (only the 
 kill "$prom_pid"
 wait "$prom_pid" 2>/dev/null
 down() { rows rb-1 | grep -q "unknown.*no usable answer from Prometheus.*Couldn't connect"; }
-wait_for 15 down
+tap_wait 15 down
 ok $? "server stopped: its nodes unknown with the source's error ($(rows rb-1 | cut -c 1-160))"
 grep -q "Couldn't connect" "$tmp/live.err"
 ok $? "... and the source's error on stderr once"
 start_prometheus
 back() { rows rb-1 | grep -q " ok "; }
-wait_for 30 back
+tap_wait 30 back
 ok $? "server started again: its nodes ok again ($(rows rb-1 | cut -c 1-120))"
 grep -q "every server answered again" "$tmp/live.err" && kill -0 "$live"
 ok $? "... said on stderr, synctop still running ($(tail -n 2 "$tmp/live.err" | tr '\n' ' '))"
@@ -270,15 +260,15 @@ wait "$prom_pid" 2>/dev/null
 late=$!
 pids="$pids $late"
 waiting() { grep -q "no usable answer yet: asking again in 1 s" "$tmp/late.err"; }
-wait_for 10 waiting
+tap_wait 10 waiting
 ok $? "live, the server down at start: said on stderr ($(head -n 2 "$tmp/late.err" | tr '\n' ' ' | cut -c 1-200))"
 start_prometheus
 late_rows() { grep "^rb-2 " "$tmp/late.out" | tail -n 1 | grep -q " ok "; }
-wait_for 30 late_rows
+tap_wait 30 late_rows
 ok $? "... its nodes once it answers ($(grep "^rb-2 " "$tmp/late.out" | tail -n 1 | cut -c 1-100))"
 kill -INT "$late"
 wait "$late"
-wait_for 30 scraped
+tap_wait 30 scraped
 
 # --- what only the fake does: each alone, then beside the real server,
 # whose nodes must stay as they were (no findings from another's trouble)
@@ -323,15 +313,15 @@ if command -v tmux >/dev/null 2>&1; then
 		"env LANG=C.UTF-8 TERM=xterm-256color $bin --from-prometheus $url --from-prometheus $fake/slow $tls --timeout 2 -d 1 --log $tmp/tui.log; echo EXIT=\$?; sleep 60"
 	screen() { tm capture-pane -p -t t 2>/dev/null; }
 	grid() { screen | grep -q "rb-1" && screen | head -n 3 | grep -q "Timeout was reached"; }
-	wait_for 20 grid
+	tap_wait 20 grid
 	ok $? "dashboard: the real server's nodes, the slow one's timeout in the header ($(screen | head -n 2 | tr -s ' ' | cut -c 1-200))"
 	sleep 1
 	in_flight() { [ "$(grep -c "refresh: " "$tmp/tui.log")" -gt "$(grep -c "refresh done" "$tmp/tui.log")" ]; }
-	wait_for 5 in_flight
+	tap_wait 5 in_flight
 	tm send-keys -t t '?'
 	help() { screen | grep -q "move the selection"; }
 	t0=$(date +%s%N)
-	wait_for 1 help
+	tap_wait 1 help
 	r=$?
 	t1=$(date +%s%N)
 	in_flight
@@ -339,7 +329,7 @@ if command -v tmux >/dev/null 2>&1; then
 	tm send-keys -t t q
 	tm send-keys -t t q
 	gone() { screen | grep -q "^EXIT=0"; }
-	wait_for 10 gone
+	tap_wait 10 gone
 	ok $? "dashboard: q quits with 0"
 	tm kill-server >/dev/null 2>&1
 else
@@ -352,7 +342,7 @@ fi
 bearer=$!
 pids="$pids $bearer"
 bearer_in() { grep -q "refresh done: 0 nodes from 1 of 1 servers$" "$tmp/bearer.log" 2>/dev/null; }
-wait_for 10 bearer_in
+tap_wait 10 bearer_in
 ok $? "a bearer token from a file: the server let us in"
 ! grep -q s3cret "$tmp/bearer.log" "$tmp/bearer.out" "/proc/$bearer/cmdline" && ! ps -ww -o args= -p "$bearer" | grep -q s3cret
 ok $? "... the token is neither in ps, nor in --log, nor in the output"

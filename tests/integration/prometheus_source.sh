@@ -64,16 +64,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-wait_for() { # seconds command...
-	n=$(($1 * 10))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 free_ports() { # how many
 	python3 -c 'import socket,sys
 s=[socket.socket() for _ in range(int(sys.argv[1]))]
@@ -199,9 +189,9 @@ scraped() {
 		[ -n "$(query 'chrony_tracking_stratum' | jq -r '.data.result[0].value[1] // empty' 2>/dev/null)" ] &&
 		[ -n "$(query 'openshift_ptp_clock_class' | jq -r '.data.result[0].value[1] // empty' 2>/dev/null)" ]
 }
-wait_for 60 scraped
+tap_wait 60 scraped
 ok $? "prometheus scraped the three node_exporters and found the dead target"
-wait_for 10 test -s "$tmp/fake.port"
+tap_wait 10 test -s "$tmp/fake.port"
 fake=http://127.0.0.1:$(cat "$tmp/fake.port" 2>/dev/null)
 
 # --- the fleet, once, as JSON
@@ -288,7 +278,7 @@ ok $? "--check -w localhost,nosuch: exit 3, the unknown node named (got $rc)"
 kill "$ptp_exporter"
 wait "$ptp_exporter" 2>/dev/null
 ptp_down() { [ "$(query 'up{job="linuxptp"}' | jq -r '.data.result[0].value[1]' 2>/dev/null)" = 0 ]; }
-wait_for 30 ptp_down
+tap_wait 30 ptp_down
 ok $? "the linuxptp target is down (up == 0)"
 timeout 30 "$bin" --from-prometheus "$url" --once --json >"$json" 2>/dev/null
 [ "$(node ptp-w0 | jq -r .reachable)" = false ] && node ptp-w0 | jq -r .error | grep -q "cannot scrape 127.0.0.1:$p_ptp (job linuxptp): up == 0" &&
@@ -339,7 +329,7 @@ ok $? "... and the good server's nodes are shown"
 live=$!
 pids="$pids $live"
 tables() { [ "$(grep -c '^127\.0\.0\.1 ' "$tmp/live.out")" -ge 3 ]; }
-wait_for 20 tables
+tap_wait 20 tables
 ok $? "live, plain text: a fresh table every interval ($(grep -c '^127\.0\.0\.1 ' "$tmp/live.out") so far)"
 kill -INT "$live"
 wait "$live"
@@ -354,10 +344,10 @@ if command -v tmux >/dev/null 2>&1; then
 		"env LANG=C.UTF-8 TERM=xterm-256color $bin --from-prometheus $url -d 1 --log $tmp/tui.log -w 127.0.0.1,gpu001,chrony-sim; echo EXIT=\$?; sleep 60"
 	screen() { tm capture-pane -p -t t 2>/dev/null; }
 	grid() { screen | grep -q "gpu001" && screen | grep -q "127\.0\.0\.1" && screen | grep -q "chrony-sim"; }
-	wait_for 20 grid
+	tap_wait 20 grid
 	ok $? "live dashboard: the grid shows the nodes Prometheus knows"
 	refreshes() { [ "$(grep -c "refresh done" "$tmp/tui.log" 2>/dev/null)" -ge 3 ]; }
-	wait_for 20 refreshes
+	tap_wait 20 refreshes
 	ok $? "live dashboard: Prometheus is read again every interval ($(grep -c "refresh done" "$tmp/tui.log") refreshes)"
 	# the drill-down of chrony-sim: its last 24 h from query_range (the
 	# TSDB holds the seconds since the first scrape, a point a second)
@@ -366,14 +356,14 @@ if command -v tmux >/dev/null 2>&1; then
 	tm send-keys -t t Enter
 	history() { screen | grep -q "History from Prometheus (last 24 h)" &&
 		screen | grep -q "Offset (node - reference), chrony_exporter, every [0-9]* s  ([0-9]* samples)"; }
-	wait_for 20 history
+	tap_wait 20 history
 	ok $? "drill-down: chrony-sim's offset over 24 h from query_range, plotted ($(screen | grep -o 'chrony_exporter, every [0-9]* s  ([0-9]* samples)' | head -1))"
 	# the plot may sit below the first page: under load the node gathers
 	# more events and connection lines above it, so page down to find it
 	axis() { screen | grep -q -- "-123.000 µs ┤"; }
 	found=1
 	for page in 1 2 3 4; do
-		wait_for 3 axis && { found=0; break; }
+		tap_wait 3 axis && { found=0; break; }
 		tm send-keys -t t NPage
 	done
 	[ "$found" = 0 ]
@@ -384,7 +374,7 @@ if command -v tmux >/dev/null 2>&1; then
 	tm send-keys -t t Escape
 	tm send-keys -t t q
 	gone() { screen | grep -q "^EXIT=0"; }
-	wait_for 10 gone
+	tap_wait 10 gone
 	ok $? "live dashboard: q quits with 0"
 	tm kill-server >/dev/null 2>&1
 else

@@ -41,16 +41,6 @@ lab_on_cleanup() {
 }
 unset SSH_AUTH_SOCK # the operator's agent must not change what is tested
 
-wait_for() { # seconds command...
-	local n=$(($1 * 10))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 free_ports() { # how many
 	python3 -c 'import socket,sys
 s=[socket.socket() for _ in range(int(sys.argv[1]))]
@@ -132,7 +122,7 @@ EOF
 ssh_opts="-F $tmp/ssh_config --known-hosts $tmp/known_hosts -l root --connect-timeout 3"
 
 synced() { ip netns exec "$ns_n" "$tmp/bin/chronyc" -c -n sources 2>/dev/null | grep -q "^\^,\*,$subnet\.1,"; }
-wait_for 40 synced
+tap_wait 40 synced
 ok $? "the lab node's chronyd selected the NTP server $subnet.1"
 
 # --- Prometheus: chrony_exporter's series for the five names
@@ -186,7 +176,7 @@ lab_pid $!
 query() { curl -s -G "$url/api/v1/query" --data-urlencode "query=$1"; }
 scraped() { [ "$(query 'count(chrony_tracking_stratum)' | jq -r '.data.result[0].value[1]' 2>/dev/null)" = 6 ] &&
 	[ "$(query 'count(node_uname_info)' | jq -r '.data.result[0].value[1]' 2>/dev/null)" = 1 ]; }
-wait_for 60 scraped
+tap_wait 60 scraped
 ok $? "prometheus scraped the six nodes' chrony series and node_uname_info"
 
 # --- --once --json --ssh-detail
@@ -248,7 +238,7 @@ if command -v tmux >/dev/null 2>&1; then
 		"env LANG=C.UTF-8 TERM=xterm-256color $bin --from-prometheus $url -d 1 --log $tmp/tui.log $ssh_opts -w sshnode,badauth,promonly; echo EXIT=\$?; sleep 60"
 	screen() { tm capture-pane -p -t "$sess" 2>/dev/null; }
 	grid() { screen | grep -q "sshnode" && screen | grep -q "badauth"; }
-	wait_for 20 grid
+	tap_wait 20 grid
 	ok $? "live dashboard: the grid shows the Prometheus nodes"
 	tm send-keys -t "$sess" / && tm send-keys -t "$sess" -l sshnode && tm send-keys -t "$sess" Enter
 	sleep 1
@@ -272,12 +262,12 @@ if command -v tmux >/dev/null 2>&1; then
 	top_has_it=$(screen | grep -c "Over SSH")
 	tm send-keys -t "$sess" S
 	shown() { screen | grep -q "Over SSH (one poll; S: poll again)"; }
-	wait_for 5 shown
+	tap_wait 5 shown
 	ok $? "S at the top of the report: it scrolls to its Over SSH section (not on the top page before: $top_has_it)"
 	[ "$top_has_it" = 0 ]
 	ok $? "... which was not on the report's first page"
 	answered() { grep -q "ssh detail: sshnode: answered" "$tmp/tui.log"; }
-	wait_for 20 answered
+	tap_wait 20 answered
 	ok $? "S: one SSH poll of sshnode, answered (--log)"
 	seek "Poll +: asked at [0-9:]+, answered in"
 	ok $? "drill-down: the Over SSH section says the poll answered"
@@ -298,14 +288,14 @@ if command -v tmux >/dev/null 2>&1; then
 	sleep 0.5
 	tm send-keys -t "$sess" S
 	failed() { grep -q "ssh detail: badauth: auth" "$tmp/tui.log"; }
-	wait_for 20 failed
+	tap_wait 20 failed
 	ok $? "S on badauth: the poll ended ($(grep "ssh detail: badauth:" "$tmp/tui.log" | tail -1 | cut -c1-160))"
 	seek "Poll +: asked at [0-9:]+, failed after" && screen | grep -qE "Error +: auth: authentication as root"
 	ok $? "S on badauth: the poll failed, its auth error shown ($(screen | grep -E 'Error +:' | head -1))"
 	tm send-keys -t "$sess" Escape
 	tm send-keys -t "$sess" q
 	gone() { screen | grep -q "^EXIT=0"; }
-	wait_for 10 gone
+	tap_wait 10 gone
 	ok $? "live dashboard: q quits with 0"
 	# --- history in the drill-down (query_range): a node named by
 	# nodename (the join on node_uname_info), sshnode's PTP offset
@@ -313,14 +303,14 @@ if command -v tmux >/dev/null 2>&1; then
 	tm new-session -d -s h -x 160 -y 60 \
 		"env LANG=C.UTF-8 TERM=xterm-256color $bin --from-prometheus $url --prometheus-node-label nodename -d 1 --log $tmp/hist.log -w $hn,sshnode; echo EXIT=\$?; sleep 60"
 	grid() { screen | grep -q "sshnode" && screen | grep -qF "$hn"; }
-	wait_for 20 grid
+	tap_wait 20 grid
 	ok $? "--prometheus-node-label nodename: the grid shows $hn (node_uname_info's nodename) and sshnode"
 	tm send-keys -t h / && tm send-keys -t h -l "^$hn" && tm send-keys -t h Enter
 	sleep 1
 	tm send-keys -t h Enter
 	hist() { grep -qF "$hn: offset history: answered" "$tmp/hist.log" &&
 		grep -qF "$hn: frequency history: answered" "$tmp/hist.log"; }
-	wait_for 20 hist
+	tap_wait 20 hist
 	ok $? "$hn (named by nodename): offset and frequency history answered ($(grep -F "$hn:" "$tmp/hist.log" | grep history | cut -c29- | tr '\n' ';'))"
 	seek "Offset \(node - reference\), chrony_exporter, every [0-9]+ s +\([0-9]+ samples\)" &&
 		screen | grep -q -- "-77.000 µs ┤"
@@ -331,7 +321,7 @@ if command -v tmux >/dev/null 2>&1; then
 	sleep 1
 	tm send-keys -t h Enter
 	ptp() { grep -q "sshnode: PTP offset history: answered" "$tmp/hist.log"; }
-	wait_for 20 ptp
+	tap_wait 20 ptp
 	ok $? "sshnode: PTP offset history answered (--log)"
 	seek "PTP offset from master \(node - master\), linuxptp-daemon, every [0-9]+ s" &&
 		screen | grep -q -- "-42 ns ┤"
@@ -346,10 +336,10 @@ if command -v tmux >/dev/null 2>&1; then
 	tm new-session -d -s g -x 160 -y 60 \
 		"env LANG=C.UTF-8 TERM=xterm-256color $bin --from-prometheus $url --prometheus-selector '{job=\"nothing\"}' --config $tmp/groups.json -d 1 --log $tmp/group.log -w sshnode; echo EXIT=\$?; sleep 60"
 	grid() { screen | grep -q "sshnode"; }
-	wait_for 20 grid
+	tap_wait 20 grid
 	tm send-keys -t g Enter
 	grouped() { grep -q "sshnode: offset history: answered" "$tmp/group.log"; }
-	wait_for 20 grouped
+	tap_wait 20 grouped
 	ok $? "a --config group's node: its history asked with the group's selector ($(grep "sshnode: offset history" "$tmp/group.log" | cut -c29- | head -1))"
 	tm send-keys -t g q
 	tm kill-server >/dev/null 2>&1
