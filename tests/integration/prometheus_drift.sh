@@ -22,6 +22,7 @@
 # process is ours and is stopped by its PID, even on failure.
 set -u
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/lab_ports.sh"
 bin=${SYNCTOP_BIN:?}
 prometheus=$(command -v prometheus || true)
 promtool=$(command -v promtool || true)
@@ -47,10 +48,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # shellcheck disable=SC2046 # one word per port
-set -- $(python3 -c 'import socket
-s=[socket.socket() for _ in range(2)]
-[x.bind(("127.0.0.1",0)) for x in s]
-print(" ".join(str(x.getsockname()[1]) for x in s))')
+set -- $(lab_free_ports 2)
 p_text=$1 p_prom=$2
 url=http://127.0.0.1:$p_prom
 mkdir -p "$tmp/tf" "$tmp/data"

@@ -16,6 +16,7 @@
 # auth of its own).  Every process is ours and is stopped by its PID.
 set -u
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/lab_ports.sh"
 bin=${SYNCTOP_BIN:?}
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -55,10 +56,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # shellcheck disable=SC2046 # one word per port
-set -- $(python3 -c 'import socket
-s=[socket.socket() for _ in range(2)]
-[x.bind(("127.0.0.1",0)) for x in s]
-print(" ".join(str(x.getsockname()[1]) for x in s))')
+set -- $(lab_free_ports 2)
 p_text=$1 p_prom=$2
 url=https://127.0.0.1:$p_prom
 

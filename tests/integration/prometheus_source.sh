@@ -16,6 +16,7 @@
 # --log.  Every process is ours and is stopped by its PID, even on failure.
 set -u
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/lab_ports.sh"
 bin=${SYNCTOP_BIN:?}
 here=$(cd "$(dirname "$0")" && pwd)
 # --- the command line, before anything is started
@@ -64,14 +65,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_ports() { # how many
-	python3 -c 'import socket,sys
-s=[socket.socket() for _ in range(int(sys.argv[1]))]
-[x.bind(("127.0.0.1",0)) for x in s]
-print(" ".join(str(x.getsockname()[1]) for x in s))' "$1"
-}
 # shellcheck disable=SC2046 # one word per port
-set -- $(free_ports 5)
+set -- $(lab_free_ports 5)
 p_node=$1 p_text=$2 p_prom=$3 p_dead=$4 p_ptp=$5
 url=http://127.0.0.1:$p_prom
 

@@ -23,6 +23,7 @@
 # Every process is ours and stopped by its PID, even on failure.
 set -u
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/lab_ports.sh"
 . "$(dirname "$0")/lab_sshd.sh"
 . "$(dirname "$0")/lab_netns.sh"
 bin=${SYNCTOP_BIN:?}
@@ -41,14 +42,8 @@ lab_on_cleanup() {
 }
 unset SSH_AUTH_SOCK # the operator's agent must not change what is tested
 
-free_ports() { # how many
-	python3 -c 'import socket,sys
-s=[socket.socket() for _ in range(int(sys.argv[1]))]
-[x.bind(("127.0.0.1",0)) for x in s]
-print(" ".join(str(x.getsockname()[1]) for x in s))' "$1"
-}
 # shellcheck disable=SC2046 # one word per port
-set -- $(free_ports 5)
+set -- $(lab_free_ports 5)
 p_text=$1 p_prom=$2 p_closed=$3 p_silent=$4 p_uname=$5
 url=http://127.0.0.1:$p_prom
 
