@@ -37,12 +37,6 @@ struct ssh_jump_pipe {
 	bool shut;       /* our end told the inner session about ch_eof */
 	bool closing;    /* libssh2_channel_free() said EAGAIN */
 	bool holds_send; /* our last call left a packet half sent (below) */
-	/* The socketpair may have bytes from the inner session: set by a read
-	 * event, cleared by a read that found none.  Every activity on the
-	 * jump session pumps every pipe on it (ssh_transport.c), and without
-	 * this each pump cost a read() that mostly found nothing: 128 system
-	 * calls per packet with 128 nodes on one connection. */
-	bool fd_readable;
 };
 
 /* libssh2 sends one packet at a time per session: a send that would block
@@ -62,10 +56,8 @@ static bool send_blocked(const ssh_jump_pipe *p)
 static void on_io(struct ev_loop *loop, ev_io *w, int revents)
 {
 	(void)loop;
+	(void)revents;
 	ssh_jump_pipe *p = w->data;
-	if (revents & EV_READ) {
-		p->fd_readable = true;
-	}
 	p->wake(p->ctx);
 }
 
@@ -98,7 +90,6 @@ ssh_jump_pipe *ssh_jump_pipe_new(struct ev_loop *loop, LIBSSH2_SESSION *session,
 	p->fd = sv[0];
 	p->wake = wake;
 	p->ctx = ctx;
-	p->fd_readable = true;
 	ev_init(&p->io, on_io);
 	p->io.data = p;
 	set_interest(p, EV_READ);
@@ -207,7 +198,7 @@ jump_pipe_status ssh_jump_pipe_pump(ssh_jump_pipe *p, bool read_socket)
 			p->to_ch_off += (size_t)n;
 			continue;
 		}
-		if (p->fd_eof || !p->fd_readable) {
+		if (p->fd_eof) {
 			break;
 		}
 		ssize_t n = read(p->fd, p->to_ch, sizeof p->to_ch);
@@ -216,11 +207,7 @@ jump_pipe_status ssh_jump_pipe_pump(ssh_jump_pipe *p, bool read_socket)
 			p->to_ch_len = (size_t)n;
 			continue;
 		}
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n < 0 && errno == EAGAIN) {
-			p->fd_readable = false; /* until the next read event */
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
 			break;
 		}
 		p->fd_eof = true; /* 0: the inner session closed its end */
