@@ -26,6 +26,25 @@ void doc_free(doc *d)
 	doc_init(d);
 }
 
+char *doc_text(const doc *d)
+{
+	size_t total = 1;
+	for (size_t i = 0; i < d->n; i++) {
+		total += d->lines[i].len + 1;
+	}
+	char *s = xmalloc(total);
+	size_t at = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->lines[i].len) {
+			memcpy(s + at, d->lines[i].text, d->lines[i].len);
+			at += d->lines[i].len;
+		}
+		s[at++] = '\n';
+	}
+	s[at] = '\0';
+	return s;
+}
+
 void doc_newline(doc *d)
 {
 	if (d->n == d->cap) {

@@ -47,4 +47,8 @@ int doc_line_width(const doc *d);
  * lines indented by `indent` spaces. */
 void doc_wrapped(doc *d, theme_role role, int indent, const char *text, int width);
 
+/* The document as plain text, each line ended by '\n' (roles dropped), in
+ * a new string the caller frees: what a test or a copy of the screen reads. */
+char *doc_text(const doc *d);
+
 #endif

@@ -106,16 +106,7 @@ static char *drill_down(const node *nd)
 	doc d;
 	doc_init(&d);
 	detail_doc_build(&d, nd, NOW, 120, false);
-	size_t total = 1;
-	for (size_t i = 0; i < d.n; i++) {
-		total += d.lines[i].len + 1;
-	}
-	char *s = calloc(1, total);
-	assert_non_null(s);
-	for (size_t i = 0; i < d.n; i++) {
-		strcat(s, d.lines[i].text);
-		strcat(s, "\n");
-	}
+	char *s = doc_text(&d);
 	doc_free(&d);
 	return s;
 }

@@ -732,21 +732,6 @@ static void test_textwidth(void **state)
 
 /* ----------------------------------------------------------------- help */
 
-static char *doc_text(const doc *d)
-{
-	size_t total = 1;
-	for (size_t i = 0; i < d->n; i++) {
-		total += d->lines[i].len + 1;
-	}
-	char *s = calloc(1, total);
-	assert_non_null(s);
-	for (size_t i = 0; i < d->n; i++) {
-		strcat(s, d->lines[i].text);
-		strcat(s, "\n");
-	}
-	return s;
-}
-
 static void test_help_lists_every_key(void **state)
 {
 	(void)state;
