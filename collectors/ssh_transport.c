@@ -354,12 +354,17 @@ static const char *failure_reason(transport_error kind)
  * the transport again from inside the callback. */
 /* An authentication failure names the ssh_config keys that would have
  * let OpenSSH in (GSSAPIAuthentication only if the server offers Kerberos). */
+static bool has_auth_advice(const ssh_conn *c)
+{
+	return (c->server_offers_gssapi && c->opt.auth_gssapi[0]) || c->opt.auth_unsupported[0];
+}
+
 static void add_auth_advice(const ssh_conn *c, char *msg, size_t len)
 {
 	const char *gss = c->server_offers_gssapi ? c->opt.auth_gssapi : "";
 	const char *other = c->opt.auth_unsupported;
 	size_t used = strlen(msg);
-	if ((gss[0] || other[0]) && used < len) {
+	if (has_auth_advice(c) && used < len) {
 		/* cut, not refused, if long: the keys come first */
 		int n = snprintf(msg + used, len - used, " (ssh_config gives it %.300s%s%.300s, which only OpenSSH can use: %s)",
 				 gss, gss[0] && other[0] ? ", " : "", other, SSH_UNSUPPORTED_AUTH_FIX);
@@ -551,10 +556,10 @@ static step_result step_auth_list(ssh_conn *c)
 	}
 	c->server_offers_gssapi = strstr(methods, "gssapi-with-mic") != NULL;
 	if (!strstr(methods, "publickey")) {
-		return fail(c, TRANSPORT_ERR_AUTH,
-			    "server does not accept public keys for %s (it offers: %s); synctop authenticates "
-			    "with ssh-agent or key files only",
-			    c->opt.user, methods);
+		/* the fix is said once: after the config's keys when it has any */
+		return fail(c, TRANSPORT_ERR_AUTH, "server does not accept public keys for %s (it offers: %s)%s%s",
+			    c->opt.user, methods, has_auth_advice(c) ? "" : "; ",
+			    has_auth_advice(c) ? "" : SSH_UNSUPPORTED_AUTH_FIX);
 	}
 	c->auth_notes[0] = '\0';
 	c->identity_index = 0;
