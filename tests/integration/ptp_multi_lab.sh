@@ -135,18 +135,24 @@ ok $? "ptp_instances lists both ptp4l: $(jq -c "$node.ptp_instances" "$tmp/out.j
 socks=$(jq -r "[$node.ptp_instances[].socket] | sort | join(\" \")" "$tmp/out.json")
 [ "$socks" = "$tmp/ptp4l-npa.sock $tmp/ptp4l-npb.sock" ]
 ok $? "each instance's socket is its config's uds_address (got $socks)"
+# a software-timestamped slave on a loaded machine can lose its lock for a
+# while (a late Sync makes the servo reset: UNCALIBRATED, then SLAVE again):
+# either is a slave port, read from its own ptp4l
 states=$(jq -r "[$node.ptp_instances[].ptp.port_state] | join(\" \")" "$tmp/out.json")
-[ "$states" = "SLAVE SLAVE" ]
-ok $? "both instances are SLAVE (got $states)"
+case $states in
+"SLAVE SLAVE" | "SLAVE UNCALIBRATED" | "UNCALIBRATED SLAVE" | "UNCALIBRATED UNCALIBRATED") true ;;
+*) false ;;
+esac
+ok $? "both instances are slave ports, SLAVE or relocking (got $states)"
 ifs=$(jq -r "[$node.ptp_instances[].ptp.ports[].interface] | sort | join(\" \")" "$tmp/out.json")
 [ "$ifs" = "pa pb" ]
 ok $? "each instance reports its own interface (got $ifs)"
 nics=$(jq -r "[$node.nics[].interface] | sort | join(\" \")" "$tmp/out.json")
 [ "$nics" = "pa pb" ]
 ok $? "nics holds both instances' interfaces (got $nics)"
-[ "$(jq -r "$node.ptp.port_state" "$tmp/out.json")" = SLAVE ] &&
+case $(jq -r "$node.ptp.port_state" "$tmp/out.json") in SLAVE | UNCALIBRATED) true ;; *) false ;; esac &&
 	[ "$(jq "[$node.ptp_instances[] | select(.primary)] | length" "$tmp/out.json")" = 1 ]
-ok $? "ptp describes one primary instance, SLAVE"
+ok $? "ptp describes one primary instance, a slave port"
 # each master announces ptp4l's default clockClass 248: one warn per instance,
 # each naming its socket
 for l in pa pb; do
@@ -171,9 +177,9 @@ jq -e "[$node.findings[] | select(.code == \"ptp.config_unreadable\" and .severi
 ok $? "ptp.config_unreadable names the missing config: $(jq -c "[$node.findings[] | {code, message}]" "$tmp/out.json" | head -c 600)"
 jq -e "$node.ptp_instances | length == 2 and
 	([.[] | select(.config_error != null and .socket == null and .ptp == null)] | length == 1) and
-	([.[] | select(.ptp.port_state == \"SLAVE\" and .socket == \"$tmp/ptp4l-npa.sock\")] | length == 1)" \
+	([.[] | select((.ptp.port_state == \"SLAVE\" or .ptp.port_state == \"UNCALIBRATED\") and .socket == \"$tmp/ptp4l-npa.sock\")] | length == 1)" \
 	"$tmp/out.json" >/dev/null
-ok $? "the other instance is still reported SLAVE; the unreadable one has no socket and no data"
+ok $? "the other instance is still reported (SLAVE or relocking); the unreadable one has no socket and no data"
 case $(jq -r "$node.status" "$tmp/out.json") in warn | crit) true ;; *) false ;; esac
 ok $? "the node is warn or crit, not ok ($(jq -r "$node.status" "$tmp/out.json"))"
 mv "$tmp/ptp4l-npb.conf.gone" "$tmp/ptp4l-npb.conf"
