@@ -25,6 +25,7 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/lab_netns.sh"
+. "$(dirname "$0")/lab_ptp.sh"
 bin=${SYNCTOP_BIN:?}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 
@@ -65,15 +66,7 @@ driftfile $tmp/drift
 EOF
 ip netns exec "$ns" setpriv --bounding-set -sys_time \
 	/usr/sbin/chronyd -x -u root -f "$tmp/chrony.conf" -l "$tmp/chronyd.log" || skip_all "chronyd did not start"
-cat >"$tmp/ptp4l.conf" <<EOF
-[global]
-uds_address $tmp/ptp4l.sock
-time_stamping software
-logSyncInterval 0
-logAnnounceInterval 0
-summary_interval 0
-use_syslog 0
-EOF
+lab_ptp4l_conf "$tmp/ptp4l.conf" "$tmp/ptp4l.sock" lone
 ip netns exec "$ns" setpriv --bounding-set -sys_time \
 	/usr/sbin/ptp4l -f "$tmp/ptp4l.conf" -i ptp0 -S -m >"$tmp/ptp4l.log" 2>&1 &
 lab_pid $!
@@ -139,7 +132,7 @@ common="--clock-check 0 --timeout 40 --connect-timeout 30"
 
 # wait for chronyd's socket and ptp4l's port to settle (a lone port: MASTER)
 for i in $(seq 40); do
-	st=$(ip netns exec "$ns" "$tmp/bin/pmc" -u -b 0 'GET PORT_DATA_SET' 2>/dev/null | awk '$1 == "portState" { print $2 }')
+	st=$(lab_ptp_state "$ns" "$tmp/ptp4l.sock")
 	[ -S "$tmp/chronyd.sock" ] && [ "$st" = MASTER ] && break
 	sleep 0.5
 done

@@ -14,6 +14,7 @@ set -u
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/lab_sshd.sh"
 . "$(dirname "$0")/lab_netns.sh"
+. "$(dirname "$0")/lab_ptp.sh"
 bin=${SYNCTOP_BIN:?}
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (network namespaces, sshd)"
@@ -41,23 +42,12 @@ ip -n "$ns_n" route add default via "$subnet.1" dev eth0
 # the client's way in
 lab_uplink "$ns_n" ssh0 9 10 30
 
-for who in m n; do
-	{
-		echo "[global]"
-		echo "uds_address $tmp/ptp4l-$who.sock"
-		echo "time_stamping software"
-		echo "logSyncInterval 0"
-		echo "logAnnounceInterval 0"
-		echo "summary_interval 0"
-		echo "use_syslog 0"
-		[ $who = m ] && echo "priority1 100"
-		[ $who = n ] && echo "slaveOnly 1"
-	} >"$tmp/ptp4l-$who.conf"
-	[ $who = n ] && continue # the node's: in its own PID namespace, below
-	ip netns exec "$lab_tag$who" setpriv --bounding-set -sys_time \
-		/usr/sbin/ptp4l -f "$tmp/ptp4l-$who.conf" -i vptp -S -m >"$tmp/ptp4l-$who.log" 2>&1 &
-	lab_pid $!
-done
+lab_ptp4l_conf "$tmp/ptp4l-m.conf" "$tmp/ptp4l-m.sock" master
+lab_ptp4l_conf "$tmp/ptp4l-n.conf" "$tmp/ptp4l-n.sock" slave
+ip netns exec "$ns_m" setpriv --bounding-set -sys_time \
+	/usr/sbin/ptp4l -f "$tmp/ptp4l-m.conf" -i vptp -S -m >"$tmp/ptp4l-m.log" 2>&1 &
+lab_pid $!
+# (the node's ptp4l: in its own PID namespace, below)
 mkdir -p "$tmp/bin"
 printf '#!/bin/sh\nexec /usr/sbin/pmc -s %s "$@"\n' "$tmp/ptp4l-n.sock" >"$tmp/bin/pmc"
 chmod 0755 "$tmp/bin/pmc"
@@ -88,16 +78,8 @@ echo "$subnet.10 $(cut -d' ' -f1,2 "$tmp/hostkey.pub")" >"$tmp/known_hosts"
 printf '{"defaults": {"expect": {"chrony": "no"}}}\n' >"$tmp/synctop.json"
 common="-F $tmp/ssh_config --known-hosts $tmp/known_hosts -i $tmp/id --config $tmp/synctop.json"
 
-# wait for the slave to lock (software timestamps: ~20-30 s)
-state=
-for i in $(seq 90); do
-	state=$(ip netns exec "$ns_n" "$tmp/bin/pmc" -u -b 0 'GET PORT_DATA_SET' 2>/dev/null |
-		awk '$1 == "portState" { print $2 }')
-	[ "$state" = SLAVE ] && break
-	sleep 1
-done
-[ "$state" = SLAVE ]
-ok $? "the lab node's ptp4l is SLAVE on vptp (it was $state)"
+lab_ptp_wait "$ns_n" SLAVE "$tmp/ptp4l-n.sock"
+ok $? "the lab node's ptp4l is SLAVE on vptp (it was $lab_ptp_states)"
 
 # shellcheck disable=SC2086
 "$bin" --once --json --clock-check 0 $common "root@$subnet.10" >"$tmp/out.json" 2>"$tmp/err"

@@ -18,6 +18,7 @@ set -u
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/lab_sshd.sh"
 . "$(dirname "$0")/lab_netns.sh"
+. "$(dirname "$0")/lab_ptp.sh"
 bin=${SYNCTOP_BIN:?}
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (network and PID namespaces, sshd)"
@@ -48,23 +49,10 @@ ip -n "$ns_n" addr add "$subnet.22/30" dev pb
 # the client's way in
 lab_uplink "$ns_n" ssh0 9 10 30
 
-ptp_conf() { # ptp_conf NAME ROLE
-	{
-		echo "# lab ptp4l $1 (ptp_multi_lab.sh)"
-		echo "[global]"
-		echo "uds_address $tmp/ptp4l-$1.sock"
-		echo "time_stamping software"
-		echo "logSyncInterval 0"
-		echo "logAnnounceInterval 0"
-		echo "summary_interval 0"
-		echo "use_syslog 0"
-		[ "$2" = master ] && echo "priority1 100"
-		[ "$2" = slave ] && echo "slaveOnly 1"
-	} >"$tmp/ptp4l-$1.conf"
-}
 for l in pa pb; do
-	ptp_conf "m$l" master
-	ptp_conf "n$l" slave
+	lab_ptp4l_conf "$tmp/ptp4l-m$l.conf" "$tmp/ptp4l-m$l.sock" master
+	# (a comment in the node's configs: the probe's config reading skips it)
+	lab_ptp4l_conf "$tmp/ptp4l-n$l.conf" "$tmp/ptp4l-n$l.sock" slave "# lab ptp4l n$l (ptp_multi_lab.sh)"
 	ip netns exec "$ns_m" setpriv --bounding-set -sys_time \
 		/usr/sbin/ptp4l -f "$tmp/ptp4l-m$l.conf" -i "$l" -S -m >"$tmp/ptp4l-m$l.log" 2>&1 &
 	lab_pid $!
@@ -101,23 +89,14 @@ ssh_node() {
 		"root@$subnet.10" "$@"
 }
 
-# wait for both slaves to lock (software timestamps: ~20-30 s)
-sa= sb=
-for i in $(seq 90); do
-	sa=$(ip netns exec "$ns_n" pmc -u -b 0 -s "$tmp/ptp4l-npa.sock" 'GET PORT_DATA_SET' 2>/dev/null |
-		awk '$1 == "portState" { print $2 }')
-	sb=$(ip netns exec "$ns_n" pmc -u -b 0 -s "$tmp/ptp4l-npb.sock" 'GET PORT_DATA_SET' 2>/dev/null |
-		awk '$1 == "portState" { print $2 }')
-	[ "$sa" = SLAVE ] && [ "$sb" = SLAVE ] && break
-	sleep 1
-done
-if ! { [ "$sa" = SLAVE ] && [ "$sb" = SLAVE ]; }; then
+lab_ptp_wait "$ns_n" SLAVE "$tmp/ptp4l-npa.sock" "$tmp/ptp4l-npb.sock"
+rc=$?
+ok $rc "both ptp4l of the node are SLAVE (pa, pb: $lab_ptp_states)"
+if [ $rc -ne 0 ]; then
 	for f in "$tmp"/ptp4l-*.log; do
 		diag "$f:" "$(tail -5 "$f")"
 	done
 fi
-[ "$sa" = SLAVE ] && [ "$sb" = SLAVE ]
-ok $? "both ptp4l of the node are SLAVE (pa: $sa, pb: $sb)"
 
 # the node's own PID namespace: its sessions see its two ptp4l only (the
 # masters and every other ptp4l on this machine are elsewhere)

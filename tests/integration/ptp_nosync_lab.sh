@@ -21,6 +21,7 @@ set -u
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/lab_sshd.sh"
 . "$(dirname "$0")/lab_netns.sh"
+. "$(dirname "$0")/lab_ptp.sh"
 bin=${SYNCTOP_BIN:?}
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (network namespaces, sshd)"
@@ -48,19 +49,9 @@ ip -n "$ns_m" link set vptp up
 # the client's way in
 lab_uplink "$ns_n" ssh0 9 10 30
 
+lab_ptp4l_conf "$tmp/ptp4l-m.conf" "$tmp/ptp4l-m.sock" master
+lab_ptp4l_conf "$tmp/ptp4l-n.conf" "$tmp/ptp4l-n.sock" slave "announceReceiptTimeout 20"
 for who in m n; do
-	{
-		echo "[global]"
-		echo "uds_address $tmp/ptp4l-$who.sock"
-		echo "time_stamping software"
-		echo "logSyncInterval 0"
-		echo "logAnnounceInterval 0"
-		echo "summary_interval 0"
-		echo "use_syslog 0"
-		[ $who = m ] && echo "priority1 100"
-		[ $who = n ] && echo "slaveOnly 1"
-		[ $who = n ] && echo "announceReceiptTimeout 20"
-	} >"$tmp/ptp4l-$who.conf"
 	ip netns exec "$lab_tag$who" setpriv --bounding-set -sys_time \
 		/usr/sbin/ptp4l -f "$tmp/ptp4l-$who.conf" -i vptp -S -m >"$tmp/ptp4l-$who.log" 2>&1 &
 	lab_pid $!
@@ -84,16 +75,8 @@ common="-F $tmp/ssh_config --known-hosts $tmp/known_hosts -i $tmp/id --config $t
 node=".nodes[0]"
 nosync="[$node.findings[] | select(.code == \"ptp.no_sync\") | .severity] | first // \"none\""
 
-# wait for the slave to lock (software timestamps: ~20-30 s)
-state=
-for _ in $(seq 90); do
-	state=$(ip netns exec "$ns_n" "$tmp/bin/pmc" -u -b 0 'GET PORT_DATA_SET' 2>/dev/null |
-		awk '$1 == "portState" { print $2 }')
-	[ "$state" = SLAVE ] && break
-	sleep 1
-done
-[ "$state" = SLAVE ]
-ok $? "the lab node's ptp4l is SLAVE on vptp (it was $state)"
+lab_ptp_wait "$ns_n" SLAVE "$tmp/ptp4l-n.sock"
+ok $? "the lab node's ptp4l is SLAVE on vptp (it was $lab_ptp_states)"
 
 # shellcheck disable=SC2086
 "$bin" --once --json --clock-check 0 $common "root@$subnet.10" >"$tmp/before.json" 2>"$tmp/err"
