@@ -24,3 +24,32 @@ SetEnv $3
 EOF
 	mkdir -p /run/sshd
 }
+
+# lab_sshd_in_pidns DIR NS [LINE...]
+#   starts DIR's sshd (lab_sshd_config's) in network namespace NS and in a
+#   PID namespace of its own, so `ps` in its sessions sees that node's
+#   daemons only (not the chronyd or ntpd of the machine running the test,
+#   nor other labs'); each LINE (sh, e.g. a daemon started with `&`) runs
+#   there first.  Root's rc files are empty in its mount namespace (lab
+#   notes pitfall 6: this machine's /root/.bashrc runs pyenv, which can
+#   block a login for 60 s).  Needs lab_netns.sh: `unshare` stays this
+#   script's child and is KILLed at cleanup (--fork ignores TERM while it
+#   waits; --kill-child takes the whole PID namespace down with it).
+lab_sshd_in_pidns() {
+	local dir=$1 ns=$2 line
+	shift 2
+	{
+		echo "#!/bin/sh"
+		echo ": >$dir/empty-rc"
+		echo "for rc in /root/.bashrc /root/.profile /root/.bash_profile /root/.bash_login; do"
+		echo "	if [ -e \$rc ]; then mount --bind $dir/empty-rc \$rc; fi"
+		echo "done"
+		for line in "$@"; do
+			echo "$line"
+		done
+		echo "exec /usr/sbin/sshd -D -f $dir/sshd_config -E $dir/sshd.log"
+	} >"$dir/node.sh"
+	chmod 0755 "$dir/node.sh"
+	unshare --pid --fork --kill-child --mount-proc ip netns exec "$ns" "$dir/node.sh" </dev/null >/dev/null 2>&1 &
+	lab_pid_kill $!
+}

@@ -54,24 +54,10 @@ chmod 0755 "$tmp/bin/pmc"
 
 lab_sshd_config "$tmp" "$subnet.10" "PATH=$tmp/bin:/usr/local/bin:/usr/bin:/bin" || exit 1
 # The node's ptp4l and sshd in a PID namespace of their own, so `ps` in its
-# ssh sessions shows that node's daemons only (not the chronyd or ntpd of
-# the machine running the test: time.conflicting_daemons otherwise).
-# unshare --fork ignores SIGTERM while it waits: the cleanup sends KILL, and
-# --kill-child takes the namespace down with it.
-cat >"$tmp/node.sh" <<EOF
-#!/bin/sh
-# this mount namespace only: root's rc files empty (lab notes pitfall 6:
-# this machine's /root/.bashrc runs pyenv, which can block a login for 60 s)
-: >$tmp/empty-rc
-for rc in /root/.bashrc /root/.profile /root/.bash_profile /root/.bash_login; do
-	if [ -e \$rc ]; then mount --bind $tmp/empty-rc \$rc; fi
-done
-setpriv --bounding-set -sys_time /usr/sbin/ptp4l -f $tmp/ptp4l-n.conf -i vptp -S -m >$tmp/ptp4l-n.log 2>&1 &
-exec /usr/sbin/sshd -D -f $tmp/sshd_config -E $tmp/sshd.log
-EOF
-chmod 0755 "$tmp/node.sh"
-unshare --pid --fork --kill-child --mount-proc ip netns exec "$ns_n" "$tmp/node.sh" </dev/null >/dev/null 2>&1 &
-lab_pid_kill $!
+# ssh sessions shows that node's daemons only (time.conflicting_daemons
+# otherwise).
+lab_sshd_in_pidns "$tmp" "$ns_n" \
+	"setpriv --bounding-set -sys_time /usr/sbin/ptp4l -f $tmp/ptp4l-n.conf -i vptp -S -m >$tmp/ptp4l-n.log 2>&1 &"
 echo "$subnet.10 $(cut -d' ' -f1,2 "$tmp/hostkey.pub")" >"$tmp/known_hosts"
 : >"$tmp/ssh_config"
 # chronyd is not this test's business (the host may run one)

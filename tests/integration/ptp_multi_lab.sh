@@ -62,23 +62,9 @@ lab_sshd_config "$tmp" "$subnet.10" "PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin
 # The node: its two ptp4l slaves and its sshd in one PID namespace of their
 # own.  The ptp4l are started the ordinary way (`ptp4l -f FILE -i IFACE`),
 # the second with the short options run together as getopt allows.
-cat >"$tmp/node.sh" <<EOF
-#!/bin/sh
-# this mount namespace only: root's rc files empty (lab notes pitfall 6:
-# this machine's /root/.bashrc runs pyenv, which can block a login for 60 s)
-: >$tmp/empty-rc
-for rc in /root/.bashrc /root/.profile /root/.bash_profile /root/.bash_login; do
-	if [ -e \$rc ]; then mount --bind $tmp/empty-rc \$rc; fi
-done
-setpriv --bounding-set -sys_time /usr/sbin/ptp4l -f $tmp/ptp4l-npa.conf -i pa -S -m >$tmp/ptp4l-npa.log 2>&1 &
-setpriv --bounding-set -sys_time /usr/sbin/ptp4l -Smf $tmp/ptp4l-npb.conf -i pb >$tmp/ptp4l-npb.log 2>&1 &
-exec /usr/sbin/sshd -D -f $tmp/sshd_config -E $tmp/sshd.log
-EOF
-chmod 0755 "$tmp/node.sh"
-# unshare first: it stays this script's child ($!), and --kill-child takes
-# the whole PID namespace down with it (`ip netns exec` forks)
-unshare --pid --fork --kill-child --mount-proc ip netns exec "$ns_n" "$tmp/node.sh" </dev/null >/dev/null 2>&1 &
-lab_pid_kill $!
+lab_sshd_in_pidns "$tmp" "$ns_n" \
+	"setpriv --bounding-set -sys_time /usr/sbin/ptp4l -f $tmp/ptp4l-npa.conf -i pa -S -m >$tmp/ptp4l-npa.log 2>&1 &" \
+	"setpriv --bounding-set -sys_time /usr/sbin/ptp4l -Smf $tmp/ptp4l-npb.conf -i pb >$tmp/ptp4l-npb.log 2>&1 &"
 echo "$subnet.10 $(cut -d' ' -f1,2 "$tmp/hostkey.pub")" >"$tmp/known_hosts"
 : >"$tmp/ssh_config"
 printf '{"defaults": {"expect": {"chrony": "no"}}}\n' >"$tmp/synctop.json"
