@@ -18,6 +18,10 @@
 # lab_uplink NS IFACE HOST NODE PREFIXLEN
 #   the client's way in: veth ${lab_tag}r in this namespace, $subnet.HOST,
 #   to IFACE in namespace NS, $subnet.NODE; both up.
+# lab_link NS_A NS_B IFACE [A_HOST B_HOST PREFIXLEN]
+#   a veth pair named IFACE at both ends between namespaces NS_A and NS_B,
+#   both up; with addresses, $subnet.A_HOST on NS_A's end and $subnet.B_HOST
+#   on NS_B's.  skip_all if there is no veth.
 # lab_pid PID...        TERMed by lab_cleanup.
 # lab_pid_kill PID...   KILLed and waited for by lab_cleanup (`unshare
 #                       --fork`, which ignores TERM while it waits; with
@@ -86,6 +90,16 @@ lab_uplink() {
 	ip link set "${lab_tag}r" up
 	ip -n "$1" addr add "$subnet.$4/$5" dev "$2"
 	ip -n "$1" link set "$2" up
+}
+
+lab_link() {
+	ip link add "$3" netns "$1" type veth peer name "$3" netns "$2" || skip_all "no veth"
+	if [ $# -ge 6 ]; then
+		ip -n "$1" addr add "$subnet.$4/$6" dev "$3"
+		ip -n "$2" addr add "$subnet.$5/$6" dev "$3"
+	fi
+	ip -n "$1" link set "$3" up
+	ip -n "$2" link set "$3" up
 }
 
 lab_pid() {

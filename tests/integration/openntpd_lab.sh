@@ -108,11 +108,7 @@ cc -shared -fPIC -O2 -o "$tmp/noadj.so" "$tmp/noadj.c" -ldl || skip_all "cannot 
 # one of this helper's /24s (10.64.3-9) that nothing here uses
 lab_subnet 10.64.3-9
 lab_netns s n
-ip link add ntp0 netns "$ns_n" type veth peer name ntp0 netns "$ns_s" || skip_all "no veth"
-ip -n "$ns_s" addr add "$subnet.1/30" dev ntp0
-ip -n "$ns_n" addr add "$subnet.2/30" dev ntp0
-ip -n "$ns_s" link set ntp0 up
-ip -n "$ns_n" link set ntp0 up
+lab_link "$ns_s" "$ns_n" ntp0 1 2 30
 lab_uplink "$ns_n" ssh0 9 10 30
 
 cat >"$tmp/chrony.conf" <<EOF

@@ -50,11 +50,7 @@ url=http://127.0.0.1:$p_prom
 # --- the lab node: sshd and a chronyd following the NTP server's
 lab_subnet 10.202.0-9
 lab_netns s n
-ip link add ntp0 netns "$ns_n" type veth peer name ntp0 netns "$ns_s" || skip_all "no veth"
-ip -n "$ns_s" addr add "$subnet.1/30" dev ntp0
-ip -n "$ns_n" addr add "$subnet.2/30" dev ntp0
-ip -n "$ns_s" link set ntp0 up
-ip -n "$ns_n" link set ntp0 up
+lab_link "$ns_s" "$ns_n" ntp0 1 2 30
 lab_uplink "$ns_n" ssh0 9 10 30
 cat >"$tmp/server.conf" <<EOF
 local stratum 2

@@ -30,14 +30,8 @@ ns_n=${lab_tag}n
 lab_subnet 10.200.0-9
 lab_netns m n
 # the PTP link (not the default route) and the default route's link
-ip link add vptp netns "$ns_n" type veth peer name vptp netns "$ns_m" || skip_all "no veth"
-ip link add eth0 netns "$ns_n" type veth peer name eth0 netns "$ns_m"
-ip -n "$ns_n" link set vptp up
-ip -n "$ns_m" link set vptp up
-ip -n "$ns_n" link set eth0 up
-ip -n "$ns_m" link set eth0 up
-ip -n "$ns_n" addr add "$subnet.2/30" dev eth0
-ip -n "$ns_m" addr add "$subnet.1/30" dev eth0
+lab_link "$ns_n" "$ns_m" vptp
+lab_link "$ns_m" "$ns_n" eth0 1 2 30
 ip -n "$ns_n" route add default via "$subnet.1" dev eth0
 # the client's way in
 lab_uplink "$ns_n" ssh0 9 10 30

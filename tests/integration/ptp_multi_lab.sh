@@ -35,17 +35,10 @@ ns_n=${lab_tag}n
 lab_subnet 10.61.0-9
 lab_netns m n
 # two PTP links, one per ptp4l
-for l in pa pb; do
-	ip link add "$l" netns "$ns_n" type veth peer name "$l" netns "$ns_m" || skip_all "no veth"
-	ip -n "$ns_n" link set "$l" up
-	ip -n "$ns_m" link set "$l" up
-done
 # an address on each side: a master in a namespace without any IPv4 address
 # sends its multicast Announces from 0.0.0.0, which the slave never takes
-ip -n "$ns_m" addr add "$subnet.17/30" dev pa
-ip -n "$ns_n" addr add "$subnet.18/30" dev pa
-ip -n "$ns_m" addr add "$subnet.21/30" dev pb
-ip -n "$ns_n" addr add "$subnet.22/30" dev pb
+lab_link "$ns_m" "$ns_n" pa 17 18 30
+lab_link "$ns_m" "$ns_n" pb 21 22 30
 # the client's way in
 lab_uplink "$ns_n" ssh0 9 10 30
 

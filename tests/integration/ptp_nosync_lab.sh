@@ -39,13 +39,9 @@ lab_on_cleanup() {
 # one of this test's /24s that nothing here uses
 lab_subnet 10.201.0-9
 lab_netns m n
-ip link add vptp netns "$ns_n" type veth peer name vptp netns "$ns_m" || skip_all "no veth"
 # ptp4l's UDPv4 transport needs an address on the link: without one the
 # slave never hears the master's Announce messages here
-ip -n "$ns_m" addr add "$subnet.1/30" dev vptp
-ip -n "$ns_n" addr add "$subnet.2/30" dev vptp
-ip -n "$ns_n" link set vptp up
-ip -n "$ns_m" link set vptp up
+lab_link "$ns_m" "$ns_n" vptp 1 2 30
 # the client's way in
 lab_uplink "$ns_n" ssh0 9 10 30
 
