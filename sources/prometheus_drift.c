@@ -26,41 +26,74 @@ static const struct {
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
+/* deriv's seconds in the unit judged, and the samples the window needs */
 static const struct {
-	double range_s, min_span_s, per; /* per: deriv's seconds in the unit judged */
+	double per;
 	int min_samples;
 } windows[PROM_DRIFT_COUNT] = {
-	[PROM_DRIFT_HOUR] = {PROM_DRIFT_HOUR_RANGE_S, PROM_DRIFT_HOUR_MIN_SPAN_S, 3600.0, PROM_DRIFT_MIN_SAMPLES},
+	[PROM_DRIFT_HOUR] = {3600.0, PROM_DRIFT_MIN_SAMPLES},
 	/* the week's count is implied by a sample a day old and a fresh one;
 	 * a second scan of a week of samples is not asked for it */
-	[PROM_DRIFT_WEEK] = {PROM_DRIFT_WEEK_RANGE_S, PROM_DRIFT_WEEK_MIN_SPAN_S, 86400.0, 0},
+	[PROM_DRIFT_WEEK] = {86400.0, 0},
 };
 
+prom_drift_span prometheus_drift_span(prom_drift_window w, const thresholds *th)
+{
+	if (w == PROM_DRIFT_HOUR) {
+		return (prom_drift_span){th->chrony_drift_window_s, th->chrony_drift_min_span_s};
+	}
+	return (prom_drift_span){PROM_DRIFT_WEEK_RANGE_S, PROM_DRIFT_WEEK_MIN_SPAN_S};
+}
+
+bool prometheus_drift_span_askable(prom_drift_span span)
+{
+	/* PromQL's ranges are whole milliseconds, and not empty */
+	return isfinite(span.range_s) && isfinite(span.min_span_s) && span.range_s >= 0.001 &&
+	       span.range_s - (span.min_span_s > 0 ? span.min_span_s : 0) >= 0.001;
+}
+
+/* A PromQL duration: whole seconds as "3600s" (what the docs show), else
+ * whole milliseconds (PromQL's finest unit). */
+static void duration(double s, char *out, size_t len)
+{
+	if (s == floor(s)) {
+		snprintf(out, len, "%.0fs", s);
+	} else {
+		snprintf(out, len, "%.0fms", round(s * 1000.0));
+	}
+}
+
 /* One family's part of the query, appended at buf + *used. */
-static bool family_part(size_t f, prom_drift_window w, const char *sel, const char *node_label, char *buf,
-			size_t len, size_t *used)
+static bool family_part(size_t f, prom_drift_window w, prom_drift_span span, const char *sel,
+			const char *node_label, char *buf, size_t len, size_t *used)
 {
 	char expr[2048], cond[1024] = "", tick[512] = "";
 	const char *m = families[f].metric;
-	double range = windows[w].range_s, older = range - windows[w].min_span_s, min_span = windows[w].min_span_s;
+	/* at least a sample as old as the span needs: one in the range up to
+	 * min_span ago (a span of 0: the whole range) */
+	double min_span = span.min_span_s > 0 ? span.min_span_s : 0;
+	char range[32], older[32], offset[32];
+	duration(span.range_s, range, sizeof range);
+	duration(span.range_s - min_span, older, sizeof older);
+	duration(min_span, offset, sizeof offset);
 	int n;
 	if (windows[w].min_samples > 0) {
-		n = snprintf(cond, sizeof cond, " and count_over_time(%s%s[%.0fs]) >= %d", m, sel, range,
+		n = snprintf(cond, sizeof cond, " and count_over_time(%s%s[%s]) >= %d", m, sel, range,
 			     windows[w].min_samples);
 		if (n < 0 || (size_t)n >= sizeof cond) {
 			return false;
 		}
 	}
 	if (families[f].tick) {
-		n = snprintf(tick, sizeof tick, " unless changes(node_timex_tick_seconds%s[%.0fs]) > 0", sel, range);
+		n = snprintf(tick, sizeof tick, " unless changes(node_timex_tick_seconds%s[%s]) > 0", sel, range);
 		if (n < 0 || (size_t)n >= sizeof tick) {
 			return false;
 		}
 	}
 	/* deriv: least squares per second; times per and the unit's ppm */
 	n = snprintf(expr, sizeof expr,
-		     "(deriv(%s%s[%.0fs]) * %.17g%s and count_over_time(%s%s[%.0fs] offset %.0fs) > 0%s)", m, sel,
-		     range, windows[w].per * families[f].ppm_per_unit, cond, m, sel, older, min_span, tick);
+		     "(deriv(%s%s[%s]) * %.17g%s and count_over_time(%s%s[%s] offset %s) > 0%s)", m, sel, range,
+		     windows[w].per * families[f].ppm_per_unit, cond, m, sel, older, offset, tick);
 	if (n < 0 || (size_t)n >= sizeof expr) {
 		return false;
 	}
@@ -83,20 +116,45 @@ static bool family_part(size_t f, prom_drift_window w, const char *sel, const ch
 	return true;
 }
 
-int prometheus_drift_query(prom_drift_window w, const char *selector, const char *node_label, char *buf,
-			   size_t len)
+int prometheus_drift_query(prom_drift_window w, prom_drift_span span, const char *selector, const char *node_label,
+			   char *buf, size_t len)
 {
 	size_t used = 0;
-	if (w >= PROM_DRIFT_COUNT || len == 0) {
+	if (w >= PROM_DRIFT_COUNT || len == 0 || !prometheus_drift_span_askable(span)) {
 		return -1;
 	}
 	buf[0] = '\0';
 	for (size_t f = 0; f < N_FAMILIES; f++) {
-		if (!family_part(f, w, selector ? selector : "", node_label, buf, len, &used)) {
+		if (!family_part(f, w, span, selector ? selector : "", node_label, buf, len, &used)) {
 			return -1;
 		}
 	}
 	return (int)used;
+}
+
+size_t prometheus_drift_plan(const prom_drift_key *keys, size_t n, size_t *query_of, size_t **first)
+{
+	/* few distinct keys (a server set and window per --config group at
+	 * most): a linear search per node */
+	size_t n_queries = 0, cap = 0;
+	*first = NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t q = 0;
+		while (q < n_queries && !(keys[(*first)[q]].set == keys[i].set &&
+					  keys[(*first)[q]].span.range_s == keys[i].span.range_s &&
+					  keys[(*first)[q]].span.min_span_s == keys[i].span.min_span_s)) {
+			q++;
+		}
+		if (q == n_queries) {
+			if (n_queries == cap) {
+				cap = cap ? cap * 2 : 4;
+				*first = xrealloc(*first, cap * sizeof **first);
+			}
+			(*first)[n_queries++] = i;
+		}
+		query_of[i] = q;
+	}
+	return n_queries;
 }
 
 typedef const char *(*label_fn)(const void *series, const char *name);

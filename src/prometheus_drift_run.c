@@ -18,8 +18,18 @@
 #include "walltime.h"
 #include "xalloc.h"
 
+/* Per window, the queries that ask it (prometheus_drift_plan): one per
+ * server set and span among the nodes, so a --config group's own window
+ * (chrony_drift_window_s, chrony_drift_min_span_s) is asked of its own
+ * servers, with its own selector and naming. */
+typedef struct {
+	size_t *query_of;        /* each model node's query */
+	prom_drift_key *keys;    /* each query's */
+	size_t n_queries;
+} drift_plan;
+
 struct prom_drift_run {
-	size_t *set_of;          /* each model node's server set (prometheus_history_origin) */
+	drift_plan plan[PROM_DRIFT_COUNT];
 	size_t n_nodes;
 	double week_asked_at;    /* NAN: never */
 	size_t pending[PROM_DRIFT_COUNT];
@@ -28,11 +38,28 @@ struct prom_drift_run {
 
 typedef struct {
 	app *a;
-	size_t set;
+	size_t query;            /* in plan[w] */
 	prom_drift_window w;
 	const char *node_label;
 	double asked_at;         /* walltime, for the log: the server's cost shows */
 } drift_ask;
+
+static void make_plan(app *a, prom_drift_window w, const size_t *set_of, drift_plan *p)
+{
+	prom_drift_key *keys = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof *keys);
+	size_t *first = NULL;
+	for (size_t i = 0; i < a->n_nodes; i++) {
+		keys[i] = (prom_drift_key){set_of[i], prometheus_drift_span(w, &a->settings[i].th)};
+	}
+	p->query_of = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof *p->query_of);
+	p->n_queries = prometheus_drift_plan(keys, a->n_nodes, p->query_of, &first);
+	p->keys = xcalloc(p->n_queries ? p->n_queries : 1, sizeof *p->keys);
+	for (size_t q = 0; q < p->n_queries; q++) {
+		p->keys[q] = keys[first[q]];
+	}
+	free(first);
+	free(keys);
+}
 
 static struct prom_drift_run *run_of(app *a)
 {
@@ -40,16 +67,29 @@ static struct prom_drift_run *run_of(app *a)
 		struct prom_drift_run *r = xcalloc(1, sizeof *r);
 		r->week_asked_at = NAN;
 		r->n_nodes = a->n_nodes;
-		r->set_of = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof *r->set_of);
+		size_t *set_of = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof *set_of);
 		for (size_t i = 0; i < a->n_nodes; i++) {
 			prom_history_origin origin;
 			prometheus_history_origin(a->conf, a->nodes[i].host, a->opt.n_prom_urls, a->opt.prom_selector,
 						  a->opt.prom_node_label, &origin);
-			r->set_of[i] = origin.set;
+			set_of[i] = origin.set;
 		}
+		for (int w = 0; w < PROM_DRIFT_COUNT; w++) {
+			make_plan(a, (prom_drift_window)w, set_of, &r->plan[w]);
+		}
+		free(set_of);
 		a->prom_drift = r;
 	}
 	return a->prom_drift;
+}
+
+/* Who serves a set, for the log. */
+static const char *set_name(const app *a, size_t set)
+{
+	if (a->opt.n_prom_urls && set == 0) {
+		return "the command line's servers";
+	}
+	return a->prom_set_names[set - (a->opt.n_prom_urls ? 1 : 0)];
 }
 
 /* Whether a trend is known and over the drift rule's limit. */
@@ -81,8 +121,8 @@ static void on_drift_answer(void *ctx, const prom_matrix *m, const char *error)
 		}
 	}
 	for (size_t i = 0; i < r->n_nodes && i < a->n_nodes; i++) {
-		if (r->set_of[i] != ask->set) {
-			continue; /* another set serves it */
+		if (r->plan[ask->w].query_of[i] != ask->query) {
+			continue; /* another set or window serves it */
 		}
 		node *n = &a->nodes[i];
 		double v = prometheus_drift_find(&res, n->host);
@@ -106,8 +146,11 @@ static void on_drift_answer(void *ctx, const prom_matrix *m, const char *error)
 		tui_node_changed(a->tui, n);
 	}
 	if (m) {
-		log_printf("prometheus: drift (%s): %zu nodes with enough history, answered in %.3f s%s%s",
-			   names[ask->w], known, walltime_now() - ask->asked_at, error ? "; " : "", error ? error : "");
+		const prom_drift_key *k = &r->plan[ask->w].keys[ask->query];
+		log_printf("prometheus: drift (%s): %zu nodes with enough history, answered in %.3f s "
+			   "(%g s window, %g s of history needed, from %s)%s%s",
+			   names[ask->w], known, walltime_now() - ask->asked_at, k->span.range_s, k->span.min_span_s,
+			   set_name(a, k->set), error ? "; " : "", error ? error : "");
 	}
 	prometheus_drift_free(&res);
 	if (r->waiting && r->pending[PROM_DRIFT_HOUR] + r->pending[PROM_DRIFT_WEEK] == 0) {
@@ -116,12 +159,14 @@ static void on_drift_answer(void *ctx, const prom_matrix *m, const char *error)
 	free(ask);
 }
 
-/* Window w asked of every set, each with its own selector and naming. */
+/* Window w asked of every set its nodes are served by, each with its own
+ * selector and naming, once per span its nodes' groups set. */
 static void ask_window(app *a, prom_drift_window w, double now)
 {
 	struct prom_drift_run *r = a->prom_drift;
-	size_t n_sets = (a->opt.n_prom_urls ? 1 : 0) + a->n_prom_sets;
-	for (size_t set = 0; set < n_sets; set++) {
+	const drift_plan *p = &r->plan[w];
+	for (size_t q = 0; q < p->n_queries; q++) {
+		size_t set = p->keys[q].set;
 		const char *selector = a->opt.prom_selector, *node_label = a->opt.prom_node_label;
 		if (set > 0 || !a->opt.n_prom_urls) {
 			const prometheus_server_set *s = &a->prom_sets[set - (a->opt.n_prom_urls ? 1 : 0)];
@@ -129,12 +174,19 @@ static void ask_window(app *a, prom_drift_window w, double now)
 			node_label = s->node_label;
 		}
 		char promql[16384];
-		if (prometheus_drift_query(w, selector ? selector : "", node_label, promql, sizeof promql) < 0) {
+		if (!prometheus_drift_span_askable(p->keys[q].span)) {
+			/* the SSH rule would never judge it either */
+			log_printf("prometheus: drift: a window of %g s needing %g s of history is never judged",
+				   p->keys[q].span.range_s, p->keys[q].span.min_span_s);
+			continue;
+		}
+		if (prometheus_drift_query(w, p->keys[q].span, selector ? selector : "", node_label, promql,
+					   sizeof promql) < 0) {
 			log_printf("prometheus: drift: the query does not fit");
 			continue;
 		}
 		drift_ask *ask = xcalloc(1, sizeof *ask);
-		*ask = (drift_ask){a, set, w, node_label, walltime_now()};
+		*ask = (drift_ask){a, q, w, node_label, walltime_now()};
 		r->pending[w]++;
 		/* a range of one instant: each series' value now */
 		prometheus_source_query_range_in(a->source, set, promql, now, now, 60, 1, on_drift_answer, ask);
@@ -185,7 +237,10 @@ void prometheus_drift_run_wait(app *a, double timeout_s)
 void prometheus_drift_run_free(app *a)
 {
 	if (a->prom_drift) {
-		free(a->prom_drift->set_of);
+		for (int w = 0; w < PROM_DRIFT_COUNT; w++) {
+			free(a->prom_drift->plan[w].query_of);
+			free(a->prom_drift->plan[w].keys);
+		}
 		free(a->prom_drift);
 		a->prom_drift = NULL;
 	}

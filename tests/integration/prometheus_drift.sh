@@ -15,7 +15,8 @@
 #            +3 ppm/h; less than a day: no daily trend
 #   ticked   timex whose tick moved (chronyd past 50 ppm): the ratio's
 #            100 ppm step is no trend: unknown
-# --once --json, --check exit codes, --prometheus-node-label nodename, the
+# --once --json, --check exit codes, --prometheus-node-label nodename,
+# --config groups with their own drift windows, limits and servers, the
 # live view asking the hour at every refresh and the week once, and a server
 # that refuses the week's query (--query.max-samples): unknown, said on
 # stderr; the dashboard (tmux) quit while a drift query is in flight.  Every
@@ -195,6 +196,51 @@ timeout 30 "$bin" --from-prometheus "$url" --check kern >"$tmp/c.out" 2>&1
 rc=$?
 [ $rc = 1 ]
 ok $? "--check kern: exit 1 (got $rc: $(head -c 300 "$tmp/c.out"))"
+
+# --- --config groups: a group's own drift settings judge its nodes as they
+# would over SSH, and each (server set, window) pair gets its own query:
+#   short   young, a 4-minute window needing 2 minutes: its ramp is a trend
+#   loose   drifty, warn above 5 ppm/h and 100 ppm/day: no finding
+#   kernel  kern, read through its own servers with {job="node"}, a
+#           30-minute window: +3 ppm/h still
+cat >"$tmp/groups.json" <<EOT
+{"groups": [
+  {"name": "short", "hosts": "young",
+   "thresholds": {"chrony_drift_window_s": 240, "chrony_drift_min_span_s": 120}},
+  {"name": "loose", "hosts": "drifty",
+   "thresholds": {"chrony_drift_warn_ppm_per_hour": 5, "chrony_drift_daily_warn_ppm": 100}},
+  {"name": "kernel", "hosts": "kern",
+   "prometheus": {"url": "$url", "selector": "{job=\"node\"}"},
+   "thresholds": {"chrony_drift_window_s": 1800}}]}
+EOT
+timeout 30 "$bin" --config "$tmp/groups.json" --from-prometheus "$url" --once --json --log "$tmp/groups.log" \
+	>"$tmp/groups.out" 2>"$tmp/groups.err"
+rc=$?
+gnode() { jq -c --arg h "$1" '.nodes[] | select(.host == $h)' "$tmp/groups.out"; }
+gcodes() { gnode "$1" | jq -c '[.findings[]?.code] | sort'; }
+hour=$(gnode young | jq -r .frequency_drift_ppm_per_hour)
+python3 -c 'import sys; sys.exit(0 if sys.argv[1] != "null" and float(sys.argv[1]) > 10 else 1)' "$hour" &&
+	[ "$(gcodes young)" = '["chrony.drift"]' ] &&
+	gnode young | jq -r '.findings[] | select(.code == "chrony.drift") | .message' |
+	grep -q "over Prometheus's last 4 min"
+ok $? "group short: young's ramp over its own 4-minute window is a trend (+$hour ppm/h), chrony.drift says the window ($(gcodes young); rc $rc: $(head -c 200 "$tmp/groups.err"))"
+near "$(gnode drifty | jq -r .frequency_drift_ppm_per_hour)" 2 0.05 && [ "$(gcodes drifty)" = '[]' ] &&
+	[ "$(gnode drifty | jq -r .status)" = ok ]
+ok $? "group loose: drifty's +2 ppm/h and 48 ppm/day under its own limits: no finding ($(gcodes drifty))"
+hour=$(gnode kern | jq -r .frequency_drift_ppm_per_hour)
+near "$hour" 3 0.05 && [ "$(gcodes kern)" = '["chrony.drift"]' ] &&
+	gnode kern | jq -r '.findings[] | select(.code == "chrony.drift") | .message' | grep -q "last 30 min"
+ok $? "group kernel: kern from its own servers and selector over 30 minutes: +3 ppm/h ($hour), chrony.drift"
+[ "$(gnode steady | jq -c '[.frequency_drift_ppm_per_hour, .status]')" = '[0,"ok"]' ]
+ok $? "steady, in no group: the command line's hour as before"
+# hour: the command line's servers (steady, ticked), short's 240 s window,
+# loose's default one (the command line's, shared), kernel's own servers;
+# week: the command line's and kernel's
+grep -q 'drift (hour): 1 nodes .*(240 s window, 120 s of history needed, from the command line' "$tmp/groups.log" &&
+	grep -q 'drift (hour): 1 nodes .*(1800 s window, 600 s of history needed, from --config group "kernel")' "$tmp/groups.log" &&
+	grep -q 'drift (hour): 2 nodes .*(3600 s window, 600 s of history needed, from the command line' "$tmp/groups.log" &&
+	[ "$(grep -c 'drift (hour)' "$tmp/groups.log")" = 3 ] && [ "$(grep -c 'drift (week)' "$tmp/groups.log")" = 2 ]
+ok $? "one query per server set and window: $(grep 'drift (' "$tmp/groups.log" | sed 's/.*prometheus: //' | tr '\n' ' ')"
 
 # --- live: the hour's trend at every refresh, the week's once per 10 minutes
 timeout -s INT 6 "$bin" --from-prometheus "$url" -d 1 --log "$tmp/live.log" drifty steady >"$tmp/live.out" 2>&1

@@ -17,12 +17,17 @@
 
 #include "prometheus_drift.h"
 #include "prometheus_query.h"
+#include "thresholds.h"
+
+/* the built-in hour (thresholds.c) and the week */
+#define HOUR ((prom_drift_span){3600.0, 600.0})
+#define WEEK ((prom_drift_span){7 * 86400.0, 86400.0})
 
 static void test_hour_query(void **state)
 {
 	(void)state;
 	char q[16384];
-	assert_true(prometheus_drift_query(PROM_DRIFT_HOUR, "{job=\"node\"}", NULL, q, sizeof q) > 0);
+	assert_true(prometheus_drift_query(PROM_DRIFT_HOUR, HOUR, "{job=\"node\"}", NULL, q, sizeof q) > 0);
 	/* chrony_exporter's ppm, per second -> per hour */
 	assert_non_null(strstr(q, "label_replace((deriv(chrony_tracking_frequency_ppms{job=\"node\"}[3600s]) * 3600 "
 				  "and count_over_time(chrony_tracking_frequency_ppms{job=\"node\"}[3600s]) >= 10 "
@@ -44,7 +49,7 @@ static void test_week_query(void **state)
 {
 	(void)state;
 	char q[16384];
-	assert_true(prometheus_drift_query(PROM_DRIFT_WEEK, "", NULL, q, sizeof q) > 0);
+	assert_true(prometheus_drift_query(PROM_DRIFT_WEEK, WEEK, "", NULL, q, sizeof q) > 0);
 	/* per day over 7 days; a sample a day old at least */
 	assert_non_null(strstr(q, "(deriv(chrony_tracking_frequency_ppms[604800s]) * 86400 and "
 				  "count_over_time(chrony_tracking_frequency_ppms[518400s] offset 86400s) > 0)"));
@@ -57,13 +62,75 @@ static void test_query_nodename_and_limits(void **state)
 {
 	(void)state;
 	char q[16384];
-	assert_true(prometheus_drift_query(PROM_DRIFT_HOUR, "{a=\"b\"}", "nodename", q, sizeof q) > 0);
+	assert_true(prometheus_drift_query(PROM_DRIFT_HOUR, HOUR, "{a=\"b\"}", "nodename", q, sizeof q) > 0);
 	assert_non_null(strstr(q, "> 0) * on(instance) group_left(nodename) node_uname_info{a=\"b\"} or (deriv("));
 	assert_non_null(strstr(q, "unless on(instance) node_uname_info{a=\"b\"}, \"synctop_from\", \"chrony\""));
 	/* synctop's series are named by node: no join */
 	assert_non_null(strstr(q, "> 0), \"synctop_from\", \"synctop\""));
-	assert_int_equal(prometheus_drift_query(PROM_DRIFT_HOUR, "", NULL, q, 100), -1);
-	assert_int_equal(prometheus_drift_query(PROM_DRIFT_COUNT, "", NULL, q, sizeof q), -1);
+	assert_int_equal(prometheus_drift_query(PROM_DRIFT_HOUR, HOUR, "", NULL, q, 100), -1);
+	assert_int_equal(prometheus_drift_query(PROM_DRIFT_COUNT, HOUR, "", NULL, q, sizeof q), -1);
+}
+
+/* The hour's window is the node's thresholds' (as the SSH rule's), the
+ * week's fixed; a window no longer than its span, or under PromQL's 1 ms,
+ * is never asked. */
+static void test_span_of_thresholds(void **state)
+{
+	(void)state;
+	thresholds th;
+	thresholds_init_defaults(&th);
+	prom_drift_span s = prometheus_drift_span(PROM_DRIFT_HOUR, &th);
+	assert_true(s.range_s == 3600.0 && s.min_span_s == 600.0);
+	th.chrony_drift_window_s = 1800;
+	th.chrony_drift_min_span_s = 300;
+	s = prometheus_drift_span(PROM_DRIFT_HOUR, &th);
+	assert_true(s.range_s == 1800.0 && s.min_span_s == 300.0);
+	s = prometheus_drift_span(PROM_DRIFT_WEEK, &th);
+	assert_true(s.range_s == 7 * 86400.0 && s.min_span_s == 86400.0);
+
+	char q[16384];
+	assert_true(prometheus_drift_query(PROM_DRIFT_HOUR, (prom_drift_span){1800, 300}, "", NULL, q, sizeof q) > 0);
+	assert_non_null(strstr(q, "(deriv(chrony_tracking_frequency_ppms[1800s]) * 3600 "
+				  "and count_over_time(chrony_tracking_frequency_ppms[1800s]) >= 10 "
+				  "and count_over_time(chrony_tracking_frequency_ppms[1500s] offset 300s) > 0)"));
+	assert_non_null(strstr(q, "unless changes(node_timex_tick_seconds[1800s]) > 0"));
+	assert_null(strstr(q, "3600s"));
+	/* fractions in milliseconds; no span needed: the whole range */
+	assert_true(prometheus_drift_query(PROM_DRIFT_HOUR, (prom_drift_span){90.5, 0}, "", NULL, q, sizeof q) > 0);
+	assert_non_null(strstr(q, "deriv(chrony_tracking_frequency_ppms[90500ms]) * 3600 "));
+	assert_non_null(strstr(q, "count_over_time(chrony_tracking_frequency_ppms[90500ms] offset 0s) > 0"));
+	assert_true(prometheus_drift_span_askable((prom_drift_span){90.5, 0}));
+	assert_false(prometheus_drift_span_askable((prom_drift_span){600, 600}));
+	assert_false(prometheus_drift_span_askable((prom_drift_span){0, 0}));
+	assert_false(prometheus_drift_span_askable((prom_drift_span){NAN, 0}));
+	assert_int_equal(prometheus_drift_query(PROM_DRIFT_HOUR, (prom_drift_span){600, 900}, "", NULL, q, sizeof q),
+			 -1);
+}
+
+/* One query per server set and span, in order of first appearance, never
+ * one per node: groups on the same servers with different windows each get
+ * their own; the same window on other servers too. */
+static void test_plan(void **state)
+{
+	(void)state;
+	const prom_drift_key keys[] = {
+		{0, {3600, 600}}, {1, {3600, 600}}, {0, {3600, 600}}, {0, {1800, 300}},
+		{1, {3600, 600}}, {0, {1800, 600}}, {0, {1800, 300}},
+	};
+	size_t query_of[7], *first = NULL;
+	size_t n = prometheus_drift_plan(keys, 7, query_of, &first);
+	assert_int_equal(n, 4);
+	const size_t want[] = {0, 1, 0, 2, 1, 3, 2};
+	for (size_t i = 0; i < 7; i++) {
+		assert_int_equal(query_of[i], want[i]);
+	}
+	assert_int_equal(first[0], 0);
+	assert_int_equal(first[1], 1);
+	assert_int_equal(first[2], 3);
+	assert_int_equal(first[3], 5);
+	free(first);
+	assert_int_equal(prometheus_drift_plan(keys, 0, query_of, &first), 0);
+	free(first);
 }
 
 /* An answer to the hour's query as Prometheus 2.42 gives it for a range
@@ -148,6 +215,8 @@ int main(void)
 		cmocka_unit_test(test_hour_query),
 		cmocka_unit_test(test_week_query),
 		cmocka_unit_test(test_query_nodename_and_limits),
+		cmocka_unit_test(test_span_of_thresholds),
+		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_map_answer),
 		cmocka_unit_test(test_map_nodename_vector),
 	};
