@@ -25,6 +25,7 @@ static const struct {
 	{"timex", "node_timex_frequency_adjustment_ratio", -1e6, true, true},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
+_Static_assert(N_FAMILIES == PROM_DRIFT_FAMILIES, "prometheus_drift.h counts them");
 
 /* deriv's seconds in the unit judged, and the samples the window needs */
 static const struct {
@@ -116,15 +117,19 @@ static bool family_part(size_t f, prom_drift_window w, prom_drift_span span, con
 	return true;
 }
 
-int prometheus_drift_query(prom_drift_window w, prom_drift_span span, const char *selector, const char *node_label,
-			   char *buf, size_t len)
+int prometheus_drift_query(prom_drift_window w, prom_drift_span span, int family, const char *selector,
+			   const char *node_label, char *buf, size_t len)
 {
 	size_t used = 0;
-	if (w >= PROM_DRIFT_COUNT || len == 0 || !prometheus_drift_span_askable(span)) {
+	if (w >= PROM_DRIFT_COUNT || len == 0 || !prometheus_drift_span_askable(span) ||
+	    (family != PROM_DRIFT_ALL_FAMILIES && (family < 0 || family >= PROM_DRIFT_FAMILIES))) {
 		return -1;
 	}
 	buf[0] = '\0';
 	for (size_t f = 0; f < N_FAMILIES; f++) {
+		if (family != PROM_DRIFT_ALL_FAMILIES && (size_t)family != f) {
+			continue;
+		}
 		if (!family_part(f, w, span, selector ? selector : "", node_label, buf, len, &used)) {
 			return -1;
 		}
@@ -259,6 +264,17 @@ void prometheus_drift_map_matrix(const prom_matrix *m, const char *node_label, p
 		}
 	}
 	settle(out);
+}
+
+void prometheus_drift_merge(prom_drift_result *into, const prom_drift_result *part)
+{
+	if (part->n == 0) {
+		return;
+	}
+	into->values = xrealloc(into->values, (into->n + part->n) * sizeof *into->values);
+	memcpy(into->values + into->n, part->values, part->n * sizeof *part->values);
+	into->n += part->n;
+	settle(into);
 }
 
 double prometheus_drift_find(const prom_drift_result *r, const char *name)

@@ -49,6 +49,9 @@ typedef enum {
  * 10 minutes, as the --state-dir writer recomputes its own trend (a trend
  * over days moves little in 10 minutes). */
 #define PROM_DRIFT_WEEK_EVERY_S 600.0
+/* ...and waited for up to 2 minutes: Prometheus's own default
+ * --query.timeout (longer, the server gives up first). */
+#define PROM_DRIFT_WEEK_TIMEOUT_S 120.0
 
 /* The range a window's slope is taken over and the span of history it
  * needs before it judges.  The hour's is the node's own, as the SSH rule
@@ -65,13 +68,20 @@ prom_drift_span prometheus_drift_span(prom_drift_window w, const thresholds *th)
  * window no longer than its span either). */
 bool prometheus_drift_span_askable(prom_drift_span span);
 
-/* The PromQL of window w over span, restricted by selector ("" or
- * "{matchers}"), naming nodes by node_label as prometheus_map.h says (NULL:
- * instance without its port; "nodename": node_uname_info's, joined on
- * instance).  The length written, or -1 when it does not fit in len or the
- * span is not askable. */
-int prometheus_drift_query(prom_drift_window w, prom_drift_span span, const char *selector, const char *node_label,
-			   char *buf, size_t len);
+/* The families above, in order of trust. */
+#define PROM_DRIFT_FAMILIES 3
+#define PROM_DRIFT_ALL_FAMILIES (-1)
+
+/* The PromQL of window w over span for one family (0 .. PROM_DRIFT_FAMILIES
+ * - 1) or every one (PROM_DRIFT_ALL_FAMILIES, joined by `or`), restricted
+ * by selector ("" or "{matchers}"), naming nodes by node_label as
+ * prometheus_map.h says (NULL: instance without its port; "nodename":
+ * node_uname_info's, joined on instance).  A family's query answers the
+ * same series as its part of the whole: the answers of the parts, mapped
+ * together (prometheus_drift_merge), are the whole's.  The length written,
+ * or -1 when it does not fit in len or the span is not askable. */
+int prometheus_drift_query(prom_drift_window w, prom_drift_span span, int family, const char *selector,
+			   const char *node_label, char *buf, size_t len);
 
 /* What one node's trend is asked by: the server set that serves it
  * (prometheus_history_origin) and its window's span. */
@@ -103,6 +113,10 @@ typedef struct {
  * says nothing.  out is initialised here; free it with prometheus_drift_free. */
 void prometheus_drift_map_vector(const prom_vector *v, const char *node_label, prom_drift_result *out);
 void prometheus_drift_map_matrix(const prom_matrix *m, const char *node_label, prom_drift_result *out);
+
+/* part's values added to into's (both from prometheus_drift_map_*), the
+ * most trusted family's kept per node, as one answer of both would be. */
+void prometheus_drift_merge(prom_drift_result *into, const prom_drift_result *part);
 
 /* The node's trend, or NAN. */
 double prometheus_drift_find(const prom_drift_result *r, const char *name);

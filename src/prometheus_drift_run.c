@@ -36,12 +36,19 @@ struct prom_drift_run {
 	bool waiting;
 };
 
+/* One query of a window, asked in parts (the week's: a request per
+ * family, so a server with several cores answers them side by side; the
+ * hour's: one), judged once every part has answered. */
 typedef struct {
 	app *a;
 	size_t query;            /* in plan[w] */
 	prom_drift_window w;
 	const char *node_label;
 	double asked_at;         /* walltime, for the log: the server's cost shows */
+	size_t parts_left;
+	bool failed;             /* a part had no answer */
+	char error[512];         /* the first part's trouble, if any */
+	prom_drift_result res;   /* the parts' answers so far */
 } drift_ask;
 
 static void make_plan(app *a, prom_drift_window w, const size_t *set_of, drift_plan *p)
@@ -98,18 +105,22 @@ static bool over(double ppm, double limit)
 	return isfinite(ppm) && fabs(ppm) > limit;
 }
 
-static void on_drift_answer(void *ctx, const prom_matrix *m, const char *error)
+/* Every part of a query has answered: the nodes it serves judged. */
+static void on_drift_answered(drift_ask *ask)
 {
-	drift_ask *ask = ctx;
 	app *a = ask->a;
 	struct prom_drift_run *r = a->prom_drift;
 	static const char *const names[] = {"hour", "week"};
+	const char *error = ask->error[0] ? ask->error : NULL;
 	r->pending[ask->w]--;
-	prom_drift_result res = {NULL, 0};
 	size_t known = 0;
-	if (m) {
-		prometheus_drift_map_matrix(m, ask->node_label, &res);
-	} else {
+	if (ask->failed) {
+		/* a part missing is no answer: a less trusted family's slope would
+		 * stand in for the one that did not come */
+		prometheus_drift_free(&ask->res);
+	}
+	prom_drift_result res = ask->res;
+	if (ask->failed) {
 		/* the trends turn unknown: a slope the server no longer gives is
 		 * not judged from an older answer */
 		log_printf("prometheus: drift (%s): %s", names[ask->w], error ? error : "no answer");
@@ -145,7 +156,7 @@ static void on_drift_answer(void *ctx, const prom_matrix *m, const char *error)
 		}
 		tui_node_changed(a->tui, n);
 	}
-	if (m) {
+	if (!ask->failed) {
 		const prom_drift_key *k = &r->plan[ask->w].keys[ask->query];
 		log_printf("prometheus: drift (%s): %zu nodes with enough history, answered in %.3f s "
 			   "(%g s window, %g s of history needed, from %s)%s%s",
@@ -157,6 +168,25 @@ static void on_drift_answer(void *ctx, const prom_matrix *m, const char *error)
 		ev_break(a->loop, EVBREAK_ALL);
 	}
 	free(ask);
+}
+
+static void on_drift_answer(void *ctx, const prom_matrix *m, const char *error)
+{
+	drift_ask *ask = ctx;
+	if (m) {
+		prom_drift_result part;
+		prometheus_drift_map_matrix(m, ask->node_label, &part);
+		prometheus_drift_merge(&ask->res, &part);
+		prometheus_drift_free(&part);
+	} else {
+		ask->failed = true;
+	}
+	if (error && !ask->error[0]) {
+		snprintf(ask->error, sizeof ask->error, "%s", error);
+	}
+	if (--ask->parts_left == 0) {
+		on_drift_answered(ask);
+	}
 }
 
 /* Window w asked of every set its nodes are served by, each with its own
@@ -173,24 +203,45 @@ static void ask_window(app *a, prom_drift_window w, double now)
 			selector = s->selector;
 			node_label = s->node_label;
 		}
-		char promql[16384];
 		if (!prometheus_drift_span_askable(p->keys[q].span)) {
 			/* the SSH rule would never judge it either */
 			log_printf("prometheus: drift: a window of %g s needing %g s of history is never judged",
 				   p->keys[q].span.range_s, p->keys[q].span.min_span_s);
 			continue;
 		}
-		if (prometheus_drift_query(w, p->keys[q].span, selector ? selector : "", node_label, promql,
-					   sizeof promql) < 0) {
+		/* the week's in a part per family, with its own time */
+		int n_parts = w == PROM_DRIFT_WEEK ? PROM_DRIFT_FAMILIES : 1;
+		char promql[PROM_DRIFT_FAMILIES][16384];
+		bool fits = true;
+		for (int f = 0; f < n_parts; f++) {
+			fits &= prometheus_drift_query(w, p->keys[q].span, n_parts > 1 ? f : PROM_DRIFT_ALL_FAMILIES,
+						       selector ? selector : "", node_label, promql[f],
+						       sizeof promql[f]) >= 0;
+		}
+		if (!fits) {
 			log_printf("prometheus: drift: the query does not fit");
 			continue;
 		}
 		drift_ask *ask = xcalloc(1, sizeof *ask);
-		*ask = (drift_ask){a, q, w, node_label, walltime_now()};
+		ask->a = a;
+		ask->query = q;
+		ask->w = w;
+		ask->node_label = node_label;
+		ask->asked_at = walltime_now();
+		ask->parts_left = (size_t)n_parts;
 		r->pending[w]++;
-		/* a range of one instant: each series' value now */
-		prometheus_source_query_range_in(a->source, set, promql, now, now, 60, 1, on_drift_answer, ask);
+		for (int f = 0; f < n_parts; f++) {
+			/* a range of one instant: each series' value now */
+			prometheus_source_query_range_within(a->source, set, promql[f], now, now, 60, 1,
+							     w == PROM_DRIFT_WEEK ? prometheus_drift_run_week_timeout(a) : 0,
+							     on_drift_answer, ask);
+		}
 	}
+}
+
+double prometheus_drift_run_week_timeout(const app *a)
+{
+	return a->opt.timeout_s > PROM_DRIFT_WEEK_TIMEOUT_S ? a->opt.timeout_s : PROM_DRIFT_WEEK_TIMEOUT_S;
 }
 
 void prometheus_drift_run_ask(app *a, double now)
@@ -220,7 +271,10 @@ void prometheus_drift_run_wait(app *a, double timeout_s)
 		return;
 	}
 	ev_timer deadline;
-	ev_timer_init(&deadline, on_wait_deadline, timeout_s, 0);
+	if (r->pending[PROM_DRIFT_WEEK] > 0 && prometheus_drift_run_week_timeout(a) > timeout_s) {
+		timeout_s = prometheus_drift_run_week_timeout(a);
+	}
+	ev_timer_init(&deadline, on_wait_deadline, timeout_s + 0.5, 0); /* curl's own ends first */
 	ev_timer_start(a->loop, &deadline);
 	r->waiting = true;
 	while (r->pending[PROM_DRIFT_HOUR] + r->pending[PROM_DRIFT_WEEK] > 0 && !a->interrupted &&

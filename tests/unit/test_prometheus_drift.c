@@ -22,12 +22,13 @@
 /* the built-in hour (thresholds.c) and the week */
 #define HOUR ((prom_drift_span){3600.0, 600.0})
 #define WEEK ((prom_drift_span){7 * 86400.0, 86400.0})
+#define ALL PROM_DRIFT_ALL_FAMILIES
 
 static void test_hour_query(void **state)
 {
 	(void)state;
 	char q[16384];
-	assert_true(prometheus_drift_query(PROM_DRIFT_HOUR, HOUR, "{job=\"node\"}", NULL, q, sizeof q) > 0);
+	assert_true(prometheus_drift_query(PROM_DRIFT_HOUR, HOUR, ALL, "{job=\"node\"}", NULL, q, sizeof q) > 0);
 	/* chrony_exporter's ppm, per second -> per hour */
 	assert_non_null(strstr(q, "label_replace((deriv(chrony_tracking_frequency_ppms{job=\"node\"}[3600s]) * 3600 "
 				  "and count_over_time(chrony_tracking_frequency_ppms{job=\"node\"}[3600s]) >= 10 "
@@ -49,7 +50,7 @@ static void test_week_query(void **state)
 {
 	(void)state;
 	char q[16384];
-	assert_true(prometheus_drift_query(PROM_DRIFT_WEEK, WEEK, "", NULL, q, sizeof q) > 0);
+	assert_true(prometheus_drift_query(PROM_DRIFT_WEEK, WEEK, ALL, "", NULL, q, sizeof q) > 0);
 	/* per day over 7 days; a sample a day old at least */
 	assert_non_null(strstr(q, "(deriv(chrony_tracking_frequency_ppms[604800s]) * 86400 and "
 				  "count_over_time(chrony_tracking_frequency_ppms[518400s] offset 86400s) > 0)"));
@@ -62,13 +63,13 @@ static void test_query_nodename_and_limits(void **state)
 {
 	(void)state;
 	char q[16384];
-	assert_true(prometheus_drift_query(PROM_DRIFT_HOUR, HOUR, "{a=\"b\"}", "nodename", q, sizeof q) > 0);
+	assert_true(prometheus_drift_query(PROM_DRIFT_HOUR, HOUR, ALL, "{a=\"b\"}", "nodename", q, sizeof q) > 0);
 	assert_non_null(strstr(q, "> 0) * on(instance) group_left(nodename) node_uname_info{a=\"b\"} or (deriv("));
 	assert_non_null(strstr(q, "unless on(instance) node_uname_info{a=\"b\"}, \"synctop_from\", \"chrony\""));
 	/* synctop's series are named by node: no join */
 	assert_non_null(strstr(q, "> 0), \"synctop_from\", \"synctop\""));
-	assert_int_equal(prometheus_drift_query(PROM_DRIFT_HOUR, HOUR, "", NULL, q, 100), -1);
-	assert_int_equal(prometheus_drift_query(PROM_DRIFT_COUNT, HOUR, "", NULL, q, sizeof q), -1);
+	assert_int_equal(prometheus_drift_query(PROM_DRIFT_HOUR, HOUR, ALL, "", NULL, q, 100), -1);
+	assert_int_equal(prometheus_drift_query(PROM_DRIFT_COUNT, HOUR, ALL, "", NULL, q, sizeof q), -1);
 }
 
 /* The hour's window is the node's thresholds' (as the SSH rule's), the
@@ -89,22 +90,77 @@ static void test_span_of_thresholds(void **state)
 	assert_true(s.range_s == 7 * 86400.0 && s.min_span_s == 86400.0);
 
 	char q[16384];
-	assert_true(prometheus_drift_query(PROM_DRIFT_HOUR, (prom_drift_span){1800, 300}, "", NULL, q, sizeof q) > 0);
+	assert_true(prometheus_drift_query(PROM_DRIFT_HOUR, (prom_drift_span){1800, 300}, ALL, "", NULL, q, sizeof q) > 0);
 	assert_non_null(strstr(q, "(deriv(chrony_tracking_frequency_ppms[1800s]) * 3600 "
 				  "and count_over_time(chrony_tracking_frequency_ppms[1800s]) >= 10 "
 				  "and count_over_time(chrony_tracking_frequency_ppms[1500s] offset 300s) > 0)"));
 	assert_non_null(strstr(q, "unless changes(node_timex_tick_seconds[1800s]) > 0"));
 	assert_null(strstr(q, "3600s"));
 	/* fractions in milliseconds; no span needed: the whole range */
-	assert_true(prometheus_drift_query(PROM_DRIFT_HOUR, (prom_drift_span){90.5, 0}, "", NULL, q, sizeof q) > 0);
+	assert_true(prometheus_drift_query(PROM_DRIFT_HOUR, (prom_drift_span){90.5, 0}, ALL, "", NULL, q, sizeof q) > 0);
 	assert_non_null(strstr(q, "deriv(chrony_tracking_frequency_ppms[90500ms]) * 3600 "));
 	assert_non_null(strstr(q, "count_over_time(chrony_tracking_frequency_ppms[90500ms] offset 0s) > 0"));
 	assert_true(prometheus_drift_span_askable((prom_drift_span){90.5, 0}));
 	assert_false(prometheus_drift_span_askable((prom_drift_span){600, 600}));
 	assert_false(prometheus_drift_span_askable((prom_drift_span){0, 0}));
 	assert_false(prometheus_drift_span_askable((prom_drift_span){NAN, 0}));
-	assert_int_equal(prometheus_drift_query(PROM_DRIFT_HOUR, (prom_drift_span){600, 900}, "", NULL, q, sizeof q),
+	assert_int_equal(prometheus_drift_query(PROM_DRIFT_HOUR, (prom_drift_span){600, 900}, ALL, "", NULL, q, sizeof q),
 			 -1);
+}
+
+/* The week asked a family at a time: each part is its family's part of
+ * the whole, alone; the parts' answers merged keep the most trusted family
+ * per node, as the whole's answer does. */
+static void test_family_parts(void **state)
+{
+	(void)state;
+	char whole[16384], part[PROM_DRIFT_FAMILIES][16384];
+	assert_true(prometheus_drift_query(PROM_DRIFT_WEEK, WEEK, ALL, "{a=\"b\"}", NULL, whole, sizeof whole) > 0);
+	char joined[3 * 16384 + 16] = "";
+	for (int f = 0; f < PROM_DRIFT_FAMILIES; f++) {
+		assert_true(prometheus_drift_query(PROM_DRIFT_WEEK, WEEK, f, "{a=\"b\"}", NULL, part[f], sizeof part[f]) >
+			    0);
+		assert_null(strstr(part[f], " or label_replace(")); /* one family */
+		if (f) {
+			strcat(joined, " or ");
+		}
+		strcat(joined, part[f]);
+	}
+	assert_string_equal(joined, whole);
+	assert_non_null(strstr(part[0], "\"chrony\""));
+	assert_non_null(strstr(part[2], "changes(node_timex_tick_seconds{a=\"b\"}[604800s])"));
+	assert_int_equal(prometheus_drift_query(PROM_DRIFT_WEEK, WEEK, PROM_DRIFT_FAMILIES, "", NULL, whole, sizeof whole),
+			 -1);
+	assert_int_equal(prometheus_drift_query(PROM_DRIFT_WEEK, WEEK, -2, "", NULL, whole, sizeof whole), -1);
+
+	/* n1's chrony part and its timex part answered apart: chrony's decides */
+	static const char timex[] = "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":["
+				    "{\"metric\":{\"instance\":\"n1:9100\",\"synctop_from\":\"timex\"},"
+				    "\"values\":[[1764950400,\"-0.5\"]]},"
+				    "{\"metric\":{\"instance\":\"n2:9100\",\"synctop_from\":\"timex\"},"
+				    "\"values\":[[1764950400,\"0.25\"]]}]}}";
+	static const char chrony[] = "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":["
+				     "{\"metric\":{\"instance\":\"n1:9123\",\"synctop_from\":\"chrony\"},"
+				     "\"values\":[[1764950400,\"2.25\"]]}]}}";
+	prom_matrix m;
+	prom_drift_result all, one;
+	char err[256];
+	assert_int_equal(prometheus_range_parse(timex, strlen(timex), 1, &m, err, sizeof err), 0);
+	prometheus_drift_map_matrix(&m, NULL, &all);
+	prom_matrix_free(&m);
+	assert_int_equal(prometheus_range_parse(chrony, strlen(chrony), 1, &m, err, sizeof err), 0);
+	prometheus_drift_map_matrix(&m, NULL, &one);
+	prom_matrix_free(&m);
+	prometheus_drift_merge(&all, &one);
+	assert_int_equal(all.n, 2);
+	assert_true(prometheus_drift_find(&all, "n1") == 2.25);
+	assert_true(prometheus_drift_find(&all, "n2") == 0.25);
+	prometheus_drift_free(&one);
+	prometheus_drift_map_matrix(NULL, NULL, &one); /* a part with nothing */
+	prometheus_drift_merge(&all, &one);
+	assert_int_equal(all.n, 2);
+	prometheus_drift_free(&one);
+	prometheus_drift_free(&all);
 }
 
 /* One query per server set and span, in order of first appearance, never
@@ -217,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_query_nodename_and_limits),
 		cmocka_unit_test(test_span_of_thresholds),
 		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_family_parts),
 		cmocka_unit_test(test_map_answer),
 		cmocka_unit_test(test_map_nodename_vector),
 	};
