@@ -65,8 +65,8 @@ static void duration(double s, char *out, size_t len)
 }
 
 /* One family's part of the query, appended at buf + *used. */
-static bool family_part(size_t f, prom_drift_window w, prom_drift_span span, const char *sel,
-			const char *node_label, char *buf, size_t len, size_t *used)
+static bool family_part(size_t f, prom_drift_window w, prom_drift_span span, const char *sel, char *buf, size_t len,
+			size_t *used)
 {
 	char expr[2048], cond[1024] = "", tick[512] = "";
 	const char *m = families[f].metric;
@@ -99,17 +99,12 @@ static bool family_part(size_t f, prom_drift_window w, prom_drift_span span, con
 		return false;
 	}
 	const char *sep = *used ? " or " : "";
-	if (families[f].exporter && node_label && strcmp(node_label, "nodename") == 0) {
-		/* node_uname_info's nodename on the series (its value is 1); an
-		 * instance without it keeps its own (prometheus_map.c's fallback) */
-		n = snprintf(buf + *used, len - *used,
-			     "%slabel_replace(%s * on(instance) group_left(nodename) node_uname_info%s or %s unless "
-			     "on(instance) node_uname_info%s, \"synctop_from\", \"%s\", \"\", \"\")",
-			     sep, expr, sel, expr, sel, families[f].tag);
-	} else {
-		n = snprintf(buf + *used, len - *used, "%slabel_replace(%s, \"synctop_from\", \"%s\", \"\", \"\")", sep,
-			     expr, families[f].tag);
-	}
+	/* naming by nodename: joined here on the answer of
+	 * prometheus_drift_names_query, not in PromQL, whose outer join (the
+	 * expression joined, or the expression unless joined) evaluates the
+	 * expression twice: twice the server's time */
+	n = snprintf(buf + *used, len - *used, "%slabel_replace(%s, \"synctop_from\", \"%s\", \"\", \"\")", sep, expr,
+		     families[f].tag);
 	if (n < 0 || (size_t)n >= len - *used) {
 		return false;
 	}
@@ -117,8 +112,8 @@ static bool family_part(size_t f, prom_drift_window w, prom_drift_span span, con
 	return true;
 }
 
-int prometheus_drift_query(prom_drift_window w, prom_drift_span span, int family, const char *selector,
-			   const char *node_label, char *buf, size_t len)
+int prometheus_drift_query(prom_drift_window w, prom_drift_span span, int family, const char *selector, char *buf,
+			   size_t len)
 {
 	size_t used = 0;
 	if (w >= PROM_DRIFT_COUNT || len == 0 || !prometheus_drift_span_askable(span) ||
@@ -130,7 +125,7 @@ int prometheus_drift_query(prom_drift_window w, prom_drift_span span, int family
 		if (family != PROM_DRIFT_ALL_FAMILIES && (size_t)family != f) {
 			continue;
 		}
-		if (!family_part(f, w, span, selector ? selector : "", node_label, buf, len, &used)) {
+		if (!family_part(f, w, span, selector ? selector : "", buf, len, &used)) {
 			return -1;
 		}
 	}
@@ -162,6 +157,66 @@ size_t prometheus_drift_plan(const prom_drift_key *keys, size_t n, size_t *query
 	return n_queries;
 }
 
+int prometheus_drift_names_query(const char *selector, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "node_uname_info%s", selector ? selector : "");
+	return n < 0 || (size_t)n >= len ? -1 : n;
+}
+
+static int compare_names(const void *x, const void *y)
+{
+	const prom_drift_name *a = x, *b = y;
+	int c = strcmp(a->instance, b->instance);
+	return c ? c : (a->order > b->order) - (a->order < b->order);
+}
+
+void prometheus_drift_names_read(const prom_matrix *m, prom_drift_names *out)
+{
+	memset(out, 0, sizeof *out);
+	out->names = xcalloc(m && m->n_series ? m->n_series : 1, sizeof *out->names);
+	for (size_t i = 0; m && i < m->n_series; i++) {
+		const char *instance = prom_series_label(&m->series[i], "instance");
+		const char *nodename = prom_series_label(&m->series[i], "nodename");
+		if (instance && *instance && nodename && *nodename) {
+			out->names[out->n].instance = xstrdup(instance);
+			out->names[out->n].nodename = xstrdup(nodename);
+			out->names[out->n].order = out->n;
+			out->n++;
+		}
+	}
+	/* an instance with several: the answer's first, as prometheus_map.c's
+	 * (PromQL's join refused the whole query) */
+	qsort(out->names, out->n, sizeof *out->names, compare_names);
+}
+
+/* The nodename of an instance, or NULL. */
+static const char *names_find(const prom_drift_names *names, const char *instance)
+{
+	size_t lo = 0, hi = names ? names->n : 0;
+	while (instance && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(names->names[mid].instance, instance);
+		if (c < 0) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return instance && names && lo < names->n && strcmp(names->names[lo].instance, instance) == 0
+		       ? names->names[lo].nodename
+		       : NULL;
+}
+
+void prometheus_drift_names_free(prom_drift_names *names)
+{
+	for (size_t i = 0; i < names->n; i++) {
+		free(names->names[i].instance);
+		free(names->names[i].nodename);
+	}
+	free(names->names);
+	memset(names, 0, sizeof *names);
+}
+
 typedef const char *(*label_fn)(const void *series, const char *name);
 
 static const char *sample_label(const void *s, const char *name)
@@ -175,13 +230,16 @@ static const char *series_label(const void *s, const char *name)
 }
 
 /* The node a series is about, as prometheus_map.c names it. */
-static bool node_name(const void *s, label_fn label, size_t f, const char *node_label, char *out, size_t len)
+static bool node_name(const void *s, label_fn label, size_t f, const char *node_label, const prom_drift_names *names,
+		      char *out, size_t len)
 {
 	const char *v = NULL;
 	if (!families[f].exporter) {
 		v = label(s, "node");
+	} else if (node_label && strcmp(node_label, "nodename") == 0) {
+		v = names_find(names, label(s, "instance")); /* node_uname_info's, as prometheus_map.c */
 	} else if (node_label && *node_label) {
-		v = label(s, node_label); /* "nodename": the join's label */
+		v = label(s, node_label);
 	}
 	if (v && *v) {
 		snprintf(out, len, "%s", v);
@@ -219,7 +277,7 @@ static void settle(prom_drift_result *out)
 }
 
 static void add(prom_drift_result *out, size_t *cap, const void *s, label_fn label, double value,
-		const char *node_label)
+		const char *node_label, const prom_drift_names *names)
 {
 	const char *tag = label(s, "synctop_from");
 	size_t f = 0;
@@ -230,7 +288,7 @@ static void add(prom_drift_result *out, size_t *cap, const void *s, label_fn lab
 		return;
 	}
 	char name[NODE_NAME_LEN + 1];
-	if (!node_name(s, label, f, node_label, name, sizeof name) || strlen(name) >= NODE_NAME_LEN) {
+	if (!node_name(s, label, f, node_label, names, name, sizeof name) || strlen(name) >= NODE_NAME_LEN) {
 		return;
 	}
 	if (out->n == *cap) {
@@ -243,24 +301,26 @@ static void add(prom_drift_result *out, size_t *cap, const void *s, label_fn lab
 	d->family = (int)f;
 }
 
-void prometheus_drift_map_vector(const prom_vector *v, const char *node_label, prom_drift_result *out)
+void prometheus_drift_map_vector(const prom_vector *v, const char *node_label, const prom_drift_names *names,
+				 prom_drift_result *out)
 {
 	size_t cap = 0;
 	memset(out, 0, sizeof *out);
 	for (size_t i = 0; v && i < v->n_samples; i++) {
-		add(out, &cap, &v->samples[i], sample_label, v->samples[i].value, node_label);
+		add(out, &cap, &v->samples[i], sample_label, v->samples[i].value, node_label, names);
 	}
 	settle(out);
 }
 
-void prometheus_drift_map_matrix(const prom_matrix *m, const char *node_label, prom_drift_result *out)
+void prometheus_drift_map_matrix(const prom_matrix *m, const char *node_label, const prom_drift_names *names,
+				 prom_drift_result *out)
 {
 	size_t cap = 0;
 	memset(out, 0, sizeof *out);
 	for (size_t i = 0; m && i < m->n_series; i++) {
 		const prom_series *s = &m->series[i];
 		if (s->n_points) {
-			add(out, &cap, s, series_label, s->v[s->n_points - 1], node_label);
+			add(out, &cap, s, series_label, s->v[s->n_points - 1], node_label, names);
 		}
 	}
 	settle(out);

@@ -74,14 +74,30 @@ bool prometheus_drift_span_askable(prom_drift_span span);
 
 /* The PromQL of window w over span for one family (0 .. PROM_DRIFT_FAMILIES
  * - 1) or every one (PROM_DRIFT_ALL_FAMILIES, joined by `or`), restricted
- * by selector ("" or "{matchers}"), naming nodes by node_label as
- * prometheus_map.h says (NULL: instance without its port; "nodename":
- * node_uname_info's, joined on instance).  A family's query answers the
- * same series as its part of the whole: the answers of the parts, mapped
+ * by selector ("" or "{matchers}").  A family's query answers the same
+ * series as its part of the whole: the answers of the parts, mapped
  * together (prometheus_drift_merge), are the whole's.  The length written,
  * or -1 when it does not fit in len or the span is not askable. */
-int prometheus_drift_query(prom_drift_window w, prom_drift_span span, int family, const char *selector,
-			   const char *node_label, char *buf, size_t len);
+int prometheus_drift_query(prom_drift_window w, prom_drift_span span, int family, const char *selector, char *buf,
+			   size_t len);
+
+/* Naming by "nodename": node_uname_info's nodename of each instance, from
+ * an answer to the query below (`node_uname_info` and the selector, asked
+ * first), joined to the trends' series here rather than in PromQL: there
+ * the join that keeps an instance without node_uname_info evaluates each
+ * family's expression twice, twice a week of samples read. */
+typedef struct {
+	char *instance;
+	char *nodename;
+	size_t order;           /* in the answer */
+} prom_drift_name;
+typedef struct {
+	prom_drift_name *names; /* sorted by instance */
+	size_t n;
+} prom_drift_names;
+int prometheus_drift_names_query(const char *selector, char *buf, size_t len);
+void prometheus_drift_names_read(const prom_matrix *m, prom_drift_names *out);
+void prometheus_drift_names_free(prom_drift_names *names);
 
 /* What one node's trend is asked by: the server set that serves it
  * (prometheus_history_origin) and its window's span. */
@@ -109,10 +125,15 @@ typedef struct {
 
 /* The nodes' trends from an answer to the query above (an instant query's
  * vector, or a range query over one instant: each series' newest point),
- * named by node_label; a series naming no node, not tagged, or not finite
- * says nothing.  out is initialised here; free it with prometheus_drift_free. */
-void prometheus_drift_map_vector(const prom_vector *v, const char *node_label, prom_drift_result *out);
-void prometheus_drift_map_matrix(const prom_matrix *m, const char *node_label, prom_drift_result *out);
+ * named by node_label as prometheus_map.h says (NULL: instance without its
+ * port; a label: that label; "nodename": its instance's in names, else its
+ * instance without the port; synctop's series by `node` always);
+ * a series naming no node, not tagged, or not finite says nothing.  names
+ * may be NULL.  out is initialised here; free it with prometheus_drift_free. */
+void prometheus_drift_map_vector(const prom_vector *v, const char *node_label, const prom_drift_names *names,
+				 prom_drift_result *out);
+void prometheus_drift_map_matrix(const prom_matrix *m, const char *node_label, const prom_drift_names *names,
+				 prom_drift_result *out);
 
 /* part's values added to into's (both from prometheus_drift_map_*), the
  * most trusted family's kept per node, as one answer of both would be. */

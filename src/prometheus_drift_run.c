@@ -38,12 +38,16 @@ struct prom_drift_run {
 
 /* One query of a window, asked in parts (the week's: a request per
  * family, so a server with several cores answers them side by side; the
- * hour's: one), judged once every part has answered. */
+ * hour's: one), judged once every part has answered.  Named by nodename,
+ * node_uname_info is asked first, and the parts once it answered. */
 typedef struct {
 	app *a;
 	size_t query;            /* in plan[w] */
 	prom_drift_window w;
+	const char *selector;
 	const char *node_label;
+	prom_drift_names names;  /* node_uname_info's, by instance */
+	double now;              /* the instant asked */
 	double asked_at;         /* walltime, for the log: the server's cost shows */
 	size_t parts_left;
 	bool failed;             /* a part had no answer */
@@ -167,6 +171,7 @@ static void on_drift_answered(drift_ask *ask)
 	if (r->waiting && r->pending[PROM_DRIFT_HOUR] + r->pending[PROM_DRIFT_WEEK] == 0) {
 		ev_break(a->loop, EVBREAK_ALL);
 	}
+	prometheus_drift_names_free(&ask->names);
 	free(ask);
 }
 
@@ -175,7 +180,7 @@ static void on_drift_answer(void *ctx, const prom_matrix *m, const char *error)
 	drift_ask *ask = ctx;
 	if (m) {
 		prom_drift_result part;
-		prometheus_drift_map_matrix(m, ask->node_label, &part);
+		prometheus_drift_map_matrix(m, ask->node_label, &ask->names, &part);
 		prometheus_drift_merge(&ask->res, &part);
 		prometheus_drift_free(&part);
 	} else {
@@ -187,6 +192,48 @@ static void on_drift_answer(void *ctx, const prom_matrix *m, const char *error)
 	if (--ask->parts_left == 0) {
 		on_drift_answered(ask);
 	}
+}
+
+/* The query's parts sent (the week's: a request per family, with its own
+ * time); false when they do not fit. */
+static bool send_parts(drift_ask *ask)
+{
+	app *a = ask->a;
+	const prom_drift_key *k = &a->prom_drift->plan[ask->w].keys[ask->query];
+	int n_parts = ask->w == PROM_DRIFT_WEEK ? PROM_DRIFT_FAMILIES : 1;
+	char promql[PROM_DRIFT_FAMILIES][16384];
+	for (int f = 0; f < n_parts; f++) {
+		if (prometheus_drift_query(ask->w, k->span, n_parts > 1 ? f : PROM_DRIFT_ALL_FAMILIES, ask->selector,
+					   promql[f], sizeof promql[f]) < 0) {
+			return false;
+		}
+	}
+	ask->parts_left = (size_t)n_parts;
+	for (int f = 0; f < n_parts; f++) {
+		/* a range of one instant: each series' value now */
+		prometheus_source_query_range_within(a->source, k->set, promql[f], ask->now, ask->now, 60, 1,
+						     ask->w == PROM_DRIFT_WEEK ? prometheus_drift_run_week_timeout(a) : 0,
+						     on_drift_answer, ask);
+	}
+	return true;
+}
+
+/* node_uname_info's answer: the names, then the parts. */
+static void on_names_answer(void *ctx, const prom_matrix *m, const char *error)
+{
+	drift_ask *ask = ctx;
+	if (error) {
+		snprintf(ask->error, sizeof ask->error, "%s", error);
+	}
+	if (m) {
+		prometheus_drift_names_read(m, &ask->names);
+		if (send_parts(ask)) {
+			return;
+		}
+		snprintf(ask->error, sizeof ask->error, "the query does not fit");
+	}
+	ask->failed = true; /* named by nodename without the names: unknown */
+	on_drift_answered(ask);
 }
 
 /* Window w asked of every set its nodes are served by, each with its own
@@ -209,33 +256,28 @@ static void ask_window(app *a, prom_drift_window w, double now)
 				   p->keys[q].span.range_s, p->keys[q].span.min_span_s);
 			continue;
 		}
-		/* the week's in a part per family, with its own time */
-		int n_parts = w == PROM_DRIFT_WEEK ? PROM_DRIFT_FAMILIES : 1;
-		char promql[PROM_DRIFT_FAMILIES][16384];
-		bool fits = true;
-		for (int f = 0; f < n_parts; f++) {
-			fits &= prometheus_drift_query(w, p->keys[q].span, n_parts > 1 ? f : PROM_DRIFT_ALL_FAMILIES,
-						       selector ? selector : "", node_label, promql[f],
-						       sizeof promql[f]) >= 0;
-		}
-		if (!fits) {
-			log_printf("prometheus: drift: the query does not fit");
-			continue;
-		}
 		drift_ask *ask = xcalloc(1, sizeof *ask);
 		ask->a = a;
 		ask->query = q;
 		ask->w = w;
+		ask->selector = selector ? selector : "";
 		ask->node_label = node_label;
+		ask->now = now;
 		ask->asked_at = walltime_now();
-		ask->parts_left = (size_t)n_parts;
-		r->pending[w]++;
-		for (int f = 0; f < n_parts; f++) {
-			/* a range of one instant: each series' value now */
-			prometheus_source_query_range_within(a->source, set, promql[f], now, now, 60, 1,
-							     w == PROM_DRIFT_WEEK ? prometheus_drift_run_week_timeout(a) : 0,
-							     on_drift_answer, ask);
+		char names[16384];
+		if (node_label && strcmp(node_label, "nodename") == 0) {
+			if (prometheus_drift_names_query(ask->selector, names, sizeof names) >= 0) {
+				r->pending[w]++;
+				prometheus_source_query_range_in(a->source, set, names, now, now, 60, 1, on_names_answer,
+								 ask);
+				continue;
+			}
+		} else if (send_parts(ask)) {
+			r->pending[w]++;
+			continue;
 		}
+		log_printf("prometheus: drift: the query does not fit");
+		free(ask);
 	}
 }
 
