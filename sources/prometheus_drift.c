@@ -159,7 +159,9 @@ size_t prometheus_drift_plan(const prom_drift_key *keys, size_t n, size_t *query
 
 int prometheus_drift_names_query(const char *selector, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "node_uname_info%s", selector ? selector : "");
+	/* only the two labels used: node_uname_info's others (release,
+	 * version, ...) would be most of the answer */
+	int n = snprintf(buf, len, "group by (instance, nodename) (node_uname_info%s)", selector ? selector : "");
 	return n < 0 || (size_t)n >= len ? -1 : n;
 }
 

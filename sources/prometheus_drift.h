@@ -82,8 +82,8 @@ int prometheus_drift_query(prom_drift_window w, prom_drift_span span, int family
 			   size_t len);
 
 /* Naming by "nodename": node_uname_info's nodename of each instance, from
- * an answer to the query below (`node_uname_info` and the selector, asked
- * first), joined to the trends' series here rather than in PromQL: there
+ * an answer to the query below (node_uname_info's instance and nodename,
+ * with the selector, asked first), joined to the trends' series here rather than in PromQL: there
  * the join that keeps an instance without node_uname_info evaluates each
  * family's expression twice, twice a week of samples read. */
 typedef struct {

@@ -72,7 +72,7 @@ static void test_query_nodename_and_limits(void **state)
 			 0);
 	assert_null(strstr(strstr(q, "deriv(chrony_tracking_frequency_ppms") + 1, "deriv(chrony_tracking_frequency_ppms"));
 	assert_true(prometheus_drift_names_query("{a=\"b\"}", q, sizeof q) > 0);
-	assert_string_equal(q, "node_uname_info{a=\"b\"}");
+	assert_string_equal(q, "group by (instance, nodename) (node_uname_info{a=\"b\"})");
 	assert_int_equal(prometheus_drift_names_query("{a=\"b\"}", q, 10), -1);
 	assert_int_equal(prometheus_drift_query(PROM_DRIFT_HOUR, HOUR, ALL, "", q, 100), -1);
 	assert_int_equal(prometheus_drift_query(PROM_DRIFT_COUNT, HOUR, ALL, "", q, sizeof q), -1);
