@@ -313,8 +313,9 @@ void prometheus_drift_run_wait(app *a, double timeout_s)
 		return;
 	}
 	ev_timer deadline;
-	if (r->pending[PROM_DRIFT_WEEK] > 0 && prometheus_drift_run_week_timeout(a) > timeout_s) {
-		timeout_s = prometheus_drift_run_week_timeout(a);
+	if (r->pending[PROM_DRIFT_WEEK] > 0) {
+		/* the week's own time, after node_uname_info's when named by it */
+		timeout_s = prometheus_drift_run_week_timeout(a) + a->opt.timeout_s;
 	}
 	ev_timer_init(&deadline, on_wait_deadline, timeout_s + 0.5, 0); /* curl's own ends first */
 	ev_timer_start(a->loop, &deadline);
