@@ -246,15 +246,23 @@ ok $? "one query per server set and window: $(grep 'drift (' "$tmp/groups.log" |
 # the week takes it seconds: bench/README.md): the week's requests have
 # their own time, and --once waits for them.  A proxy to the real server
 # (a shim: this server answers a few nodes' week at once) holds each
-# request for the week 3 s, over --timeout 2.
-python3 - "$url" "$tmp/slow.port" >"$tmp/slow.log" 2>&1 <<'EOF' &
+# request for the week 3 s, over --timeout 2; then, in its second mode,
+# answers the week's timex part with a 500 (a part of the week missing).
+python3 - "$url" "$tmp/slow.port" "$tmp/slow.mode" >"$tmp/slow.log" 2>&1 <<'EOF' &
 import http.server, socketserver, sys, time, urllib.parse, urllib.request
 up = sys.argv[1]
 class H(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
     def do_GET(self):
-        if "604800s" in urllib.parse.unquote(self.path):
+        q = urllib.parse.unquote(self.path)
+        mode = open(sys.argv[3]).read().strip()
+        if mode == "fail-timex" and "604800s" in q and "node_timex_frequency_adjustment_ratio" in q:
+            self.send_response(500)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if mode == "slow" and "604800s" in q:
             time.sleep(3)
         with urllib.request.urlopen(up + self.path) as r:
             body = r.read()
@@ -271,6 +279,7 @@ s.serve_forever()
 EOF
 slow_pid=$!
 pids="$pids $slow_pid"
+echo slow >"$tmp/slow.mode"
 tap_wait 10 test -s "$tmp/slow.port"
 slow=http://127.0.0.1:$(cat "$tmp/slow.port")
 start=$(date +%s.%N)
@@ -282,6 +291,16 @@ day=$(jq -r '.nodes[] | select(.host == "drifty") | .frequency_drift_ppm_per_day
 [ $rc = 0 ] && near "$day" 48 1 && [ "$(jq -r '.nodes[] | select(.host == "drifty") | [.findings[].code] | sort | join(",")' "$tmp/slow.json")" = chrony.drift,chrony.drift_daily ] &&
 	! grep -q "not judged" "$tmp/slow.err" && grep -q "drift (week): 2 nodes with enough history, answered in [3-9]\." "$tmp/slow.synctop.log"
 ok $? "the week's answer 3 s late, --timeout 2: --once waits for it (its own time), drifty's +48 ppm/day judged in $took s (rc $rc: $(head -c 300 "$tmp/slow.err"); $(grep -o 'drift (week).*answered in [0-9.]* s' "$tmp/slow.synctop.log"))"
+# the week asked a family at a time: the timex part failing leaves drifty's
+# chrony part answered, but a week with a family missing is no answer (a
+# node with both would be judged on the kernel's slope alone otherwise)
+echo fail-timex >"$tmp/slow.mode"
+timeout 60 "$bin" --from-prometheus "$slow" --once --json drifty steady >"$tmp/part.json" 2>"$tmp/part.err"
+rc=$?
+[ $rc = 0 ] && [ "$(jq -c '[.nodes[].frequency_drift_ppm_per_day]' "$tmp/part.json")" = '[null,null]' ] &&
+	near "$(jq -r '.nodes[] | select(.host == "drifty") | .frequency_drift_ppm_per_hour' "$tmp/part.json")" 2 0.05 &&
+	grep -q "the frequency's trend over the last week: .*HTTP 500.*chrony.drift_daily not judged" "$tmp/part.err"
+ok $? "the week's timex part answered 500: no daily trend at all (not the chrony part alone), said on stderr; the hour judged (rc $rc: $(head -c 300 "$tmp/part.err"))"
 kill "$slow_pid" 2>/dev/null
 
 # --- live: the hour's trend at every refresh, the week's once per 10 minutes
