@@ -293,7 +293,8 @@ static void rule_chrony_skew(const chrony_obs *c, const thresholds *th, finding_
 }
 
 /* Judged once the slope is known: from the history ring, or from a
- * Prometheus server's last hour (span NAN: at least the rule's minimum). */
+ * Prometheus server's deriv over the node's window (span NAN: at least the
+ * rule's minimum). */
 static void drift_finding(double slope, double span, const thresholds *th, finding_list *out)
 {
 	slope = round(slope / DRIFT_RESOLUTION_PPM_PER_HOUR) * DRIFT_RESOLUTION_PPM_PER_HOUR;
@@ -307,8 +308,17 @@ static void drift_finding(double slope, double span, const thresholds *th, findi
 				"(warn above %g ppm/h)", slope, span / 60.0,
 				th->chrony_drift_warn_ppm_per_hour);
 	} else {
-		finding_message(&f, "Frequency drifting %+.3f ppm/h over Prometheus's last hour "
-				"(warn above %g ppm/h)", slope, th->chrony_drift_warn_ppm_per_hour);
+		/* the server's window is the node's (prometheus_drift_span) */
+		char window[32];
+		if (th->chrony_drift_window_s == SECONDS_PER_HOUR) {
+			snprintf(window, sizeof window, "hour");
+		} else if (fmod(th->chrony_drift_window_s, 60.0) == 0) {
+			snprintf(window, sizeof window, "%.0f min", th->chrony_drift_window_s / 60.0);
+		} else {
+			snprintf(window, sizeof window, "%g s", th->chrony_drift_window_s);
+		}
+		finding_message(&f, "Frequency drifting %+.3f ppm/h over Prometheus's last %s "
+				"(warn above %g ppm/h)", slope, window, th->chrony_drift_warn_ppm_per_hour);
 	}
 	finding_hint(&f, "The oscillator's frequency is changing, usually with temperature or "
 		     "CPU power states: watch Frequency in `chronyc tracking`; check cooling and "

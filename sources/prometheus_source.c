@@ -39,6 +39,7 @@ typedef struct {
 	char curl_error[CURL_ERROR_SIZE];
 	prom_vector answer;
 	bool parsed;             /* answer holds samples */
+	double timeout_s;        /* 0: the source's (cfg.timeout_s) */
 } request;
 
 /* One set of servers (prometheus_server_set) as the source keeps it. */
@@ -490,7 +491,7 @@ static bool loopback_url(const char *url)
 static int add_easy(prometheus_source *ps, request *r, const char *url)
 {
 	const server_set *set = &ps->sets[ps->set_of[r->server]]; /* its credentials */
-	long timeout_ms = (long)(ps->cfg.timeout_s * 1000.0);
+	long timeout_ms = (long)((r->timeout_s > 0 ? r->timeout_s : ps->cfg.timeout_s) * 1000.0);
 	curl_easy_setopt(r->easy, CURLOPT_URL, url);
 #if LIBCURL_VERSION_NUM >= 0x075500
 	curl_easy_setopt(r->easy, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -501,7 +502,8 @@ static int add_easy(prometheus_source *ps, request *r, const char *url)
 	curl_easy_setopt(r->easy, CURLOPT_ERRORBUFFER, r->curl_error);
 	curl_easy_setopt(r->easy, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(r->easy, CURLOPT_TIMEOUT_MS, timeout_ms);
-	curl_easy_setopt(r->easy, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+	/* a query with its own longer time still connects within --timeout */
+	curl_easy_setopt(r->easy, CURLOPT_CONNECTTIMEOUT_MS, (long)(ps->cfg.timeout_s * 1000.0));
 	/* gzip: large answers shrink tenfold on the wire, for the CPU of both
 	 * ends; from a server on this host nothing is saved (10,000 nodes:
 	 * every answer ~20% sooner without it) */
@@ -664,6 +666,13 @@ void prometheus_source_query_range(prometheus_source *ps, const char *promql, do
 void prometheus_source_query_range_in(prometheus_source *ps, size_t set, const char *promql, double start,
 				      double end, double step, size_t max_points, prometheus_range_cb cb, void *ctx)
 {
+	prometheus_source_query_range_within(ps, set, promql, start, end, step, max_points, 0, cb, ctx);
+}
+
+void prometheus_source_query_range_within(prometheus_source *ps, size_t set, const char *promql, double start,
+					  double end, double step, size_t max_points, double timeout_s,
+					  prometheus_range_cb cb, void *ctx)
+{
 	range_job *job = xcalloc(1, sizeof *job);
 	job->requests = xcalloc(ps->n_urls ? ps->n_urls : 1, sizeof *job->requests);
 	job->max_points = max_points;
@@ -683,6 +692,7 @@ void prometheus_source_query_range_in(prometheus_source *ps, size_t set, const c
 		r->ps = ps;
 		r->job = job;
 		r->server = i;
+		r->timeout_s = timeout_s;
 		r->easy = curl_easy_init();
 		char *escaped = r->easy ? curl_easy_escape(r->easy, promql, 0) : NULL;
 		const char *base = ps->urls[i];

@@ -115,6 +115,11 @@ void prometheus_source_query_range(prometheus_source *ps, const char *promql, do
 #define PROMETHEUS_EVERY_SET ((size_t)-1)
 void prometheus_source_query_range_in(prometheus_source *ps, size_t set, const char *promql, double start,
 				      double end, double step, size_t max_points, prometheus_range_cb cb, void *ctx);
+/* The same with its own timeout per request (0: cfg.timeout_s), for a
+ * query known to take the server longer than a refresh's. */
+void prometheus_source_query_range_within(prometheus_source *ps, size_t set, const char *promql, double start,
+					  double end, double step, size_t max_points, double timeout_s,
+					  prometheus_range_cb cb, void *ctx);
 
 void prometheus_source_free(prometheus_source *ps);
 

@@ -13,8 +13,14 @@
 void prometheus_drift_run_ask(app *a, double now);
 
 /* --once / --check: the loop runs until every answer asked is in, the
- * deadline passes or the run is interrupted. */
+ * deadline passes (timeout_s, or the week's own when it is asked) or the
+ * run is interrupted. */
 void prometheus_drift_run_wait(app *a, double timeout_s);
+
+/* The week's query reads every sample of a week of every node (seconds of
+ * a server's time at 10,000 nodes, bench/README.md): its requests have
+ * their own timeout, PROM_DRIFT_WEEK_TIMEOUT_S or --timeout if longer. */
+double prometheus_drift_run_week_timeout(const app *a);
 
 void prometheus_drift_run_free(app *a);
 

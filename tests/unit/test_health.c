@@ -938,6 +938,17 @@ static void test_drift_from_prometheus(void **state)
 	evaluate(n, &th);
 	assert_string_equal(find(&n->findings, "chrony.drift")->message,
 			    "Frequency drifting +1.500 ppm/h over Prometheus's last hour (warn above 1 ppm/h)");
+	/* a group's own window is the one the server's slope was taken over
+	 * (prometheus_drift_span) */
+	th.chrony_drift_window_s = 1800;
+	evaluate(n, &th);
+	assert_string_equal(find(&n->findings, "chrony.drift")->message,
+			    "Frequency drifting +1.500 ppm/h over Prometheus's last 30 min (warn above 1 ppm/h)");
+	th.chrony_drift_window_s = 90.5;
+	evaluate(n, &th);
+	assert_string_equal(find(&n->findings, "chrony.drift")->message,
+			    "Frequency drifting +1.500 ppm/h over Prometheus's last 90.5 s (warn above 1 ppm/h)");
+	th.chrony_drift_window_s = 3600;
 	/* the server's hour decides over the ring's */
 	drift_history(h, T0, 3600, 10, 30.0);
 	h->remote_drift_hourly_ppm = -0.5;
