@@ -295,12 +295,22 @@ static void rule_chrony_skew(const chrony_obs *c, const thresholds *th, finding_
 /* Judged once the slope is known: from the history ring, or from a
  * Prometheus server's deriv over the node's window (span NAN: at least the
  * rule's minimum). */
+static double drift_rounded(double slope)
+{
+	return round(slope / DRIFT_RESOLUTION_PPM_PER_HOUR) * DRIFT_RESOLUTION_PPM_PER_HOUR;
+}
+
+bool chrony_drift_hourly_exceeds(double slope_ppm_per_hour, const thresholds *th)
+{
+	return isfinite(slope_ppm_per_hour) && fabs(drift_rounded(slope_ppm_per_hour)) > th->chrony_drift_warn_ppm_per_hour;
+}
+
 static void drift_finding(double slope, double span, const thresholds *th, finding_list *out)
 {
-	slope = round(slope / DRIFT_RESOLUTION_PPM_PER_HOUR) * DRIFT_RESOLUTION_PPM_PER_HOUR;
-	if (!(fabs(slope) > th->chrony_drift_warn_ppm_per_hour)) {
+	if (!chrony_drift_hourly_exceeds(slope, th)) {
 		return;
 	}
+	slope = drift_rounded(slope);
 	finding f;
 	finding_start(&f, SEVERITY_WARN, "chrony.drift");
 	if (isfinite(span)) {

@@ -13,4 +13,9 @@ void chrony_rules(const health_context *ctx, finding_list *out);
  * (node_exporter's timex, prometheus_drift.h). */
 void chrony_drift_rules(const history *h, const thresholds *th, finding_list *out);
 
+/* Whether chrony.drift fires for this slope (ppm per hour): exactly the
+ * rule's test, rounding included, for a caller that must know whether a
+ * new slope changes the finding (prometheus_drift_run.c). */
+bool chrony_drift_hourly_exceeds(double slope_ppm_per_hour, const thresholds *th);
+
 #endif

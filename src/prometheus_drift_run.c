@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chrony_rules.h"
+#include "drift_trend.h"
 #include "health.h"
 #include "log.h"
 #include "prometheus_drift.h"
@@ -103,10 +105,11 @@ static const char *set_name(const app *a, size_t set)
 	return a->prom_set_names[set - (a->opt.n_prom_urls ? 1 : 0)];
 }
 
-/* Whether a trend is known and over the drift rule's limit. */
-static bool over(double ppm, double limit)
+/* Whether the window's rule fires for this trend: the rules' own tests. */
+static bool over(prom_drift_window w, double ppm, const thresholds *th)
 {
-	return isfinite(ppm) && fabs(ppm) > limit;
+	return w == PROM_DRIFT_HOUR ? chrony_drift_hourly_exceeds(ppm, th)
+				    : drift_trend_exceeds(ppm, th->chrony_drift_daily_warn_ppm);
 }
 
 /* Every part of a query has answered: the nodes it serves judged. */
@@ -147,16 +150,15 @@ static void on_drift_answered(drift_ask *ask)
 		if (*field == v || (isnan(*field) && isnan(v))) {
 			continue;
 		}
-		double limit = ask->w == PROM_DRIFT_HOUR ? a->settings[i].th.chrony_drift_warn_ppm_per_hour
-							 : a->settings[i].th.chrony_drift_daily_warn_ppm;
-		bool judge = a->opt.mode != MODE_LIVE || over(*field, limit) != over(v, limit);
+		const thresholds *th = &a->settings[i].th;
+		bool judge = a->opt.mode != MODE_LIVE || over(ask->w, *field, th) != over(ask->w, v, th);
 		*field = v;
 		/* live, the slope moves a little at every answer: the node's next
 		 * scrape judges it (as its other values); only a finding that comes
 		 * or goes is judged now (every node's rules at every answer would
 		 * be a refresh's rule work again; not measured) */
 		if (judge) {
-			health_apply(n, &a->settings[i].th);
+			health_apply(n, th);
 		}
 		tui_node_changed(a->tui, n);
 	}

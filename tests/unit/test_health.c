@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "chrony_rules.h"
 #include "health.h"
 #include "node.h"
 #include "thresholds.h"
@@ -925,6 +926,26 @@ static void test_chrony_drift_needs_ten_minutes(void **state)
 	free(n);
 }
 
+/* chrony_drift_hourly_exceeds is the rule's own test: a live drift answer
+ * re-judges a node only when it says the finding comes or goes, so it must
+ * agree with the rule to the last rounding step (a slope a hair over the
+ * limit that rounds to it does not warn). */
+static void test_chrony_drift_exceeds_is_the_rule(void **state)
+{
+	(void)state;
+	thresholds th = defaults();
+	node *n = chrony_node();
+	const double slopes[] = {1.0, 1.0000004, 1.0000006, 0.9999994, -1.0000004, -1.0000006, 2.0, 0.0, NAN};
+	const bool fires[] = {false, false, true, false, false, true, true, false, false};
+	for (size_t i = 0; i < sizeof slopes / sizeof slopes[0]; i++) {
+		n->history.remote_drift_hourly_ppm = slopes[i];
+		evaluate(n, &th);
+		assert_int_equal(find(&n->findings, "chrony.drift") != NULL, fires[i]);
+		assert_int_equal(chrony_drift_hourly_exceeds(slopes[i], &th), fires[i]);
+	}
+	free(n);
+}
+
 /* The trends a Prometheus server computed (prometheus_drift.h) are what
  * the same drift rules judge: over the ring's, for a chrony node; and for a
  * node whose only frequency is the kernel's (node_exporter's timex). */
@@ -1751,6 +1772,7 @@ int main(void)
 		cmocka_unit_test(test_chrony_frequency_boundaries),
 		cmocka_unit_test(test_chrony_skew_boundaries),
 		cmocka_unit_test(test_chrony_drift_boundaries),
+		cmocka_unit_test(test_chrony_drift_exceeds_is_the_rule),
 		cmocka_unit_test(test_chrony_drift_needs_ten_minutes),
 		cmocka_unit_test(test_drift_from_prometheus),
 		cmocka_unit_test(test_ptp_port_states),
