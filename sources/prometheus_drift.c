@@ -68,7 +68,8 @@ static void duration(double s, char *out, size_t len)
 static bool family_part(size_t f, prom_drift_window w, prom_drift_span span, const char *sel, char *buf, size_t len,
 			size_t *used)
 {
-	char expr[2048], cond[1024] = "", tick[512] = "";
+	/* the selector (up to 1,024 characters) stands in each, twice in expr */
+	char expr[6144], cond[1536] = "", tick[1536] = "";
 	const char *m = families[f].metric;
 	/* at least a sample as old as the span needs: one in the range up to
 	 * min_span ago (a span of 0: the whole range) */

@@ -80,6 +80,9 @@ bool prometheus_drift_span_askable(prom_drift_span span);
  * or -1 when it does not fit in len or the span is not askable. */
 int prometheus_drift_query(prom_drift_window w, prom_drift_span span, int family, const char *selector, char *buf,
 			   size_t len);
+/* Room for any of them, every family's included, with a selector of 1,024
+ * characters. */
+#define PROM_DRIFT_QUERY_MAX 24576
 
 /* Naming by "nodename": node_uname_info's nodename of each instance, from
  * an answer to the query below (node_uname_info's instance and nodename,

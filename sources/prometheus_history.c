@@ -3,6 +3,7 @@
 
 #include "prometheus_history.h"
 
+#include "node.h"
 #include "node_settings.h"
 
 #include <math.h>
@@ -68,7 +69,7 @@ typedef struct {
  * without node_uname_info whose instance names it (the map's fallback). */
 static bool exporter_sel(const naming *n, const char *metric, char *out, size_t len)
 {
-	char by_instance[1400];
+	char by_instance[4096]; /* the selector, the name's RE twice */
 	int w = snprintf(by_instance, sizeof by_instance, "%s{%.*s%sinstance=~\"(%s|\\\\[%s\\\\])(:[0-9]+)?\"}", metric,
 			 n->inner_len, n->inner, n->sep, n->re, n->re);
 	if (w < 0 || (size_t)w >= sizeof by_instance) {
@@ -92,7 +93,9 @@ static bool exporter_sel(const naming *n, const char *metric, char *out, size_t 
 int prometheus_history_query(remote_series_id id, const char *name, const char *node_label, const char *selector,
 			     char *buf, size_t len)
 {
-	char re[600], lit[600], own[1400], a[3000], b[3000];
+	/* room for the longest selector (1,024) and name (NODE_NAME_LEN), every
+	 * character quoted: the test's worst case fits PROM_HISTORY_QUERY_MAX */
+	char re[3 * NODE_NAME_LEN], lit[2 * NODE_NAME_LEN], own[2048], a[8192], b[8192];
 	size_t n = strlen(selector);
 	naming nm = {n >= 2 ? selector + 1 : "", n >= 2 ? (int)(n - 2) : 0, n > 2 ? "," : "", node_label, re, lit};
 	if (!*name || !quote(name, true, re, sizeof re) || !quote(name, false, lit, sizeof lit)) {

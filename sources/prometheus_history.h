@@ -39,6 +39,9 @@
  *               without its 999999 faultyOffset marker (ns) */
 int prometheus_history_query(remote_series_id id, const char *name, const char *node_label, const char *selector,
 			     char *buf, size_t len);
+/* Room for any of them: a selector of 1,024 characters and a name of
+ * NODE_NAME_LEN, every character quoted. */
+#define PROM_HISTORY_QUERY_MAX 24576
 
 /* Which servers a node's history is asked of, and how they name it: the
  * servers of its --config group's own "prometheus" (the group

@@ -59,6 +59,9 @@ int prometheus_map_check_selector(const char *selector, char *err, size_t err_le
 /* The PromQL of query id restricted by selector (checked as above).  The
  * length written, or -1 when it does not fit in len. */
 int prometheus_map_query(prom_query_id id, const char *selector, char *buf, size_t len);
+/* Room for any query prometheus_map_query writes: the family's matcher and
+ * a selector of up to 1,024 characters (prometheus_map_check_selector). */
+#define PROM_QUERY_MAX 4096
 
 typedef struct {
 	/* NULL: the defaults above; a label name; "nodename": join on

@@ -444,9 +444,30 @@ static size_t write_cb(char *data, size_t size, size_t nmemb, void *userp)
 
 static int add_easy(prometheus_source *ps, request *r, const char *url);
 
+/* BASE + API + "?query=" + PROMQL escaped + EXTRA, allocated at its size
+ * (a selector of 1,024 characters escapes to three times that, and the
+ * drift queries repeat it per family: never cut); NULL if escaping
+ * failed. */
+static char *api_url(CURL *easy, const char *base, const char *api, const char *promql, const char *extra)
+{
+	char *escaped = curl_easy_escape(easy, promql, 0);
+	if (!escaped) {
+		return NULL;
+	}
+	size_t blen = strlen(base);
+	if (blen > 0 && base[blen - 1] == '/') {
+		blen--; /* "http://h:9090/" + "/api" would double the slash */
+	}
+	size_t len = blen + strlen(api) + strlen("?query=") + strlen(escaped) + strlen(extra) + 1;
+	char *url = xmalloc(len);
+	snprintf(url, len, "%.*s%s?query=%s%s", (int)blen, base, api, escaped, extra);
+	curl_free(escaped);
+	return url;
+}
+
 static int start_request(prometheus_source *ps, request *r)
 {
-	char promql[2048], url[4096];
+	char promql[PROM_QUERY_MAX];
 	const server_set *set = &ps->sets[ps->set_of[r->server]];
 	if (prometheus_map_query(r->query, set->selector, promql, sizeof promql) < 0) {
 		return -1;
@@ -455,15 +476,15 @@ static int start_request(prometheus_source *ps, request *r)
 	if (!r->easy) {
 		return -1;
 	}
-	char *escaped = curl_easy_escape(r->easy, promql, 0);
-	const char *base = ps->urls[r->server];
-	size_t blen = strlen(base);
-	if (blen > 0 && base[blen - 1] == '/') {
-		blen--; /* "http://h:9090/" + "/api" would double the slash */
+	char *url = api_url(r->easy, ps->urls[r->server], "/api/v1/query", promql, "");
+	if (!url) {
+		curl_easy_cleanup(r->easy);
+		r->easy = NULL;
+		return -1;
 	}
-	snprintf(url, sizeof url, "%.*s/api/v1/query?query=%s", (int)blen, base, escaped ? escaped : "");
-	curl_free(escaped);
-	return add_easy(ps, r, url);
+	int rc = add_easy(ps, r, url); /* libcurl keeps its own copy */
+	free(url);
+	return rc;
 }
 
 /* Whether url's host is this machine's loopback: "localhost", 127.0.0.0/8
@@ -685,7 +706,6 @@ void prometheus_source_query_range_within(prometheus_source *ps, size_t set, con
 	job->requests[0].ps = ps; /* on_range_later's way back, servers or not */
 	for (size_t i = 0; i < ps->n_urls; i++) {
 		request *r = &job->requests[i];
-		char url[8192];
 		if (set != PROMETHEUS_EVERY_SET && ps->set_of[i] != set) {
 			continue; /* another set's server: not this node's */
 		}
@@ -694,20 +714,17 @@ void prometheus_source_query_range_within(prometheus_source *ps, size_t set, con
 		r->server = i;
 		r->timeout_s = timeout_s;
 		r->easy = curl_easy_init();
-		char *escaped = r->easy ? curl_easy_escape(r->easy, promql, 0) : NULL;
 		const char *base = ps->urls[i];
-		size_t blen = strlen(base);
-		if (blen > 0 && base[blen - 1] == '/') {
-			blen--;
-		}
-		int w = snprintf(url, sizeof url, "%.*s/api/v1/query_range?query=%s&start=%.3f&end=%.3f&step=%.0f",
-				 (int)blen, base, escaped ? escaped : "", start, end, step);
-		curl_free(escaped);
-		if ((!escaped || w < 0 || (size_t)w >= sizeof url) && r->easy) {
+		char range[128];
+		snprintf(range, sizeof range, "&start=%.3f&end=%.3f&step=%.0f", start, end, step);
+		char *url = r->easy ? api_url(r->easy, base, "/api/v1/query_range", promql, range) : NULL;
+		if (!url && r->easy) {
 			curl_easy_cleanup(r->easy);
 			r->easy = NULL;
 		}
-		if (!r->easy || add_easy(ps, r, url) != 0) {
+		int added = r->easy ? add_easy(ps, r, url) : -1;
+		free(url);
+		if (added != 0) {
 			if (!job->error[0]) {
 				snprintf(job->error, sizeof job->error, "%s: cannot start the range query", base);
 			}

@@ -203,7 +203,7 @@ static bool send_parts(drift_ask *ask)
 	app *a = ask->a;
 	const prom_drift_key *k = &a->prom_drift->plan[ask->w].keys[ask->query];
 	int n_parts = ask->w == PROM_DRIFT_WEEK ? PROM_DRIFT_FAMILIES : 1;
-	char promql[PROM_DRIFT_FAMILIES][16384];
+	char promql[PROM_DRIFT_FAMILIES][PROM_DRIFT_QUERY_MAX];
 	for (int f = 0; f < n_parts; f++) {
 		if (prometheus_drift_query(ask->w, k->span, n_parts > 1 ? f : PROM_DRIFT_ALL_FAMILIES, ask->selector,
 					   promql[f], sizeof promql[f]) < 0) {

@@ -280,7 +280,7 @@ static void on_detail_open(void *ctx, size_t node_index, int plot_columns)
 	prometheus_history_origin(a->conf, n->host, a->opt.n_prom_urls, a->opt.prom_selector, a->opt.prom_node_label,
 				  &origin);
 	for (int id = 0; id < REMOTE_SERIES_COUNT; id++) {
-		char promql[16384];
+		char promql[PROM_HISTORY_QUERY_MAX];
 		if (prometheus_history_query((remote_series_id)id, n->host, origin.node_label, origin.selector, promql,
 					     sizeof promql) < 0) {
 			snprintf(n->remote->error, sizeof n->remote->error,

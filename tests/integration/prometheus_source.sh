@@ -303,6 +303,22 @@ check_source_error() { # description expected-exit pattern synctop-args...
 }
 check_source_error "a selector Prometheus refuses" 69 "Prometheus says bad_data" \
 	--from-prometheus "$url" --prometheus-selector '{job=~"("}' --once --json
+# the longest selector synctop takes (1,024 characters), all of it bytes a
+# URL must escape (a label that no series has, matched by a regex that
+# matches ""): every query, the drift trends' included, is built and reaches
+# the server whole (buffers inside were cut at 1-8 KiB: "the query does not
+# fit" in the log, the trends never asked) and the nodes come back
+long='{job="textfile",absent=~"'
+while [ ${#long} -lt 1019 ]; do long="$long(|)"; done
+long="$long\"}"
+[ ${#long} -le 1024 ] || long=${long:0:1019}'"}'
+timeout 30 "$bin" --from-prometheus "$url" --prometheus-selector "$long" --once --json --log "$tmp/long.log" \
+	>"$tmp/long.json" 2>"$tmp/long.err"
+rc=$?
+[ $rc = 0 ] && [ "$(jq '[.nodes[] | select(.host == "gpu001")] | length' "$tmp/long.json")" = 1 ] &&
+	[ ! -s "$tmp/long.err" ] && ! grep -q "does not fit\|cannot start" "$tmp/long.log" &&
+	grep -q "drift (hour): .* answered" "$tmp/long.log"
+ok $? "a selector of ${#long} characters to escape: exit $rc, gpu001 read, the drift trends asked, nothing on stderr ($(head -c 300 "$tmp/long.err"; grep -m1 "does not fit\|cannot start" "$tmp/long.log"))"
 check_source_error "a closed port" 69 "Couldn't connect to server (and 9 more queries)" \
 	--from-prometheus "http://127.0.0.1:$p_dead" --once --json
 check_source_error "a closed port, --check" 3 "Couldn't connect" \

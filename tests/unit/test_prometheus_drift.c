@@ -330,6 +330,30 @@ static void test_map_nodename_joined(void **state)
 	prometheus_drift_names_free(&names);
 }
 
+/* Every window's query, each family's and all of them, fits
+ * PROM_DRIFT_QUERY_MAX with the longest selector synctop takes (1,024
+ * characters: prometheus_map_check_selector): it was cut at 1 and 2 KiB
+ * inside, and the trends were never asked ("the query does not fit"). */
+static void test_queries_fit_longest_selector(void **state)
+{
+	(void)state;
+	char sel[1100], buf[PROM_DRIFT_QUERY_MAX];
+	strcpy(sel, "{job=~\"");
+	while (strlen(sel) < 1022) {
+		strcat(sel, ".");
+	}
+	strcat(sel, "\"}");
+	thresholds th;
+	thresholds_init_defaults(&th);
+	for (int w = 0; w < PROM_DRIFT_COUNT; w++) {
+		prom_drift_span span = prometheus_drift_span((prom_drift_window)w, &th);
+		for (int f = -1; f < PROM_DRIFT_FAMILIES; f++) {
+			int family = f < 0 ? PROM_DRIFT_ALL_FAMILIES : f;
+			assert_true(prometheus_drift_query((prom_drift_window)w, span, family, sel, buf, sizeof buf) > 2048);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_map_answer),
 		cmocka_unit_test(test_map_nodename_vector),
 		cmocka_unit_test(test_map_nodename_joined),
+		cmocka_unit_test(test_queries_fit_longest_selector),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

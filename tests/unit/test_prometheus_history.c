@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "conffile.h"
+#include "node.h"
 #include "prometheus_history.h"
 #include "prometheus_query.h"
 
@@ -207,6 +208,30 @@ static void test_range_refused(void **state)
 	}
 }
 
+/* Every series' query fits PROM_HISTORY_QUERY_MAX for the longest
+ * selector synctop takes (1,024 characters) and the longest node name,
+ * every character of it quoted, named each way (the drill-down said "no
+ * history query for this node" when a buffer inside was too small). */
+static void test_queries_fit_longest_inputs(void **state)
+{
+	(void)state;
+	char sel[1100], name[NODE_NAME_LEN], buf[PROM_HISTORY_QUERY_MAX];
+	strcpy(sel, "{job=~\"");
+	while (strlen(sel) < 1022) {
+		strcat(sel, ".");
+	}
+	strcat(sel, "\"}");
+	memset(name, '.', sizeof name - 1);
+	name[sizeof name - 1] = '\0';
+	const char *namings[] = {NULL, "nodename", "hostname"};
+	for (size_t k = 0; k < sizeof namings / sizeof namings[0]; k++) {
+		for (int id = 0; id < REMOTE_SERIES_COUNT; id++) {
+			assert_true(prometheus_history_query((remote_series_id)id, name, namings[k], sel, buf, sizeof buf) >
+				    1024);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_step),
 		cmocka_unit_test(test_pick),
 		cmocka_unit_test(test_range_refused),
+		cmocka_unit_test(test_queries_fit_longest_inputs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -808,6 +808,31 @@ static void test_captured_exporters(void **state)
 	answers_free(&a);
 }
 
+/* The longest selector synctop takes: 1,024 characters. */
+static void longest_selector(char *sel)
+{
+	strcpy(sel, "{job=~\"");
+	while (strlen(sel) < 1022) {
+		strcat(sel, ".");
+	}
+	strcat(sel, "\"}");
+	assert_int_equal(strlen(sel), 1024);
+	char err[200];
+	assert_int_equal(prometheus_map_check_selector(sel, err, sizeof err), 0);
+}
+
+/* Every query fits PROM_QUERY_MAX, whatever selector synctop accepts (a
+ * query that did not fit was a failed request at every refresh). */
+static void test_queries_fit_longest_selector(void **state)
+{
+	(void)state;
+	char sel[1100], buf[PROM_QUERY_MAX];
+	longest_selector(sel);
+	for (int id = 0; id < PROM_Q_COUNT; id++) {
+		assert_true(prometheus_map_query((prom_query_id)id, sel, buf, sizeof buf) > 1024);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -825,6 +850,7 @@ int main(void)
 		cmocka_unit_test(test_openshift_clock_state),
 		cmocka_unit_test(test_synctop_ptp_readback),
 		cmocka_unit_test(test_captured_exporters),
+		cmocka_unit_test(test_queries_fit_longest_selector),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
