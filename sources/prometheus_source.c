@@ -234,14 +234,7 @@ static size_t map_set(prometheus_source *ps, const server_set *set, prom_map *ma
 			continue;
 		}
 		for (int q = 0; q < PROM_Q_COUNT; q++) {
-			request *r = &ps->requests[s * PROM_Q_COUNT + (size_t)q];
-			prom_vector *m = &merged[q];
-			m->samples = xrealloc(m->samples, (m->n_samples + r->answer.n_samples + 1) * sizeof *m->samples);
-			memcpy(m->samples + m->n_samples, r->answer.samples, r->answer.n_samples * sizeof *m->samples);
-			m->n_samples += r->answer.n_samples;
-			free(r->answer.samples); /* the labels moved to merged */
-			r->answer.samples = NULL;
-			r->answer.n_samples = 0;
+			prom_vector_take(&merged[q], &ps->requests[s * PROM_Q_COUNT + (size_t)q].answer);
 		}
 		answered++;
 	}
