@@ -301,6 +301,27 @@ static void *vector_alloc(prom_vector *v, size_t bytes)
 	return at;
 }
 
+/* A sample's digest (prom_sample.digest): its labels' text as both parsers
+ * lay it out (name, NUL, value, NUL, in order), eight bytes at a time while
+ * it is in the cache, and its value's bits. */
+static uint64_t sample_digest(const char *text, size_t len, size_t n_labels, double value)
+{
+	uint64_t h = 0x243F6A8885A308D3ull ^ n_labels, w;
+	for (; len >= 8; text += 8, len -= 8) {
+		memcpy(&w, text, 8);
+		h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+		h ^= h >> 29;
+	}
+	w = 0;
+	if (len) {
+		memcpy(&w, text, len); /* text is NULL when no item had labels yet */
+	}
+	h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+	memcpy(&w, &value, sizeof w);
+	h = (h ^ (h >> 29) ^ w) * 0x9E3779B97F4A7C15ull;
+	return h ^ (h >> 32);
+}
+
 /* The labels of the item being read, as one block: the array, then the
  * strings not shared; in v's blocks, or on its own (a range series) when v
  * is NULL. */
@@ -397,6 +418,7 @@ static void item_end(parser *p)
 	s->n_labels = n;
 	s->t = p->item.t;
 	s->value = value;
+	s->digest = sample_digest(p->item.text, p->item.text_len, n, value);
 }
 
 static void item_begin(parser *p)
@@ -935,6 +957,7 @@ static bool fast_item(cursor *c, prom_vector *out, size_t *cap)
 	s->n_labels = n;
 	s->t = parse_number((const unsigned char *)num, num_len);
 	s->value = v;
+	s->digest = sample_digest((const char *)(labels + (n ? n : 1)), text, n, v);
 	return true;
 }
 

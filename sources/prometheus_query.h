@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define PROM_WARNINGS_LEN 400
 
@@ -27,6 +28,7 @@ typedef struct {
 	size_t n_labels;
 	double t;            /* the sample's time: the evaluation time for a plain selector */
 	double value;        /* NAN for "NaN", +-INFINITY for "+Inf"/"-Inf" */
+	uint64_t digest;     /* of its labels and value, not t: equal for the same series and value */
 } prom_sample;
 
 typedef struct {

@@ -301,7 +301,7 @@ static void assert_same_samples(const prom_vector *a, const prom_vector *b, cons
 	for (size_t i = 0; i < a->n_samples; i++) {
 		const prom_sample *x = &a->samples[i], *y = &b->samples[i];
 		if (x->n_labels != y->n_labels || memcmp(&x->t, &y->t, sizeof x->t) != 0 ||
-		    memcmp(&x->value, &y->value, sizeof x->value) != 0) {
+		    memcmp(&x->value, &y->value, sizeof x->value) != 0 || x->digest != y->digest) {
 			fail_msg("%s: sample %zu differs", what, i);
 		}
 		for (size_t k = 0; k < x->n_labels; k++) {
