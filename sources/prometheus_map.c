@@ -114,6 +114,12 @@ static uint64_t hash_name(const char *s)
 	return h;
 }
 
+static uint64_t digest_mix(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+	return h ^ (h >> 29);
+}
+
 /* One sample about a node, in the order the answers are read: the node's
  * observation is put together from its samples only when it is asked for
  * (prometheus_map_node), so a refresh of 10,000 nodes holds their samples,
@@ -129,6 +135,8 @@ typedef struct {
 	const char *instance;     /* the `instance` of its first sample, or "" */
 	size_t first, last;       /* its samples: index + 1 into refs, 0 for none */
 	const prom_sample *down;  /* the `up` == 0 sample of a target it is served by */
+	uint64_t digest;          /* of its samples' digests, in refs' order (prometheus_map_digest) */
+	bool dated;               /* one of them is a finite scrape time */
 } prom_entry;
 
 /* The instance -> nodename join (node_label "nodename"), hashed. */
@@ -258,6 +266,8 @@ static size_t entry_get(prom_map *m, const char *name, const char *instance)
 	e->instance = instance ? instance : "";
 	e->first = e->last = 0;
 	e->down = NULL;
+	e->digest = 0;
+	e->dated = false;
 	*slot = ++m->n_nodes;
 	return *slot;
 }
@@ -280,6 +290,11 @@ static void entry_add(prom_map *m, size_t idx, prom_query_id q, const prom_sampl
 		e->first = ix->n_refs;
 	}
 	e->last = ix->n_refs;
+	/* here, while the samples are read in order: from the node's list
+	 * later, each would be a cache miss (10,000 nodes: 200,000) */
+	e->digest = digest_mix(digest_mix(e->digest, (uint64_t)q + 1), s->digest);
+	/* put_together's note_time: a scrape time dates the observation */
+	e->dated |= (q == PROM_Q_TIMEX_TIME || q == PROM_Q_CHRONY_TIME || q == PROM_Q_OPENSHIFT_TIME) && isfinite(s->value);
 }
 
 /* An eager map's node (prometheus_map_adopt), added on first sight. */
@@ -304,21 +319,37 @@ static prom_node *node_get(prom_map *m, const char *name, const char *instance)
 	return pn;
 }
 
+/* s's first n bytes (at most), cut to fit cap with its NUL: snprintf's
+ * "%.*s" without its cost (a call per sample). */
+static void copy_span(char *dst, size_t cap, const char *s, size_t n)
+{
+	if (n >= cap) {
+		n = cap - 1;
+	}
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+}
+
+static void copy_text(char *dst, size_t cap, const char *s)
+{
+	copy_span(dst, cap, s, strnlen(s, cap));
+}
+
 void prometheus_map_strip_port(const char *instance, char *out, size_t len)
 {
 	const char *colon = strrchr(instance, ':');
 	if (instance[0] == '[') {
 		const char *close = strchr(instance, ']');
 		if (close) {
-			snprintf(out, len, "%.*s", (int)(close - instance - 1), instance + 1);
+			copy_span(out, len, instance + 1, (size_t)(close - instance - 1));
 			return;
 		}
 	}
-	if (colon && strchr(instance, ':') == colon) {
-		snprintf(out, len, "%.*s", (int)(colon - instance), instance);
+	if (colon && memchr(instance, ':', (size_t)(colon - instance)) == NULL) {
+		copy_span(out, len, instance, (size_t)(colon - instance));
 		return;
 	}
-	snprintf(out, len, "%s", instance);
+	copy_text(out, len, instance);
 }
 
 typedef struct {
@@ -1139,10 +1170,15 @@ static void put_together(const prom_map *m, size_t i, prom_node *pn)
 	const prom_entry *e = &ix->entries[i];
 	const prom_map_options *opt = &ix->opt;
 	observation *obs = &pn->obs;
-	memset(pn, 0, sizeof *pn); /* in the cache: one node at a time */
-	snprintf(pn->name, sizeof pn->name, "%s", e->name);
-	snprintf(pn->instance, sizeof pn->instance, "%s", e->instance);
-	observation_init(obs);
+	static prom_node blank; /* zeros and observation_init's unknowns: one copy, not two passes */
+	static bool blank_ready;
+	if (!blank_ready) {
+		observation_init(&blank.obs);
+		blank_ready = true;
+	}
+	*pn = blank; /* in the cache: one node at a time */
+	copy_text(pn->name, sizeof pn->name, e->name);
+	copy_text(pn->instance, sizeof pn->instance, e->instance);
 	for (size_t r = e->first; r; r = ix->refs[r - 1].next) {
 		const prom_ref *ref = &ix->refs[r - 1];
 		switch (ref->query) {
@@ -1255,6 +1291,25 @@ void prometheus_map_build_owning(prom_vector *answers[PROM_Q_COUNT], const prom_
 		}
 	}
 	index_build(opt, out);
+}
+
+uint64_t prometheus_map_digest(const prom_map *m, size_t i)
+{
+	if (!m->ix || i >= m->n_nodes || !m->ix->entries[i].dated) {
+		return 0;
+	}
+	const prom_entry *e = &m->ix->entries[i];
+	uint64_t h = e->down ? digest_mix(e->digest ^ 0xD0, e->down->digest) : e->digest;
+	return h ? h : 1;
+}
+
+bool prometheus_map_stale(const prom_map *m, double taken_at)
+{
+	if (!m->ix) {
+		return true;
+	}
+	double age = m->ix->opt.now - taken_at; /* as put_together judges it */
+	return isfinite(age) && age > m->ix->opt.stale_after_s;
 }
 
 const prom_node *prometheus_map_node(const prom_map *m, size_t i)

@@ -31,6 +31,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "node.h"
 #include "observation.h"
@@ -137,6 +138,20 @@ void prometheus_map_build_owning(prom_vector *answers[PROM_Q_COUNT], const prom_
 void prometheus_map_strip_port(const char *instance, char *out, size_t len);
 
 const prom_node *prometheus_map_node(const prom_map *m, size_t i);
+
+/* A digest of everything node i of an owning map is put together from
+ * (its samples' values and labels, its target's `up` == 0), without putting
+ * it together: equal digests in two refreshes give the same observation, so
+ * a node whose samples did not change since the last refresh (most of them
+ * when the refresh is more frequent than the scrape) need not be put
+ * together again.  0, never equal: an eager map, or a node without a scrape
+ * time (its observation is dated by the refresh itself). */
+uint64_t prometheus_map_digest(const prom_map *m, size_t i);
+
+/* Whether a node whose newest sample is from taken_at is stale as of this
+ * map's refresh (what putting it together would say); true for an eager
+ * map. */
+bool prometheus_map_stale(const prom_map *m, double taken_at);
 
 /* Node i's name without putting it together; NULL past the end. */
 const char *prometheus_map_name(const prom_map *m, size_t i);

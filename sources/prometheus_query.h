@@ -12,7 +12,9 @@
 #ifndef SYNCTOP_PROMETHEUS_QUERY_H
 #define SYNCTOP_PROMETHEUS_QUERY_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define PROM_WARNINGS_LEN 400
 
@@ -26,11 +28,13 @@ typedef struct {
 	size_t n_labels;
 	double t;            /* the sample's time: the evaluation time for a plain selector */
 	double value;        /* NAN for "NaN", +-INFINITY for "+Inf"/"-Inf" */
+	uint64_t digest;     /* of its labels and value, not t: equal for the same series and value */
 } prom_sample;
 
 typedef struct {
 	prom_sample *samples;
 	size_t n_samples;
+	void *blocks;                   /* the samples' labels and their strings, a few large blocks */
 	size_t n_warnings;              /* "warnings" the server attached */
 	char warnings[PROM_WARNINGS_LEN]; /* them, joined by "; ", cleaned, cut to fit; "" if none */
 } prom_vector;
@@ -59,7 +63,18 @@ typedef struct {
  * wrong with the text. */
 int prometheus_query_parse(const char *body, size_t len, prom_vector *out, char *err, size_t err_len);
 
+/* The fast path prometheus_query_parse takes first: an answer exactly in
+ * the layout Prometheus writes (no space, its key order, labels of printable
+ * ASCII without escapes) is read into out (initialised here), true; false
+ * for anything else, out empty: prometheus_query_parse then reads it with
+ * the general parser, to the same samples or its error. */
+bool prometheus_query_parse_fast(const char *body, size_t len, prom_vector *out);
+
 void prom_vector_free(prom_vector *v);
+
+/* Moves from's samples (and the memory of their labels) to the end of
+ * into's; from is left empty, its warnings untouched. */
+void prom_vector_take(prom_vector *into, prom_vector *from);
 
 /* The same for a range query's answer: a "matrix", whose points are
  * [time, "value"] pairs; at most max_points per series are kept (the

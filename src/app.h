@@ -82,6 +82,11 @@ typedef struct app {
 	const char **source_urls;  /* every server, for the JSON's source */
 	size_t n_source_urls;
 	size_t *source_by_name;    /* live: the model's node indices, by host name */
+	/* live: per model node, the digest of the samples it was last updated
+	 * from when that update left it known (prometheus_map_digest), else 0,
+	 * and its observation's time then */
+	uint64_t *source_digest;
+	double *source_taken_at;
 	/* Prometheus nodes polled once over SSH (`S`, --ssh-detail): NULL
 	 * until the first is asked for (ssh_detail_run.h) */
 	struct ssh_detail_run *detail_run;

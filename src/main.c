@@ -852,6 +852,8 @@ out:
 	free(a.nodes);
 	free(a.settings);
 	free(a.source_by_name);
+	free(a.source_digest);
+	free(a.source_taken_at);
 	inventory_free(&a.inv);
 	conffile_free(conf);
 	cli_free(&a.opt);

@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include <ev.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,19 +162,40 @@ static void update_prometheus_model(app *a, prom_map *map)
 		source_sort_nodes = a->nodes;
 		qsort(a->source_by_name, a->n_nodes, sizeof *a->source_by_name, compare_node_index);
 	}
+	if (!a->source_digest) {
+		a->source_digest = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof *a->source_digest);
+		a->source_taken_at = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof *a->source_taken_at);
+	}
 	bool *seen = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof *seen);
+	size_t same = 0;
 	for (size_t j = 0; j < map->n_nodes; j++) {
-		const prom_node *pn = prometheus_map_node(map, j);
+		const char *name = prometheus_map_name(map, j);
+		const prom_node *pn = NULL;
+		uint64_t digest = prometheus_map_digest(map, j);
 		bool any = false;
 		/* the same host twice in an inventory: both rows */
-		for (size_t k = model_lookup(a, pn->name);
-		     k < a->n_nodes && strcmp(a->nodes[a->source_by_name[k]].host, pn->name) == 0; k++) {
+		for (size_t k = model_lookup(a, name);
+		     k < a->n_nodes && strcmp(a->nodes[a->source_by_name[k]].host, name) == 0; k++) {
 			size_t i = a->source_by_name[k];
-			apply_prometheus_node(a, &a->nodes[i], pn, &a->settings[i].th);
-			tui_node_changed(a->tui, &a->nodes[i]);
+			node *n = &a->nodes[i];
 			seen[i] = true;
 			matched++;
 			any = true;
+			/* the samples it was last updated from, known then and still
+			 * (not stale now): applying them again changes nothing */
+			if (digest && a->source_digest[i] == digest && n->reachable && n->has_observation &&
+			    n->obs.taken_at == a->source_taken_at[i] && !prometheus_map_stale(map, n->obs.taken_at)) {
+				same++;
+				continue;
+			}
+			if (!pn) {
+				pn = prometheus_map_node(map, j);
+			}
+			apply_prometheus_node(a, n, pn, &a->settings[i].th);
+			tui_node_changed(a->tui, n);
+			bool known_now = pn->has_data && !pn->error[0] && n->reachable;
+			a->source_digest[i] = known_now ? digest : 0;
+			a->source_taken_at[i] = n->obs.taken_at;
 		}
 		known += any;
 		if ((j + 1) % PROM_RELEASE_EVERY == 0) {
@@ -184,9 +206,13 @@ static void update_prometheus_model(app *a, prom_map *map)
 		if (!seen[i]) {
 			apply_prometheus_node(a, &a->nodes[i], NULL, &a->settings[i].th);
 			tui_node_changed(a->tui, &a->nodes[i]);
+			a->source_digest[i] = 0;
 		}
 	}
 	free(seen);
+	tui_source_refreshed(a->tui); /* "updated" in the header, whatever changed */
+	log_printf("prometheus: %zu of %zu nodes as at the last refresh (samples unchanged, not stale)", same,
+		   a->n_nodes);
 	if (map->n_nodes > known && !a->inv.count) {
 		log_printf("prometheus: %zu nodes appeared after start; restart synctop to show them",
 			   map->n_nodes - known);

@@ -676,6 +676,14 @@ void tui_mark_dirty(tui *t)
 	}
 }
 
+void tui_source_refreshed(tui *t)
+{
+	if (t) {
+		t->dirty = true;
+		t->last_update = wall_now();
+	}
+}
+
 void tui_node_changed(tui *t, const node *nd)
 {
 	if (!t) {

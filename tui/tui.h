@@ -41,6 +41,10 @@ void tui_mark_dirty(tui *t);
  * tui_run counts as tui_mark_dirty. */
 void tui_node_changed(tui *t, const node *nd);
 
+/* A source refreshed the nodes (Prometheus): the header's "updated" time,
+ * though no row need change. */
+void tui_source_refreshed(tui *t);
+
 /* Something outside the nodes went wrong (a --prometheus write): shown in
  * the footer for a few seconds, in the warning colour.  t may be NULL. */
 void tui_warn(tui *t, const char *text);

@@ -66,8 +66,8 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # shellcheck disable=SC2046 # one word per port
-set -- $(lab_free_ports 5)
-p_node=$1 p_text=$2 p_prom=$3 p_dead=$4 p_ptp=$5
+set -- $(lab_free_ports 6)
+p_node=$1 p_text=$2 p_prom=$3 p_dead=$4 p_ptp=$5 p_slow=$6
 url=http://127.0.0.1:$p_prom
 
 # --- the textfiles: synctop's own, and chrony_exporter's series of a node
@@ -140,6 +140,17 @@ optp() { # node offset phc2sys-offset class ptp4l-status [clock-state]
 	echo "openshift_ptp_process_status{config=\"phc2sys.0.config\",$l,process=\"phc2sys\"} 1"
 } >"$tmp/tf-ptp/openshift.prom"
 
+# node_exporter's timex series of one node, scraped only every 6 s: between
+# two scrapes a refresh every second sees the same samples age
+mkdir -p "$tmp/tf-slow"
+{
+	echo 'node_timex_sync_status{instance="slow1:9100"} 1'
+	echo 'node_timex_status{instance="slow1:9100"} 8193'
+	echo 'node_timex_offset_seconds{instance="slow1:9100"} 0.000012'
+	echo 'node_timex_maxerror_seconds{instance="slow1:9100"} 0.0005'
+	echo 'node_timex_estimated_error_seconds{instance="slow1:9100"} 0.00001'
+} >"$tmp/tf-slow/timex.prom"
+
 cat >"$tmp/prometheus.yml" <<EOT
 global:
   scrape_interval: 1s
@@ -159,6 +170,11 @@ scrape_configs:
     honor_labels: true
     static_configs:
       - targets: ['127.0.0.1:$p_ptp']
+  - job_name: slow
+    honor_labels: true
+    scrape_interval: 6s
+    static_configs:
+      - targets: ['127.0.0.1:$p_slow']
 EOT
 "$exporter" --web.listen-address=127.0.0.1:$p_node --collector.textfile.directory="$tmp/tf-empty" \
 	>"$tmp/node.log" 2>&1 &
@@ -175,6 +191,9 @@ pids="$pids $!"
 	--collector.textfile.directory="$tmp/tf-ptp" >"$tmp/ptp.log" 2>&1 &
 ptp_exporter=$!
 pids="$pids $ptp_exporter"
+"$exporter" --web.listen-address=127.0.0.1:$p_slow --collector.disable-defaults --collector.textfile \
+	--collector.textfile.directory="$tmp/tf-slow" >"$tmp/slow.log" 2>&1 &
+pids="$pids $!"
 
 query() { curl -s -G "$url/api/v1/query" --data-urlencode "query=$1"; }
 scraped() {
@@ -347,6 +366,20 @@ wait "$live"
 rc=$?
 [ $rc = 130 ]
 ok $? "live, plain text: SIGINT ends it with 130 (got $rc)"
+
+# --- live, samples unchanged between scrapes: a refresh that finds a node's
+# samples as they were skips putting it together again, but still judges
+# its age: scraped every 6 s, stale after 3 s, read every second, slow1
+# must turn stale between scrapes and known again after the next one
+slow_seen() { [ -n "$(query 'node_timex_status{instance="slow1:9100"}' | jq -r '.data.result[0].value[1] // empty' 2>/dev/null)" ]; }
+tap_wait 30 slow_seen
+timeout 20 "$bin" --from-prometheus "$url" -w slow1 -d 1 --prometheus-stale 3 --log "$tmp/slow-live.log" \
+	</dev/null >"$tmp/slow-live.out" 2>"$tmp/slow-live.err"
+same=$(grep -c "1 of 1 nodes as at the last refresh" "$tmp/slow-live.log")
+# the rows in order: k known (judged), s stale; a stale row between known ones
+states=$(awk '$1 == "slow1" { printf "%s", ($0 ~ /stale: its newest sample/ ? "s" : $2 ~ /^(ok|warn|crit)$/ ? "k" : "?") }' "$tmp/slow-live.out")
+[ "$same" -ge 1 ] && printf '%s' "$states" | grep -q 'k\{1,\}s\{1,\}k'
+ok $? "live: unchanged samples skipped ($same refreshes) and still judged stale between scrapes (rows: $states)"
 
 # --- live: the dashboard, in a private tmux server
 if command -v tmux >/dev/null 2>&1; then

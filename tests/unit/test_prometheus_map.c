@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -833,10 +834,103 @@ static void test_queries_fit_longest_selector(void **state)
 	}
 }
 
+/* ------------------------------------------------- unchanged samples */
+
+#define TIMEX_AT(inst, t) "{\"metric\":{\"instance\":\"" inst "\",\"job\":\"node\"},\"value\":[" t ",\"1796302990\"]}"
+
+/* An owning map of three nodes: n1 and n2 with a scrape time, n3 without;
+ * eval is the evaluation time of every sample, v1 n1's offset, chrony's
+ * reference name name. */
+static void digest_map(prom_map *m, prom_vector *v, const char *eval, const char *v1, const char *name, double now)
+{
+	char text[3][2048];
+	char err[256];
+	prom_vector *in[PROM_Q_COUNT] = {0};
+	snprintf(text[0], sizeof text[0],
+		 VECTOR("{\"metric\":{" TIMEX("offset_seconds", "n1:9100") "},\"value\":[%s,\"%s\"]},"
+			"{\"metric\":{" TIMEX("offset_seconds", "n2:9100") "},\"value\":[%s,\"0.25\"]},"
+			"{\"metric\":{" TIMEX("offset_seconds", "n3:9100") "},\"value\":[%s,\"0.25\"]}"),
+		 eval, v1, eval, eval);
+	snprintf(text[1], sizeof text[1],
+		 VECTOR("{\"metric\":{\"instance\":\"n1:9100\",\"job\":\"node\"},\"value\":[%s,\"1796302990\"]},"
+			"{\"metric\":{\"instance\":\"n2:9100\",\"job\":\"node\"},\"value\":[%s,\"1796302990\"]}"),
+		 eval, eval);
+	snprintf(text[2], sizeof text[2],
+		 VECTOR("{\"metric\":{\"__name__\":\"chrony_tracking_info\",\"instance\":\"n2:9123\","
+			"\"tracking_name\":\"%s\",\"tracking_refid\":\"0A000001\"},\"value\":[%s,\"1\"]}"),
+		 name, eval);
+	const prom_query_id ids[3] = {PROM_Q_TIMEX, PROM_Q_TIMEX_TIME, PROM_Q_CHRONY};
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(prometheus_query_parse(text[k], strlen(text[k]), &v[k], err, sizeof err), 0);
+		in[ids[k]] = &v[k];
+	}
+	prom_map_options opt = {NULL, now, 120.0};
+	prometheus_map_build_owning(in, &opt, m);
+	for (int k = 0; k < 3; k++) {
+		prom_vector_free(&v[k]);
+	}
+}
+
+static uint64_t digest_of(const prom_map *m, const char *name)
+{
+	for (size_t i = 0; i < m->n_nodes; i++) {
+		if (strcmp(prometheus_map_name(m, i), name) == 0) {
+			return prometheus_map_digest(m, i);
+		}
+	}
+	fail_msg("no node %s", name);
+	return 0;
+}
+
+/* The same samples at another evaluation time: the same digests; a value or
+ * a label changed: that node's digest changes; a node without a scrape
+ * time, or an eager map's, has none (0). */
+static void test_digest_of_unchanged_samples(void **state)
+{
+	(void)state;
+	prom_vector v[3];
+	prom_map a, b, c, d;
+	digest_map(&a, v, "1796302999.5", "0.125", "ntp1", NOW);
+	digest_map(&b, v, "1796303004.5", "0.125", "ntp1", NOW + 5);
+	digest_map(&c, v, "1796303004.5", "0.126", "ntp1", NOW + 5);
+	digest_map(&d, v, "1796303004.5", "0.125", "ntp2", NOW + 5);
+	assert_int_equal(a.n_nodes, 3);
+	assert_true(digest_of(&a, "n1") != 0 && digest_of(&a, "n2") != 0);
+	assert_true(digest_of(&a, "n1") != digest_of(&a, "n2"));
+	assert_true(digest_of(&a, "n3") == 0); /* dated by the refresh itself */
+	assert_true(digest_of(&a, "n1") == digest_of(&b, "n1"));
+	assert_true(digest_of(&a, "n2") == digest_of(&b, "n2"));
+	assert_true(digest_of(&c, "n1") != digest_of(&b, "n1")); /* its offset changed */
+	assert_true(digest_of(&c, "n2") == digest_of(&b, "n2"));
+	assert_true(digest_of(&d, "n2") != digest_of(&b, "n2")); /* a label changed */
+	assert_true(digest_of(&d, "n1") == digest_of(&b, "n1"));
+	assert_true(prometheus_map_digest(&a, a.n_nodes) == 0);
+	/* stale as put_together judges it: more than stale_after_s (120 s) old */
+	assert_false(prometheus_map_stale(&a, NOW - 120));
+	assert_true(prometheus_map_stale(&a, NOW - 120.5));
+	assert_false(prometheus_map_stale(&a, NAN));
+	prometheus_map_free(&a);
+	prometheus_map_free(&b);
+	prometheus_map_free(&c);
+	prometheus_map_free(&d);
+
+	answers e = {0};
+	prom_map eager;
+	set_text(&e, PROM_Q_TIMEX, VECTOR(SAMPLE(TIMEX("offset_seconds", "n1:9100"), "0.125")));
+	set_text(&e, PROM_Q_TIMEX_TIME, VECTOR(TIMEX_AT("n1:9100", "1796302999.5")));
+	build(&e, NULL, &eager);
+	assert_int_equal(eager.n_nodes, 1);
+	assert_true(prometheus_map_digest(&eager, 0) == 0);
+	assert_true(prometheus_map_stale(&eager, NOW));
+	prometheus_map_free(&eager);
+	answers_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_queries),
+		cmocka_unit_test(test_digest_of_unchanged_samples),
 		cmocka_unit_test(test_timex_unsynchronised),
 		cmocka_unit_test(test_timex_synchronised_pll),
 		cmocka_unit_test(test_instance_names),

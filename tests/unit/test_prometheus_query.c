@@ -290,10 +290,132 @@ static void test_hostile_input(void **state)
 	}
 }
 
+/* ------------------------------------------------ the fast path */
+
+/* a and b hold the same samples: labels in order, times and values to the bit. */
+static void assert_same_samples(const prom_vector *a, const prom_vector *b, const char *what)
+{
+	if (a->n_samples != b->n_samples) {
+		fail_msg("%s: %zu samples, the general parser %zu", what, a->n_samples, b->n_samples);
+	}
+	for (size_t i = 0; i < a->n_samples; i++) {
+		const prom_sample *x = &a->samples[i], *y = &b->samples[i];
+		if (x->n_labels != y->n_labels || memcmp(&x->t, &y->t, sizeof x->t) != 0 ||
+		    memcmp(&x->value, &y->value, sizeof x->value) != 0 || x->digest != y->digest) {
+			fail_msg("%s: sample %zu differs", what, i);
+		}
+		for (size_t k = 0; k < x->n_labels; k++) {
+			if (strcmp(x->labels[k].name, y->labels[k].name) != 0 ||
+			    strcmp(x->labels[k].value, y->labels[k].value) != 0) {
+				fail_msg("%s: sample %zu label %zu: %s=%s, the general parser %s=%s", what, i, k,
+					 x->labels[k].name, x->labels[k].value, y->labels[k].name, y->labels[k].value);
+			}
+		}
+	}
+	assert_int_equal(a->n_warnings, b->n_warnings);
+	assert_string_equal(a->warnings, b->warnings);
+}
+
+/* The general parser's reading of text: a space before it is still JSON,
+ * and no longer the layout the fast path takes. */
+static int parse_general(const char *text, size_t len, prom_vector *v, char *err, size_t err_len)
+{
+	char *spaced = malloc(len + 1);
+	assert_non_null(spaced);
+	spaced[0] = ' ';
+	memcpy(spaced + 1, text, len);
+	prom_vector fast;
+	assert_false(prometheus_query_parse_fast(spaced, len + 1, &fast));
+	assert_int_equal(fast.n_samples, 0);
+	int rc = prometheus_query_parse(spaced, len + 1, v, err, err_len);
+	free(spaced);
+	return rc;
+}
+
+/* Prometheus's own answers (captured from 2.42) take the fast path, to the
+ * samples the general parser reads from them. */
+static void test_fast_path_same_samples(void **state)
+{
+	(void)state;
+	static const char *const names[] = {
+		"prometheus-timex.json",	  "prometheus-timex-time.json", "prometheus-chrony.json",
+		"prometheus-synctop.json",	  "prometheus-openshift.json",	"prometheus-openshift-time.json",
+		"prometheus-served.json",	  "prometheus-uname.json",	"prometheus-up.json",
+		"prometheus-up-down.json",	  "prometheus-empty.json",
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		size_t len;
+		char *text = fixture_read(names[i], &len);
+		prom_vector fast, general, parsed;
+		char err[256];
+		if (!prometheus_query_parse_fast(text, len, &fast)) {
+			fail_msg("%s: not taken by the fast path", names[i]);
+		}
+		assert_non_null(fast.samples);
+		assert_int_equal(parse_general(text, len, &general, err, sizeof err), 0);
+		assert_same_samples(&fast, &general, names[i]);
+		assert_int_equal(prometheus_query_parse(text, len, &parsed, err, sizeof err), 0);
+		assert_same_samples(&parsed, &general, names[i]);
+		prom_vector_free(&fast);
+		prom_vector_free(&general);
+		prom_vector_free(&parsed);
+		free(text);
+	}
+}
+
+/* An answer cut at any byte, or with any byte changed to one that matters
+ * to JSON: the fast path refuses it, or reads what the general parser
+ * reads from the same text (so every error comes from the general parser). */
+static void test_fast_path_cut_or_changed_anywhere(void **state)
+{
+	(void)state;
+	static const char mutants[] = {'"', '\\', ' ', '}', ']', ',', ':', '0', '-', 'e', '.', 'x', '\x01', '\x80', '\0'};
+	const char *text = "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+			   "{\"metric\":{\"__name__\":\"node_timex_offset_seconds\",\"instance\":\"h:9100\",\"job\":\"n\"},"
+			   "\"value\":[1796302996.020,\"-1.5e-07\"]},"
+			   "{\"metric\":{},\"value\":[17,\"NaN\"]},"
+			   "{\"metric\":{\"a\":\"\"},\"value\":[-0.5E+2,\"+Inf\"]}]}}";
+	size_t len = strlen(text);
+	char *buf = malloc(len);
+	assert_non_null(buf);
+	for (size_t cut = 0; cut < len; cut++) {
+		prom_vector fast, v;
+		char err[256];
+		assert_false(prometheus_query_parse_fast(text, cut, &fast));
+		assert_int_equal(fast.n_samples, 0);
+		assert_null(fast.samples);
+		/* and parse says what the general parser says: not JSON */
+		assert_int_equal(prometheus_query_parse(text, cut, &v, err, sizeof err), -1);
+		prom_vector_free(&v);
+	}
+	for (size_t at = 0; at < len; at++) {
+		for (size_t m = 0; m < sizeof mutants; m++) {
+			prom_vector fast, general;
+			char err[256], what[64];
+			memcpy(buf, text, len);
+			buf[at] = mutants[m];
+			if (!prometheus_query_parse_fast(buf, len, &fast)) {
+				assert_null(fast.samples);
+				continue;
+			}
+			snprintf(what, sizeof what, "byte %zu as 0x%02x", at, (unsigned char)mutants[m]);
+			if (parse_general(buf, len, &general, err, sizeof err) != 0) {
+				fail_msg("%s: the fast path read it, the general parser says %s", what, err);
+			}
+			assert_same_samples(&fast, &general, what);
+			prom_vector_free(&fast);
+			prom_vector_free(&general);
+		}
+	}
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_timex_answer),
+		cmocka_unit_test(test_fast_path_same_samples),
+		cmocka_unit_test(test_fast_path_cut_or_changed_anywhere),
 		cmocka_unit_test(test_timestamp_answer_has_no_name),
 		cmocka_unit_test(test_large_answer),
 		cmocka_unit_test(test_empty_result),
