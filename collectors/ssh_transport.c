@@ -113,9 +113,10 @@ typedef struct ssh_conn {
 	resolver_request *lookup;
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
-	int fd;
+	int fd;                    /* -1 behind a jump host: the session runs on jpipe */
 	ev_io io;
 	int io_events;             /* interest currently armed, 0 = stopped */
+	ev_io wake;                /* never started: fed to run drive() soon (wake_conn) */
 	ev_timer deadline;         /* connect .. running, and channel restarts */
 	ev_timer keepalive;
 
@@ -140,6 +141,7 @@ typedef struct ssh_conn {
 	struct ssh_conn *queue_next;
 	bool queued;
 	struct ssh_conn *carrier;
+	ssh_jump_pipe *jpipe;     /* the channel's pipe (owned by the carrier); NULL: none, or it closed */
 	/* A jump host's own connection: the pool it serves, the channels it
 	 * carries, and the one being opened (libssh2 opens one at a time). */
 	struct jump_pool *serves;
@@ -178,12 +180,14 @@ typedef struct jump_pool {
 static struct {
 	int max_handshakes;
 	int in_flight;
+	int null_fd; /* the "socket" of every session behind a jump host (step_handshake) */
 	ssh_conn *wait_head, *wait_tail;
 	jump_pool *pools;
 	bool initialised;
 } G;
 
 static void drive(ssh_conn *c);
+static void wake_conn(void *ctx);
 static void teardown(ssh_conn *c, const char *reason);
 static void set_state(ssh_conn *c, ssh_state to, const char *reason);
 static step_result fail(ssh_conn *c, transport_error kind, const char *fmt, ...);
@@ -246,9 +250,7 @@ static void release_slot(ssh_conn *c)
 		next->wait_next = NULL;
 		next->holds_slot = true;
 		G.in_flight++;
-		if (!next->pool) {
-			next->fd = -1; /* a jump node keeps its socketpair end */
-		}
+		next->fd = -1;
 		set_state(next, SSH_CONNECTING, "handshake slot free");
 		drive(next);
 	}
@@ -435,8 +437,37 @@ static void take_slot(ssh_conn *c, const char *reason, const char *busy)
 	drive(c);
 }
 
+/* A session behind a jump host reads and writes through its channel's pipe
+ * (ssh_jump.h), by libssh2's send/recv callbacks.  They get the session's
+ * `abstract`, which ssh_session_memory_open() made the conn's memory
+ * account: the conn is around it. */
+static ssh_conn *conn_of_abstract(void **abstract)
+{
+	return (ssh_conn *)(void *)((char *)*abstract - offsetof(ssh_conn, session_memory));
+}
+
+static LIBSSH2_SEND_FUNC(jump_send)
+{
+	(void)socket;
+	(void)flags;
+	ssh_conn *c = conn_of_abstract(abstract);
+	/* no pipe: the node let go, or the channel closed under it */
+	return c->jpipe ? ssh_jump_pipe_send(c->jpipe, buffer, length) : -EPIPE;
+}
+
+static LIBSSH2_RECV_FUNC(jump_recv)
+{
+	(void)socket;
+	(void)flags;
+	ssh_conn *c = conn_of_abstract(abstract);
+	return c->jpipe ? ssh_jump_pipe_recv(c->jpipe, buffer, length) : 0;
+}
+
 static step_result step_connecting(ssh_conn *c)
 {
+	if (c->pool) {
+		goto connected; /* the jump host's channel is the connection */
+	}
 	if (c->fd < 0) {
 		c->fd = socket(c->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (c->fd < 0) {
@@ -471,6 +502,11 @@ connected:
 		return fail(c, TRANSPORT_ERR_HANDSHAKE, "cannot create an SSH session");
 	}
 	libssh2_session_set_blocking(c->session, 0);
+	if (c->pool) {
+		/* (libssh2 takes them as void *) */
+		libssh2_session_callback_set(c->session, LIBSSH2_CALLBACK_SEND, (void *)jump_send);
+		libssh2_session_callback_set(c->session, LIBSSH2_CALLBACK_RECV, (void *)jump_recv);
+	}
 	/* Ask for the key types known_hosts holds, so the one offered can be
 	 * verified (the list only names types this libssh2 supports). */
 	if (c->opt.hostkey_methods[0]) {
@@ -482,7 +518,11 @@ connected:
 
 static step_result step_handshake(ssh_conn *c)
 {
-	int rc = libssh2_session_handshake(c->session, c->fd);
+	/* Behind a jump host libssh2 still wants a descriptor: it only reads
+	 * its flags (session_startup: already non-blocking, so it changes
+	 * nothing, and session_free restores nothing); its own waits on it
+	 * are for blocking sessions only.  Every I/O goes to the callbacks. */
+	int rc = libssh2_session_handshake(c->session, c->pool ? G.null_fd : c->fd);
 	if (rc == LIBSSH2_ERROR_EAGAIN) {
 		return STEP_AGAIN;
 	}
@@ -1024,6 +1064,7 @@ static void pool_on_kick(struct ev_loop *loop, ev_timer *w, int revents)
 		idle = (ssh_conn *)ssh_transport_new(p->loop, p->opt, "", &link_events, NULL);
 		idle->base.owner = idle;
 		idle->serves = p;
+		ev_set_priority(&idle->wake, EV_MINPRI); /* wake_conn */
 		idle->link_next = p->links;
 		p->links = idle;
 	}
@@ -1040,17 +1081,18 @@ static void pool_request(ssh_conn *c)
 	pool_schedule(c->pool, 0);
 }
 
-/* The channel is open: the node's SSH session starts on its end of the
- * socketpair, taking a handshake slot like any other. */
-static void jump_attached(ssh_conn *node, ssh_conn *link, int fd)
+/* The channel is open: the node's SSH session starts on its pipe, taking a
+ * handshake slot like any other. */
+static void jump_attached(ssh_conn *node, ssh_conn *link, ssh_jump_pipe *pipe)
 {
-	node->fd = fd;
+	node->jpipe = pipe;
+	ssh_jump_pipe_attach(pipe, wake_conn, node);
 	node->carrier = link;
 	take_slot(node, "jump channel open", "jump channel open, all handshake slots busy");
 }
 
-/* The node lets go of its channel (teardown): the pipe sees the node's end
- * close and frees the channel; nothing may point at the node after this. */
+/* The node lets go of its channel (teardown): the pipe closes the channel
+ * on its next pump; nothing may point at the node after this. */
 static void jump_detach(ssh_conn *c)
 {
 	if (c->queued && c->pool) {
@@ -1065,6 +1107,10 @@ static void jump_detach(ssh_conn *c)
 		}
 		c->carrier = NULL;
 	}
+	if (c->jpipe) {
+		ssh_jump_pipe_detach(c->jpipe);
+		c->jpipe = NULL; /* libssh2's frees now fail fast (jump_send) */
+	}
 	for (jump_pool *p = c->pool; p; p = NULL) {
 		for (ssh_conn *l = p->links; l; l = l->link_next) {
 			if (l->opening == c) {
@@ -1074,20 +1120,18 @@ static void jump_detach(ssh_conn *c)
 	}
 }
 
-static void link_wake(void *ctx)
-{
-	drive(ctx);
-}
-
 /* Pumps channel i; a finished one is freed and the last takes its place. */
 static jump_pipe_status pump_chan(ssh_conn *link, size_t i, bool read_socket)
 {
 	jump_pipe_status st = ssh_jump_pipe_pump(link->chans[i].pipe, read_socket);
 	if (st == JUMP_PIPE_DONE) {
 		ssh_jump_pipe_free(link->chans[i].pipe, false);
-		if (link->chans[i].node) {
-			/* the far end closed: the node reads EOF on its socket */
-			link->chans[i].node->carrier = NULL;
+		ssh_conn *node = link->chans[i].node;
+		if (node) {
+			/* the channel closed: the node reads end of stream */
+			node->carrier = NULL;
+			node->jpipe = NULL;
+			wake_conn(node);
 		}
 		link->chans[i] = link->chans[--link->n_chans];
 	}
@@ -1178,25 +1222,16 @@ static step_result step_forwarding(ssh_conn *link)
 		ssh_conn *node = link->opening;
 		link->open_busy = false;
 		link->opening = NULL;
-		int fd = -1;
-		ssh_jump_pipe *pipe = ssh_jump_pipe_new(link->loop, link->session, ch, &fd, link_wake, link);
-		if (!pipe) {
-			libssh2_channel_free(ch);
-			if (node) {
-				node->carrier = NULL;
-				fail(node, TRANSPORT_ERR_CONNECT, "socketpair: %s", strerror(errno));
-			}
-			continue;
-		}
+		ssh_jump_pipe *pipe = ssh_jump_pipe_new(link->session, ch, wake_conn, link);
 		if (link->n_chans == link->cap_chans) {
 			link->cap_chans = link->cap_chans ? 2 * link->cap_chans : 16;
 			link->chans = xrealloc(link->chans, link->cap_chans * sizeof *link->chans);
 		}
 		link->chans[link->n_chans++] = (jump_chan){.pipe = pipe, .node = node};
 		if (node) {
-			jump_attached(node, link, fd);
+			jump_attached(node, link, pipe);
 		} else {
-			close(fd); /* the node let go while it opened: the pump closes the channel */
+			ssh_jump_pipe_detach(pipe); /* the node let go while it opened: the pump closes the channel */
 		}
 		if (link->state != SSH_FORWARDING) {
 			return STEP_FAILED;
@@ -1312,6 +1347,7 @@ static void link_teardown(ssh_conn *link)
 		ssh_jump_pipe_free(link->chans[i].pipe, true);
 		if (node) {
 			node->carrier = NULL;
+			node->jpipe = NULL;
 			link->orphans = xrealloc(link->orphans, (link->n_orphans + 1) * sizeof(ssh_conn *));
 			link->orphans[link->n_orphans++] = node;
 		}
@@ -1365,6 +1401,17 @@ static void drive(ssh_conn *c)
 		r = step(c);
 	} while (r == STEP_NEXT);
 	c->in_drive = false;
+	if (c->pool) {
+		/* No descriptor: the pipe wakes us when it brings bytes or room
+		 * (ssh_jump.h), and libssh2 reads it until EAGAIN whenever it
+		 * waits for input.  Except when the owner restarted the shell
+		 * from inside a callback, cutting a read short: a readable
+		 * socket would wake us again, so the pipe's bytes do. */
+		if (r == STEP_FAILED && c->state != SSH_IDLE && c->session) {
+			wake_conn(c);
+		}
+		return;
+	}
 	if (r == STEP_FAILED || c->fd < 0) {
 		return;
 	}
@@ -1406,6 +1453,17 @@ static void on_io(struct ev_loop *loop, ev_io *w, int revents)
 	drive(w->data);
 }
 
+/* Runs c's drive() soon, from the loop: wakes come from inside libssh2
+ * calls (the pipes' callbacks), where neither side may run the other.
+ * Fed events run in this same loop pass, higher priorities first: a jump
+ * connection's wake has the lowest (pool_on_kick), so the nodes woken
+ * together all write first and one pump of the connection carries it all. */
+static void wake_conn(void *ctx)
+{
+	ssh_conn *c = ctx;
+	ev_feed_event(c->loop, &c->wake, EV_CUSTOM);
+}
+
 static void on_deadline(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	ssh_conn *c = w->data;
@@ -1436,6 +1494,7 @@ static void teardown(ssh_conn *c, const char *reason)
 	ev_timer_stop(c->loop, &c->deadline);
 	ev_timer_stop(c->loop, &c->keepalive);
 	set_interest(c, 0);
+	ev_clear_pending(c->loop, &c->wake);
 	if (c->lookup) {
 		resolver_cancel(c->lookup);
 		c->lookup = NULL;
@@ -1574,6 +1633,8 @@ transport *ssh_transport_new(struct ev_loop *loop, const ssh_options *opt, const
 	/* state: SSH_IDLE, from xcalloc */
 	ev_init(&c->io, on_io);
 	c->io.data = c;
+	ev_init(&c->wake, on_io);
+	c->wake.data = c;
 	ev_init(&c->deadline, on_deadline);
 	c->deadline.data = c;
 	ev_init(&c->keepalive, on_keepalive);
@@ -1588,6 +1649,12 @@ int ssh_transport_global_init(struct ev_loop *loop, int max_handshakes)
 {
 	(void)loop;
 	if (libssh2_init(0) != 0) {
+		return -1;
+	}
+	/* never read, written or polled: step_handshake says why */
+	G.null_fd = open("/dev/null", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (G.null_fd < 0) {
+		libssh2_exit();
 		return -1;
 	}
 	G.max_handshakes = max_handshakes > 0 ? max_handshakes : 64;
@@ -1612,6 +1679,8 @@ void ssh_transport_global_free(void)
 		free(p);
 	}
 	if (G.initialised) {
+		close(G.null_fd);
+		G.null_fd = -1;
 		libssh2_exit();
 		G.initialised = false;
 	}
