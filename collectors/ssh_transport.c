@@ -116,7 +116,6 @@ typedef struct ssh_conn {
 	int fd;                    /* -1 behind a jump host: the session runs on jpipe */
 	ev_io io;
 	int io_events;             /* interest currently armed, 0 = stopped */
-	ev_io wake;                /* never started: fed to run drive() soon (wake_conn) */
 	ev_timer deadline;         /* connect .. running, and channel restarts */
 	ev_timer keepalive;
 
@@ -142,6 +141,10 @@ typedef struct ssh_conn {
 	bool queued;
 	struct ssh_conn *carrier;
 	ssh_jump_pipe *jpipe;     /* the channel's pipe (owned by the carrier); NULL: none, or it closed */
+	/* Woken (wake_conn): due in the pass after pass woken_in. */
+	bool woken;
+	unsigned woken_in;
+	struct ssh_conn *wake_next;
 	/* A jump host's own connection: the pool it serves, the channels it
 	 * carries, and the one being opened (libssh2 opens one at a time). */
 	struct jump_pool *serves;
@@ -181,6 +184,10 @@ static struct {
 	int max_handshakes;
 	int in_flight;
 	int null_fd; /* the "socket" of every session behind a jump host (step_handshake) */
+	struct ev_loop *loop;
+	ev_idle wake_idle;             /* runs a pass while any conn is woken */
+	ssh_conn *wake_head, *wake_tail; /* the woken, in the order woken */
+	unsigned wake_pass;
 	ssh_conn *wait_head, *wait_tail;
 	jump_pool *pools;
 	bool initialised;
@@ -864,6 +871,12 @@ static step_result step_running(ssh_conn *c)
 	while (c->out.len > 0) {
 		ssize_t n = libssh2_channel_write(c->channel, c->out.data, c->out.len);
 		if (n == LIBSSH2_ERROR_EAGAIN) {
+			if (libssh2_session_block_directions(c->session) & LIBSSH2_SESSION_BLOCK_OUTBOUND) {
+				/* a packet half sent: only this write may send
+				 * next (ssh_jump.h), and a read may send a window
+				 * adjust (LIBSSH2_ERROR_BAD_USE, the session lost) */
+				return STEP_AGAIN;
+			}
 			break;
 		}
 		if (n < 0) {
@@ -1064,7 +1077,6 @@ static void pool_on_kick(struct ev_loop *loop, ev_timer *w, int revents)
 		idle = (ssh_conn *)ssh_transport_new(p->loop, p->opt, "", &link_events, NULL);
 		idle->base.owner = idle;
 		idle->serves = p;
-		ev_set_priority(&idle->wake, EV_MINPRI); /* wake_conn */
 		idle->link_next = p->links;
 		p->links = idle;
 	}
@@ -1427,7 +1439,9 @@ static void drive(ssh_conn *c)
 		if (dirs & LIBSSH2_SESSION_BLOCK_OUTBOUND) {
 			events |= EV_WRITE;
 		}
-		if (c->state == SSH_RUNNING) {
+		if (c->state == SSH_RUNNING && r == STEP_AGAIN) {
+			events = EV_WRITE; /* a request half sent: nothing read until it is out */
+		} else if (c->state == SSH_RUNNING) {
 			events |= EV_READ; /* responses and EOF can come at any time */
 			if (c->out.len) {
 				events |= EV_WRITE;
@@ -1453,15 +1467,69 @@ static void on_io(struct ev_loop *loop, ev_io *w, int revents)
 	drive(w->data);
 }
 
-/* Runs c's drive() soon, from the loop: wakes come from inside libssh2
- * calls (the pipes' callbacks), where neither side may run the other.
- * Fed events run in this same loop pass, higher priorities first: a jump
- * connection's wake has the lowest (pool_on_kick), so the nodes woken
- * together all write first and one pump of the connection carries it all. */
+/* Wakes: the pipes' callbacks run inside libssh2 calls, where neither side
+ * may run the other, so a conn they wake is driven later, from the loop.
+ * A pass (an ev_idle, at the top priority so that no amount of other
+ * events keeps it from running, and a non-blocking poll while it is
+ * active) drives the conns woken before it began, in the order woken;
+ * those woken while it runs wait for the next pass.  So a jump connection
+ * and its nodes handing bytes to each other go through the loop's poll at
+ * each hop, as they did through a socketpair: they cannot keep the loop
+ * from other descriptors and timers, and nodes woken together all write
+ * before their jump connection's one pump takes it all. */
 static void wake_conn(void *ctx)
 {
 	ssh_conn *c = ctx;
-	ev_feed_event(c->loop, &c->wake, EV_CUSTOM);
+	if (c->woken) {
+		return;
+	}
+	c->woken = true;
+	c->woken_in = G.wake_pass;
+	c->wake_next = NULL;
+	if (G.wake_tail) {
+		G.wake_tail->wake_next = c;
+	} else {
+		G.wake_head = c;
+	}
+	G.wake_tail = c;
+	ev_idle_start(G.loop, &G.wake_idle);
+}
+
+static void unwake(ssh_conn *c)
+{
+	if (!c->woken) {
+		return;
+	}
+	ssh_conn *prev = NULL;
+	for (ssh_conn *q = G.wake_head; q; prev = q, q = q->wake_next) {
+		if (q == c) {
+			if (prev) {
+				prev->wake_next = c->wake_next;
+			} else {
+				G.wake_head = c->wake_next;
+			}
+			if (G.wake_tail == c) {
+				G.wake_tail = prev;
+			}
+			break;
+		}
+	}
+	c->woken = false;
+	c->wake_next = NULL;
+}
+
+static void on_wake_pass(struct ev_loop *loop, ev_idle *w, int revents)
+{
+	(void)revents;
+	unsigned pass = ++G.wake_pass;
+	while (G.wake_head && G.wake_head->woken_in != pass) {
+		ssh_conn *c = G.wake_head;
+		unwake(c);
+		drive(c);
+	}
+	if (!G.wake_head) {
+		ev_idle_stop(loop, w);
+	}
 }
 
 static void on_deadline(struct ev_loop *loop, ev_timer *w, int revents)
@@ -1494,7 +1562,7 @@ static void teardown(ssh_conn *c, const char *reason)
 	ev_timer_stop(c->loop, &c->deadline);
 	ev_timer_stop(c->loop, &c->keepalive);
 	set_interest(c, 0);
-	ev_clear_pending(c->loop, &c->wake);
+	unwake(c);
 	if (c->lookup) {
 		resolver_cancel(c->lookup);
 		c->lookup = NULL;
@@ -1633,8 +1701,6 @@ transport *ssh_transport_new(struct ev_loop *loop, const ssh_options *opt, const
 	/* state: SSH_IDLE, from xcalloc */
 	ev_init(&c->io, on_io);
 	c->io.data = c;
-	ev_init(&c->wake, on_io);
-	c->wake.data = c;
 	ev_init(&c->deadline, on_deadline);
 	c->deadline.data = c;
 	ev_init(&c->keepalive, on_keepalive);
@@ -1647,7 +1713,6 @@ transport *ssh_transport_new(struct ev_loop *loop, const ssh_options *opt, const
 
 int ssh_transport_global_init(struct ev_loop *loop, int max_handshakes)
 {
-	(void)loop;
 	if (libssh2_init(0) != 0) {
 		return -1;
 	}
@@ -1657,6 +1722,10 @@ int ssh_transport_global_init(struct ev_loop *loop, int max_handshakes)
 		libssh2_exit();
 		return -1;
 	}
+	G.loop = loop;
+	ev_idle_init(&G.wake_idle, on_wake_pass);
+	ev_set_priority(&G.wake_idle, EV_MAXPRI); /* wake_conn */
+	G.wake_head = G.wake_tail = NULL;
 	G.max_handshakes = max_handshakes > 0 ? max_handshakes : 64;
 	G.in_flight = 0;
 	G.wait_head = G.wait_tail = NULL;
@@ -1679,6 +1748,7 @@ void ssh_transport_global_free(void)
 		free(p);
 	}
 	if (G.initialised) {
+		ev_idle_stop(G.loop, &G.wake_idle);
 		close(G.null_fd);
 		G.null_fd = -1;
 		libssh2_exit();
