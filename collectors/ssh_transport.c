@@ -807,7 +807,15 @@ static step_result step_auth_keyfile(ssh_conn *c)
 static void start_keepalive(ssh_conn *c)
 {
 	if (c->opt.keepalive_interval_s > 0 && !ev_is_active(&c->keepalive)) {
-		libssh2_keepalive_config(c->session, 1, (unsigned)c->opt.keepalive_interval_s);
+		/* want_reply 0: sshd answers keepalive@libssh2.org with a
+		 * one-byte SSH_MSG_REQUEST_FAILURE, which libssh2 1.10 queues
+		 * on the session and never frees (libssh2 issue #623): one more
+		 * each interval for the session's life, walked by every channel
+		 * read, and on a jump connection each makes every pipe's
+		 * libssh2_poll_channel_read() true, so every pump of every
+		 * channel cost a recv().  Nothing here reads the replies; a
+		 * dead peer still shows as the keepalive's send failing. */
+		libssh2_keepalive_config(c->session, 0, (unsigned)c->opt.keepalive_interval_s);
 		ev_timer_set(&c->keepalive, c->opt.keepalive_interval_s, c->opt.keepalive_interval_s);
 		ev_timer_start(c->loop, &c->keepalive);
 	}
@@ -1417,8 +1425,9 @@ static void drive(ssh_conn *c)
 		/* No descriptor: the pipe wakes us when it brings bytes or room
 		 * (ssh_jump.h), and libssh2 reads it until EAGAIN whenever it
 		 * waits for input.  Except when the owner restarted the shell
-		 * from inside a callback, cutting a read short: a readable
-		 * socket would wake us again, so the pipe's bytes do. */
+		 * from inside a callback, cutting a read short (the new state
+		 * not stepped yet): where a readable socket would have woken us
+		 * again, one more pass does. */
 		if (r == STEP_FAILED && c->state != SSH_IDLE && c->session) {
 			wake_conn(c);
 		}
@@ -1759,4 +1768,10 @@ void ssh_transport_global_free(void)
 int ssh_transport_handshakes_in_flight(void)
 {
 	return G.in_flight;
+}
+
+size_t ssh_transport_session_blocks(const transport *t)
+{
+	const ssh_conn *c = (const ssh_conn *)t;
+	return c->session_memory.live_blocks;
 }

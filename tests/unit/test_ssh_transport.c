@@ -784,6 +784,57 @@ static void test_describe_names_the_route(void **state)
 	ev_loop_destroy(loop);
 }
 
+/* Keepalives for a session's whole life leave nothing behind: sshd answers
+ * libssh2's keepalive request, when asked to, with a one-byte
+ * SSH_MSG_REQUEST_FAILURE that libssh2 1.10 queues and never frees
+ * (libssh2 #623): a block more each interval, and on a jump connection
+ * every channel's poll for data saw it and read the socket. */
+static void test_keepalives_leave_nothing_behind(void **state)
+{
+	(void)state;
+	sshd_lab lab;
+	if (!sshd_lab_start(&lab)) {
+		skip();
+	}
+	harness h;
+	harness_start(&h, 10.0);
+	ssh_options opt = h.opt;
+	struct passwd *pw = getpwuid(getuid());
+	assert_non_null(pw);
+	snprintf(opt.user, sizeof opt.user, "%s", pw->pw_name);
+	opt.verify_host_key = accept_any;
+	opt.n_identity_files = 1;
+	snprintf(opt.identity_files[0], sizeof opt.identity_files[0], "%s", lab.key);
+	opt.keepalive_interval_s = 1;
+	static const transport_events live_events = {live_ready, on_data, live_failed};
+	live_outcome o = {0};
+	transport *t = ssh_transport_new(h.loop, &opt, "cat", &live_events, &o);
+	pid_t server = fork_server(&h, serve_sshd);
+	transport_start(t);
+	live_wait(&h, &o, 1);
+	if (o.ready != 1) {
+		fail_msg("not ready: %s", o.message);
+	}
+	ev_timer pause;
+	ev_timer_init(&pause, on_give_up, 1.5, 0);
+	ev_timer_start(h.loop, &pause);
+	ev_run(h.loop, 0);
+	size_t before = ssh_transport_session_blocks(t);
+	ev_timer_set(&pause, 5.0, 0);
+	ev_timer_start(h.loop, &pause);
+	ev_run(h.loop, 0); /* 4 or 5 keepalives */
+	size_t after = ssh_transport_session_blocks(t);
+	assert_int_equal(o.failures, 0);
+	if (after > before) {
+		fail_msg("libssh2 holds %zu blocks after 5 s of keepalives, %zu before", after, before);
+	}
+	transport_destroy(t);
+	kill(server, SIGKILL);
+	waitpid(server, NULL, 0);
+	free(harness_stop(&h));
+	sshd_lab_stop(&lab);
+}
+
 /* ------------------------------------------------------ through a jump host */
 
 typedef struct {
@@ -998,6 +1049,7 @@ int main(void)
 		cmocka_unit_test(test_transitions_are_logged),
 		cmocka_unit_test(test_queued_connection_waits_without_a_deadline),
 		cmocka_unit_test(test_real_sshd_transitions_are_logged),
+		cmocka_unit_test(test_keepalives_leave_nothing_behind),
 		cmocka_unit_test(test_nodes_behind_a_jump_host),
 		cmocka_unit_test(test_describe_names_the_route),
 	};
