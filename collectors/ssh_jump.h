@@ -11,9 +11,10 @@
  * when that side waits for it: the carrier when the inner session wrote
  * into an empty buffer or drained a buffer the pump had filled, the inner
  * session when the pump brought it bytes (or EOF) or made room after a send
- * it refused.  Wakes must be deferred (ev_feed_event): the callbacks run
- * inside libssh2 calls.  (Before, a socketpair stood between the two: two
- * more system calls per message each way, and epoll interest changes.) */
+ * it refused.  Wakes must be deferred (ssh_transport.c runs them in a pass
+ * of the loop): the callbacks run inside libssh2 calls.  (Before, a
+ * socketpair stood between the two: two more system calls per message each
+ * way, epoll interest changes, and two descriptors per node.) */
 #ifndef SYNCTOP_SSH_JUMP_H
 #define SYNCTOP_SSH_JUMP_H
 
