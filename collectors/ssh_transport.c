@@ -113,7 +113,7 @@ typedef struct ssh_conn {
 	resolver_request *lookup;
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
-	int fd;
+	int fd;                    /* -1 behind a jump host: the session runs on jpipe */
 	ev_io io;
 	int io_events;             /* interest currently armed, 0 = stopped */
 	ev_timer deadline;         /* connect .. running, and channel restarts */
@@ -140,6 +140,11 @@ typedef struct ssh_conn {
 	struct ssh_conn *queue_next;
 	bool queued;
 	struct ssh_conn *carrier;
+	ssh_jump_pipe *jpipe;     /* the channel's pipe (owned by the carrier); NULL: none, or it closed */
+	/* Woken (wake_conn): due in the pass after pass woken_in. */
+	bool woken;
+	unsigned woken_in;
+	struct ssh_conn *wake_next;
 	/* A jump host's own connection: the pool it serves, the channels it
 	 * carries, and the one being opened (libssh2 opens one at a time). */
 	struct jump_pool *serves;
@@ -178,12 +183,18 @@ typedef struct jump_pool {
 static struct {
 	int max_handshakes;
 	int in_flight;
+	int null_fd; /* the "socket" of every session behind a jump host (step_handshake) */
+	struct ev_loop *loop;
+	ev_idle wake_idle;             /* runs a pass while any conn is woken */
+	ssh_conn *wake_head, *wake_tail; /* the woken, in the order woken */
+	unsigned wake_pass;
 	ssh_conn *wait_head, *wait_tail;
 	jump_pool *pools;
 	bool initialised;
 } G;
 
 static void drive(ssh_conn *c);
+static void wake_conn(void *ctx);
 static void teardown(ssh_conn *c, const char *reason);
 static void set_state(ssh_conn *c, ssh_state to, const char *reason);
 static step_result fail(ssh_conn *c, transport_error kind, const char *fmt, ...);
@@ -246,9 +257,7 @@ static void release_slot(ssh_conn *c)
 		next->wait_next = NULL;
 		next->holds_slot = true;
 		G.in_flight++;
-		if (!next->pool) {
-			next->fd = -1; /* a jump node keeps its socketpair end */
-		}
+		next->fd = -1;
 		set_state(next, SSH_CONNECTING, "handshake slot free");
 		drive(next);
 	}
@@ -440,8 +449,37 @@ static void take_slot(ssh_conn *c, const char *reason, const char *busy)
 	drive(c);
 }
 
+/* A session behind a jump host reads and writes through its channel's pipe
+ * (ssh_jump.h), by libssh2's send/recv callbacks.  They get the session's
+ * `abstract`, which ssh_session_memory_open() made the conn's memory
+ * account: the conn is around it. */
+static ssh_conn *conn_of_abstract(void **abstract)
+{
+	return (ssh_conn *)(void *)((char *)*abstract - offsetof(ssh_conn, session_memory));
+}
+
+static LIBSSH2_SEND_FUNC(jump_send)
+{
+	(void)socket;
+	(void)flags;
+	ssh_conn *c = conn_of_abstract(abstract);
+	/* no pipe: the node let go, or the channel closed under it */
+	return c->jpipe ? ssh_jump_pipe_send(c->jpipe, buffer, length) : -EPIPE;
+}
+
+static LIBSSH2_RECV_FUNC(jump_recv)
+{
+	(void)socket;
+	(void)flags;
+	ssh_conn *c = conn_of_abstract(abstract);
+	return c->jpipe ? ssh_jump_pipe_recv(c->jpipe, buffer, length) : 0;
+}
+
 static step_result step_connecting(ssh_conn *c)
 {
+	if (c->pool) {
+		goto connected; /* the jump host's channel is the connection */
+	}
 	if (c->fd < 0) {
 		c->fd = socket(c->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (c->fd < 0) {
@@ -476,6 +514,11 @@ connected:
 		return fail(c, TRANSPORT_ERR_HANDSHAKE, "cannot create an SSH session");
 	}
 	libssh2_session_set_blocking(c->session, 0);
+	if (c->pool) {
+		/* (libssh2 takes them as void *) */
+		libssh2_session_callback_set(c->session, LIBSSH2_CALLBACK_SEND, (void *)jump_send);
+		libssh2_session_callback_set(c->session, LIBSSH2_CALLBACK_RECV, (void *)jump_recv);
+	}
 	/* Ask for the key types known_hosts holds, so the one offered can be
 	 * verified (the list only names types this libssh2 supports). */
 	if (c->opt.hostkey_methods[0]) {
@@ -487,7 +530,11 @@ connected:
 
 static step_result step_handshake(ssh_conn *c)
 {
-	int rc = libssh2_session_handshake(c->session, c->fd);
+	/* Behind a jump host libssh2 still wants a descriptor: it only reads
+	 * its flags (session_startup: already non-blocking, so it changes
+	 * nothing, and session_free restores nothing); its own waits on it
+	 * are for blocking sessions only.  Every I/O goes to the callbacks. */
+	int rc = libssh2_session_handshake(c->session, c->pool ? G.null_fd : c->fd);
 	if (rc == LIBSSH2_ERROR_EAGAIN) {
 		return STEP_AGAIN;
 	}
@@ -765,7 +812,15 @@ static step_result step_auth_keyfile(ssh_conn *c)
 static void start_keepalive(ssh_conn *c)
 {
 	if (c->opt.keepalive_interval_s > 0 && !ev_is_active(&c->keepalive)) {
-		libssh2_keepalive_config(c->session, 1, (unsigned)c->opt.keepalive_interval_s);
+		/* want_reply 0: sshd answers keepalive@libssh2.org with a
+		 * one-byte SSH_MSG_REQUEST_FAILURE, which libssh2 1.10 queues
+		 * on the session and never frees (libssh2 issue #623): one more
+		 * each interval for the session's life, walked by every channel
+		 * read, and on a jump connection each makes every pipe's
+		 * libssh2_poll_channel_read() true, so every pump of every
+		 * channel cost a recv().  Nothing here reads the replies; a
+		 * dead peer still shows as the keepalive's send failing. */
+		libssh2_keepalive_config(c->session, 0, (unsigned)c->opt.keepalive_interval_s);
 		ev_timer_set(&c->keepalive, c->opt.keepalive_interval_s, c->opt.keepalive_interval_s);
 		ev_timer_start(c->loop, &c->keepalive);
 	}
@@ -829,6 +884,12 @@ static step_result step_running(ssh_conn *c)
 	while (c->out.len > 0) {
 		ssize_t n = libssh2_channel_write(c->channel, c->out.data, c->out.len);
 		if (n == LIBSSH2_ERROR_EAGAIN) {
+			if (libssh2_session_block_directions(c->session) & LIBSSH2_SESSION_BLOCK_OUTBOUND) {
+				/* a packet half sent: only this write may send
+				 * next (ssh_jump.h), and a read may send a window
+				 * adjust (LIBSSH2_ERROR_BAD_USE, the session lost) */
+				return STEP_AGAIN;
+			}
 			break;
 		}
 		if (n < 0) {
@@ -1045,17 +1106,18 @@ static void pool_request(ssh_conn *c)
 	pool_schedule(c->pool, 0);
 }
 
-/* The channel is open: the node's SSH session starts on its end of the
- * socketpair, taking a handshake slot like any other. */
-static void jump_attached(ssh_conn *node, ssh_conn *link, int fd)
+/* The channel is open: the node's SSH session starts on its pipe, taking a
+ * handshake slot like any other. */
+static void jump_attached(ssh_conn *node, ssh_conn *link, ssh_jump_pipe *pipe)
 {
-	node->fd = fd;
+	node->jpipe = pipe;
+	ssh_jump_pipe_attach(pipe, wake_conn, node);
 	node->carrier = link;
 	take_slot(node, "jump channel open", "jump channel open, all handshake slots busy");
 }
 
-/* The node lets go of its channel (teardown): the pipe sees the node's end
- * close and frees the channel; nothing may point at the node after this. */
+/* The node lets go of its channel (teardown): the pipe closes the channel
+ * on its next pump; nothing may point at the node after this. */
 static void jump_detach(ssh_conn *c)
 {
 	if (c->queued && c->pool) {
@@ -1070,6 +1132,10 @@ static void jump_detach(ssh_conn *c)
 		}
 		c->carrier = NULL;
 	}
+	if (c->jpipe) {
+		ssh_jump_pipe_detach(c->jpipe);
+		c->jpipe = NULL; /* libssh2's frees now fail fast (jump_send) */
+	}
 	for (jump_pool *p = c->pool; p; p = NULL) {
 		for (ssh_conn *l = p->links; l; l = l->link_next) {
 			if (l->opening == c) {
@@ -1079,20 +1145,18 @@ static void jump_detach(ssh_conn *c)
 	}
 }
 
-static void link_wake(void *ctx)
-{
-	drive(ctx);
-}
-
 /* Pumps channel i; a finished one is freed and the last takes its place. */
 static jump_pipe_status pump_chan(ssh_conn *link, size_t i, bool read_socket)
 {
 	jump_pipe_status st = ssh_jump_pipe_pump(link->chans[i].pipe, read_socket);
 	if (st == JUMP_PIPE_DONE) {
 		ssh_jump_pipe_free(link->chans[i].pipe, false);
-		if (link->chans[i].node) {
-			/* the far end closed: the node reads EOF on its socket */
-			link->chans[i].node->carrier = NULL;
+		ssh_conn *node = link->chans[i].node;
+		if (node) {
+			/* the channel closed: the node reads end of stream */
+			node->carrier = NULL;
+			node->jpipe = NULL;
+			wake_conn(node);
 		}
 		link->chans[i] = link->chans[--link->n_chans];
 	}
@@ -1183,25 +1247,16 @@ static step_result step_forwarding(ssh_conn *link)
 		ssh_conn *node = link->opening;
 		link->open_busy = false;
 		link->opening = NULL;
-		int fd = -1;
-		ssh_jump_pipe *pipe = ssh_jump_pipe_new(link->loop, link->session, ch, &fd, link_wake, link);
-		if (!pipe) {
-			libssh2_channel_free(ch);
-			if (node) {
-				node->carrier = NULL;
-				fail(node, TRANSPORT_ERR_CONNECT, "socketpair: %s", strerror(errno));
-			}
-			continue;
-		}
+		ssh_jump_pipe *pipe = ssh_jump_pipe_new(link->session, ch, wake_conn, link);
 		if (link->n_chans == link->cap_chans) {
 			link->cap_chans = link->cap_chans ? 2 * link->cap_chans : 16;
 			link->chans = xrealloc(link->chans, link->cap_chans * sizeof *link->chans);
 		}
 		link->chans[link->n_chans++] = (jump_chan){.pipe = pipe, .node = node};
 		if (node) {
-			jump_attached(node, link, fd);
+			jump_attached(node, link, pipe);
 		} else {
-			close(fd); /* the node let go while it opened: the pump closes the channel */
+			ssh_jump_pipe_detach(pipe); /* the node let go while it opened: the pump closes the channel */
 		}
 		if (link->state != SSH_FORWARDING) {
 			return STEP_FAILED;
@@ -1317,6 +1372,7 @@ static void link_teardown(ssh_conn *link)
 		ssh_jump_pipe_free(link->chans[i].pipe, true);
 		if (node) {
 			node->carrier = NULL;
+			node->jpipe = NULL;
 			link->orphans = xrealloc(link->orphans, (link->n_orphans + 1) * sizeof(ssh_conn *));
 			link->orphans[link->n_orphans++] = node;
 		}
@@ -1370,6 +1426,18 @@ static void drive(ssh_conn *c)
 		r = step(c);
 	} while (r == STEP_NEXT);
 	c->in_drive = false;
+	if (c->pool) {
+		/* No descriptor: the pipe wakes us when it brings bytes or room
+		 * (ssh_jump.h), and libssh2 reads it until EAGAIN whenever it
+		 * waits for input.  Except when the owner restarted the shell
+		 * from inside a callback, cutting a read short (the new state
+		 * not stepped yet): where a readable socket would have woken us
+		 * again, one more pass does. */
+		if (r == STEP_FAILED && c->state != SSH_IDLE && c->session) {
+			wake_conn(c);
+		}
+		return;
+	}
 	if (r == STEP_FAILED || c->fd < 0) {
 		return;
 	}
@@ -1385,7 +1453,9 @@ static void drive(ssh_conn *c)
 		if (dirs & LIBSSH2_SESSION_BLOCK_OUTBOUND) {
 			events |= EV_WRITE;
 		}
-		if (c->state == SSH_RUNNING) {
+		if (c->state == SSH_RUNNING && r == STEP_AGAIN) {
+			events = EV_WRITE; /* a request half sent: nothing read until it is out */
+		} else if (c->state == SSH_RUNNING) {
 			events |= EV_READ; /* responses and EOF can come at any time */
 			if (c->out.len) {
 				events |= EV_WRITE;
@@ -1409,6 +1479,71 @@ static void drive(ssh_conn *c)
 static void on_io(struct ev_loop *loop, ev_io *w, int revents)
 {
 	drive(w->data);
+}
+
+/* Wakes: the pipes' callbacks run inside libssh2 calls, where neither side
+ * may run the other, so a conn they wake is driven later, from the loop.
+ * A pass (an ev_idle, at the top priority so that no amount of other
+ * events keeps it from running, and a non-blocking poll while it is
+ * active) drives the conns woken before it began, in the order woken;
+ * those woken while it runs wait for the next pass.  So a jump connection
+ * and its nodes handing bytes to each other go through the loop's poll at
+ * each hop, as they did through a socketpair: they cannot keep the loop
+ * from other descriptors and timers, and nodes woken together all write
+ * before their jump connection's one pump takes it all. */
+static void wake_conn(void *ctx)
+{
+	ssh_conn *c = ctx;
+	if (c->woken) {
+		return;
+	}
+	c->woken = true;
+	c->woken_in = G.wake_pass;
+	c->wake_next = NULL;
+	if (G.wake_tail) {
+		G.wake_tail->wake_next = c;
+	} else {
+		G.wake_head = c;
+	}
+	G.wake_tail = c;
+	ev_idle_start(G.loop, &G.wake_idle);
+}
+
+static void unwake(ssh_conn *c)
+{
+	if (!c->woken) {
+		return;
+	}
+	ssh_conn *prev = NULL;
+	for (ssh_conn *q = G.wake_head; q; prev = q, q = q->wake_next) {
+		if (q == c) {
+			if (prev) {
+				prev->wake_next = c->wake_next;
+			} else {
+				G.wake_head = c->wake_next;
+			}
+			if (G.wake_tail == c) {
+				G.wake_tail = prev;
+			}
+			break;
+		}
+	}
+	c->woken = false;
+	c->wake_next = NULL;
+}
+
+static void on_wake_pass(struct ev_loop *loop, ev_idle *w, int revents)
+{
+	(void)revents;
+	unsigned pass = ++G.wake_pass;
+	while (G.wake_head && G.wake_head->woken_in != pass) {
+		ssh_conn *c = G.wake_head;
+		unwake(c);
+		drive(c);
+	}
+	if (!G.wake_head) {
+		ev_idle_stop(loop, w);
+	}
 }
 
 static void on_deadline(struct ev_loop *loop, ev_timer *w, int revents)
@@ -1441,6 +1576,7 @@ static void teardown(ssh_conn *c, const char *reason)
 	ev_timer_stop(c->loop, &c->deadline);
 	ev_timer_stop(c->loop, &c->keepalive);
 	set_interest(c, 0);
+	unwake(c);
 	if (c->lookup) {
 		resolver_cancel(c->lookup);
 		c->lookup = NULL;
@@ -1591,10 +1727,19 @@ transport *ssh_transport_new(struct ev_loop *loop, const ssh_options *opt, const
 
 int ssh_transport_global_init(struct ev_loop *loop, int max_handshakes)
 {
-	(void)loop;
 	if (libssh2_init(0) != 0) {
 		return -1;
 	}
+	/* never read, written or polled: step_handshake says why */
+	G.null_fd = open("/dev/null", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (G.null_fd < 0) {
+		libssh2_exit();
+		return -1;
+	}
+	G.loop = loop;
+	ev_idle_init(&G.wake_idle, on_wake_pass);
+	ev_set_priority(&G.wake_idle, EV_MAXPRI); /* wake_conn */
+	G.wake_head = G.wake_tail = NULL;
 	G.max_handshakes = max_handshakes > 0 ? max_handshakes : 64;
 	G.in_flight = 0;
 	G.wait_head = G.wait_tail = NULL;
@@ -1617,6 +1762,9 @@ void ssh_transport_global_free(void)
 		free(p);
 	}
 	if (G.initialised) {
+		ev_idle_stop(G.loop, &G.wake_idle);
+		close(G.null_fd);
+		G.null_fd = -1;
 		libssh2_exit();
 		G.initialised = false;
 	}
@@ -1625,4 +1773,10 @@ void ssh_transport_global_free(void)
 int ssh_transport_handshakes_in_flight(void)
 {
 	return G.in_flight;
+}
+
+size_t ssh_transport_session_blocks(const transport *t)
+{
+	const ssh_conn *c = (const ssh_conn *)t;
+	return c->session_memory.live_blocks;
 }

@@ -81,4 +81,8 @@ transport *ssh_transport_new(struct ev_loop *loop, const ssh_options *opt, const
 /* Handshakes in flight now (for tests and the status bar). */
 int ssh_transport_handshakes_in_flight(void);
 
+/* Blocks libssh2 holds for t's session now (for tests: nothing may pile up
+ * over a session's life). */
+size_t ssh_transport_session_blocks(const transport *t);
+
 #endif

@@ -784,6 +784,261 @@ static void test_describe_names_the_route(void **state)
 	ev_loop_destroy(loop);
 }
 
+/* Keepalives for a session's whole life leave nothing behind: sshd answers
+ * libssh2's keepalive request, when asked to, with a one-byte
+ * SSH_MSG_REQUEST_FAILURE that libssh2 1.10 queues and never frees
+ * (libssh2 #623): a block more each interval, and on a jump connection
+ * every channel's poll for data saw it and read the socket. */
+static void test_keepalives_leave_nothing_behind(void **state)
+{
+	(void)state;
+	sshd_lab lab;
+	if (!sshd_lab_start(&lab)) {
+		skip();
+	}
+	harness h;
+	harness_start(&h, 10.0);
+	ssh_options opt = h.opt;
+	struct passwd *pw = getpwuid(getuid());
+	assert_non_null(pw);
+	snprintf(opt.user, sizeof opt.user, "%s", pw->pw_name);
+	opt.verify_host_key = accept_any;
+	opt.n_identity_files = 1;
+	snprintf(opt.identity_files[0], sizeof opt.identity_files[0], "%s", lab.key);
+	opt.keepalive_interval_s = 1;
+	static const transport_events live_events = {live_ready, on_data, live_failed};
+	live_outcome o = {0};
+	transport *t = ssh_transport_new(h.loop, &opt, "cat", &live_events, &o);
+	pid_t server = fork_server(&h, serve_sshd);
+	transport_start(t);
+	live_wait(&h, &o, 1);
+	if (o.ready != 1) {
+		fail_msg("not ready: %s", o.message);
+	}
+	ev_timer pause;
+	ev_timer_init(&pause, on_give_up, 1.5, 0);
+	ev_timer_start(h.loop, &pause);
+	ev_run(h.loop, 0);
+	size_t before = ssh_transport_session_blocks(t);
+	ev_timer_set(&pause, 5.0, 0);
+	ev_timer_start(h.loop, &pause);
+	ev_run(h.loop, 0); /* 4 or 5 keepalives */
+	size_t after = ssh_transport_session_blocks(t);
+	assert_int_equal(o.failures, 0);
+	if (after > before) {
+		fail_msg("libssh2 holds %zu blocks after 5 s of keepalives, %zu before", after, before);
+	}
+	transport_destroy(t);
+	kill(server, SIGKILL);
+	waitpid(server, NULL, 0);
+	free(harness_stop(&h));
+	sshd_lab_stop(&lab);
+}
+
+/* ------------------------------------------------------ through a jump host */
+
+typedef struct {
+	int ready, failures;
+	transport_error kind;
+	char message[1024];
+	size_t got;   /* bytes the node's `cat` sent back */
+	bool corrupt; /* one of them not what was sent */
+} echo_outcome;
+
+static unsigned char pattern_at(size_t i)
+{
+	return (unsigned char)(i * 131 + (i >> 13));
+}
+
+static void echo_ready(void *owner)
+{
+	((echo_outcome *)owner)->ready++;
+}
+
+static void echo_data(void *owner, const char *buf, size_t len)
+{
+	echo_outcome *o = owner;
+	for (size_t k = 0; k < len; k++) {
+		o->corrupt |= (unsigned char)buf[k] != pattern_at(o->got + k);
+	}
+	o->got += len;
+}
+
+static void echo_failed(void *owner, transport_error kind, const char *message)
+{
+	echo_outcome *o = owner;
+	o->failures++;
+	o->kind = kind;
+	snprintf(o->message, sizeof o->message, "%s", message);
+}
+
+/* A server child in a process group of its own: sshd -i forks, and killing
+ * the group ends every process that holds the connection. */
+static pid_t fork_group_server(int listener, serve_fn serve)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		run_server(listener, serve);
+	}
+	setpgid(pid, pid);
+	return pid;
+}
+
+static void end_group(pid_t pid)
+{
+	kill(-pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static int open_descriptors(void)
+{
+	int n = 0;
+	for (int fd = 0; fd < 4096; fd++) {
+		n += fcntl(fd, F_GETFD) >= 0;
+	}
+	return n;
+}
+
+#define JUMP_NODES 3
+
+/* Runs the loop until done(o) holds for every node, one fails, or 60 s pass. */
+static void jump_wait(harness *h, echo_outcome *o, bool (*done)(const echo_outcome *, size_t), size_t arg,
+		      bool until_failed)
+{
+	ev_timer give_up;
+	ev_timer_init(&give_up, on_give_up, 60.0, 0);
+	ev_timer_start(h->loop, &give_up);
+	for (;;) {
+		int all = 0, failed = 0;
+		for (int i = 0; i < JUMP_NODES; i++) {
+			all += done(&o[i], arg);
+			failed += o[i].failures > 0;
+		}
+		if (all == JUMP_NODES || (!until_failed && failed) || !ev_is_active(&give_up)) {
+			break;
+		}
+		ev_run(h->loop, EVRUN_ONCE);
+	}
+	ev_timer_stop(h->loop, &give_up);
+}
+
+static bool is_ready(const echo_outcome *o, size_t arg)
+{
+	(void)arg;
+	return o->ready > 0;
+}
+
+static bool got_at_least(const echo_outcome *o, size_t n)
+{
+	return o->got >= n;
+}
+
+static bool has_failed(const echo_outcome *o, size_t arg)
+{
+	(void)arg;
+	return o->failures > 0;
+}
+
+/* Nodes behind a jump host (real sshds: the jump host's forwards to the
+ * nodes' on another port) run their sessions through libssh2's send/recv
+ * callbacks on the jump connection's channels: no descriptor per node; a
+ * megabyte each way through `cat` fills both of each pipe's buffers (the
+ * inner session's sends refused, the channel's reads stalled) and arrives
+ * whole and in order; the jump connection killed mid-transfer fails each
+ * node once, naming the jump host. */
+static void test_nodes_behind_a_jump_host(void **state)
+{
+	(void)state;
+	sshd_lab lab;
+	if (!sshd_lab_start(&lab)) {
+		skip();
+	}
+	harness h;
+	harness_start(&h, 30.0);
+	ssh_options gw = h.opt;
+	struct passwd *pw = getpwuid(getuid());
+	assert_non_null(pw);
+	snprintf(gw.user, sizeof gw.user, "%s", pw->pw_name);
+	gw.verify_host_key = accept_any;
+	gw.n_identity_files = 1;
+	snprintf(gw.identity_files[0], sizeof gw.identity_files[0], "%s", lab.key);
+	snprintf(gw.jump_label, sizeof gw.jump_label, "gw");
+	int node_port = 0;
+	int node_listener = listen_on_loopback(&node_port);
+	ssh_options node = gw;
+	node.port = node_port;
+	node.via = &gw;
+	node.jump_label[0] = '\0';
+
+	pid_t jump_server = fork_group_server(h.listener, serve_sshd);
+	pid_t node_servers[JUMP_NODES];
+	for (int i = 0; i < JUMP_NODES; i++) {
+		node_servers[i] = fork_group_server(node_listener, serve_sshd);
+	}
+	static const transport_events echo_events = {echo_ready, echo_data, echo_failed};
+	echo_outcome o[JUMP_NODES];
+	transport *t[JUMP_NODES];
+	memset(o, 0, sizeof o);
+	int fds_before = open_descriptors();
+	for (int i = 0; i < JUMP_NODES; i++) {
+		t[i] = ssh_transport_new(h.loop, &node, "cat", &echo_events, &o[i]);
+		transport_start(t[i]);
+	}
+	jump_wait(&h, o, is_ready, 0, false);
+	for (int i = 0; i < JUMP_NODES; i++) {
+		if (o[i].ready != 1) {
+			fail_msg("node %d: not ready (%s)", i, o[i].message);
+		}
+	}
+	/* one TCP connection, to the jump host; a socketpair per node before */
+	assert_int_equal(open_descriptors() - fds_before, 1);
+
+	const size_t first = 1 << 20;
+	char *payload = malloc(4 * first);
+	assert_non_null(payload);
+	for (size_t k = 0; k < 4 * first; k++) {
+		payload[k] = (char)pattern_at(k);
+	}
+	for (int i = 0; i < JUMP_NODES; i++) {
+		assert_int_equal(transport_send(t[i], payload, first), 0);
+	}
+	jump_wait(&h, o, got_at_least, first, false);
+	for (int i = 0; i < JUMP_NODES; i++) {
+		if (o[i].failures || o[i].got != first || o[i].corrupt) {
+			fail_msg("node %d: %zu of %zu bytes back%s (%s)", i, o[i].got, first,
+				 o[i].corrupt ? ", not as sent" : "", o[i].message);
+		}
+	}
+
+	/* more, and the jump connection dies under it */
+	for (int i = 0; i < JUMP_NODES; i++) {
+		assert_int_equal(transport_send(t[i], payload + first, 3 * first), 0);
+	}
+	jump_wait(&h, o, got_at_least, first + 65536, false);
+	end_group(jump_server);
+	jump_wait(&h, o, has_failed, 0, true);
+	/* a little longer: nothing fails twice */
+	ev_timer settle;
+	ev_timer_init(&settle, on_give_up, 0.5, 0);
+	ev_timer_start(h.loop, &settle);
+	ev_run(h.loop, 0);
+	for (int i = 0; i < JUMP_NODES; i++) {
+		if (o[i].failures != 1 || o[i].kind != TRANSPORT_ERR_LOST || !strstr(o[i].message, "jump host gw")) {
+			fail_msg("node %d: %d failures, kind %d: %s", i, o[i].failures, (int)o[i].kind, o[i].message);
+		}
+		assert_true(o[i].got < 4 * first);
+		assert_false(o[i].corrupt);
+		transport_destroy(t[i]);
+		end_group(node_servers[i]);
+	}
+	free(payload);
+	close(node_listener);
+	free(harness_stop(&h));
+	sshd_lab_stop(&lab);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -794,6 +1049,8 @@ int main(void)
 		cmocka_unit_test(test_transitions_are_logged),
 		cmocka_unit_test(test_queued_connection_waits_without_a_deadline),
 		cmocka_unit_test(test_real_sshd_transitions_are_logged),
+		cmocka_unit_test(test_keepalives_leave_nothing_behind),
+		cmocka_unit_test(test_nodes_behind_a_jump_host),
 		cmocka_unit_test(test_describe_names_the_route),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
