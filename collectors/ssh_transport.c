@@ -1177,8 +1177,7 @@ static step_result step_forwarding(ssh_conn *link)
 		}
 		jump_pipe_status st = pump_chan(link, i, false);
 		if (st == JUMP_PIPE_BROKEN) {
-			return fail(link, TRANSPORT_ERR_LOST, "connection to jump host %s lost: %s",
-				    link->opt.jump_label, last_error(link));
+			return fail(link, TRANSPORT_ERR_LOST, "its connection dropped: %s", last_error(link));
 		}
 		if (st == JUMP_PIPE_OPEN && ssh_jump_pipe_holds_send(link->chans[i].pipe)) {
 			link->write_wanted = true;
@@ -1224,8 +1223,7 @@ static step_result step_forwarding(ssh_conn *link)
 					node->carrier = NULL;
 					queue_push(p, node, true); /* the next connection takes it */
 				}
-				return fail(link, TRANSPORT_ERR_LOST, "connection to jump host %s lost: %s",
-					    link->opt.jump_label, last_error(link));
+				return fail(link, TRANSPORT_ERR_LOST, "its connection dropped: %s", last_error(link));
 			}
 			if (!node) {
 				continue;
@@ -1270,8 +1268,7 @@ static step_result step_forwarding(ssh_conn *link)
 	for (size_t i = 0; i < link->n_chans; i++) {
 		if (ssh_jump_pipe_can_read(link->chans[i].pipe)) {
 			if (pump_chan(link, i, true) == JUMP_PIPE_BROKEN) {
-				return fail(link, TRANSPORT_ERR_LOST, "connection to jump host %s lost: %s",
-					    link->opt.jump_label, last_error(link));
+				return fail(link, TRANSPORT_ERR_LOST, "its connection dropped: %s", last_error(link));
 			}
 			if (i < link->n_chans && ssh_jump_pipe_holds_send(link->chans[i].pipe)) {
 				link->write_wanted = true;
@@ -1283,8 +1280,7 @@ static step_result step_forwarding(ssh_conn *link)
 	for (size_t i = 0; i < link->n_chans;) {
 		jump_pipe_status st = pump_chan(link, i, false);
 		if (st == JUMP_PIPE_BROKEN) {
-			return fail(link, TRANSPORT_ERR_LOST, "connection to jump host %s lost: %s",
-				    link->opt.jump_label, last_error(link));
+			return fail(link, TRANSPORT_ERR_LOST, "its connection dropped: %s", last_error(link));
 		}
 		if (st == JUMP_PIPE_DONE) {
 			continue; /* i holds another pipe now */

@@ -333,7 +333,7 @@ ListenAddress $net.2.1:22"
 	live_pid=
 	[ "$before" = "$nodes" ] && [ "$down" -lt "$nodes" ] && [ "$back" = "$nodes" ]
 	ok $? "bastion restarted under a live synctop: $before up, $down while it was down, ${back:-not all} back"
-	grep -q 'jump host bastion: .*lost\|jump host bastion: .*\(refused\|failed\)' "$tmp/live.log"
+	grep -q 'jump host bastion: .*\(lost\|dropped\)\|jump host bastion: .*\(refused\|failed\)' "$tmp/live.log"
 	ok $? "--log says the bastion connection was lost"
 else
 	ok 1 "synctop has no --prometheus"
