@@ -73,8 +73,8 @@ int prometheus_map_check_selector(const char *selector, char *err, size_t err_le
 		snprintf(err, err_len, "expected label matchers in braces, e.g. '{job=\"node\",cluster=\"a\"}'");
 		return -1;
 	}
-	if (n > 1024) {
-		snprintf(err, err_len, "longer than 1024 characters");
+	if (n > PROM_SELECTOR_MAX) {
+		snprintf(err, err_len, "longer than %d characters", PROM_SELECTOR_MAX);
 		return -1;
 	}
 	return 0;

@@ -54,7 +54,9 @@ typedef enum {
 /* A short name for messages: "up", "timex", ... */
 const char *prometheus_map_query_name(prom_query_id id);
 
-/* The selector is empty or "{matchers}"; 0, else -1 with a reason. */
+/* The selector is empty or "{matchers}" of at most PROM_SELECTOR_MAX
+ * characters; 0, else -1 with a reason. */
+#define PROM_SELECTOR_MAX 1024
 int prometheus_map_check_selector(const char *selector, char *err, size_t err_len);
 
 /* The PromQL of query id restricted by selector (checked as above).  The

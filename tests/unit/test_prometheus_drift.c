@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "longest_selector.h"
 #include "prometheus_drift.h"
 #include "prometheus_query.h"
 #include "thresholds.h"
@@ -337,12 +338,8 @@ static void test_map_nodename_joined(void **state)
 static void test_queries_fit_longest_selector(void **state)
 {
 	(void)state;
-	char sel[1100], buf[PROM_DRIFT_QUERY_MAX];
-	strcpy(sel, "{job=~\"");
-	while (strlen(sel) < 1022) {
-		strcat(sel, ".");
-	}
-	strcat(sel, "\"}");
+	char sel[PROM_SELECTOR_MAX + 1], buf[PROM_DRIFT_QUERY_MAX];
+	longest_selector(sel);
 	thresholds th;
 	thresholds_init_defaults(&th);
 	for (int w = 0; w < PROM_DRIFT_COUNT; w++) {

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "conffile.h"
+#include "longest_selector.h"
 #include "node.h"
 #include "prometheus_history.h"
 #include "prometheus_query.h"
@@ -215,12 +216,8 @@ static void test_range_refused(void **state)
 static void test_queries_fit_longest_inputs(void **state)
 {
 	(void)state;
-	char sel[1100], name[NODE_NAME_LEN], buf[PROM_HISTORY_QUERY_MAX];
-	strcpy(sel, "{job=~\"");
-	while (strlen(sel) < 1022) {
-		strcat(sel, ".");
-	}
-	strcat(sel, "\"}");
+	char sel[PROM_SELECTOR_MAX + 1], name[NODE_NAME_LEN], buf[PROM_HISTORY_QUERY_MAX];
+	longest_selector(sel);
 	memset(name, '.', sizeof name - 1);
 	name[sizeof name - 1] = '\0';
 	const char *namings[] = {NULL, "nodename", "hostname"};

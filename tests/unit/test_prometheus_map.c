@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "longest_selector.h"
 #include "node_update.h"
 #include "prometheus_map.h"
 #include "system_clock.h"
@@ -809,25 +810,18 @@ static void test_captured_exporters(void **state)
 	answers_free(&a);
 }
 
-/* The longest selector synctop takes: 1,024 characters. */
-static void longest_selector(char *sel)
-{
-	strcpy(sel, "{job=~\"");
-	while (strlen(sel) < 1022) {
-		strcat(sel, ".");
-	}
-	strcat(sel, "\"}");
-	assert_int_equal(strlen(sel), 1024);
-	char err[200];
-	assert_int_equal(prometheus_map_check_selector(sel, err, sizeof err), 0);
-}
-
 /* Every query fits PROM_QUERY_MAX, whatever selector synctop accepts (a
  * query that did not fit was a failed request at every refresh). */
 static void test_queries_fit_longest_selector(void **state)
 {
 	(void)state;
-	char sel[1100], buf[PROM_QUERY_MAX];
+	char sel[PROM_SELECTOR_MAX + 2], buf[PROM_QUERY_MAX], err[200];
+	longest_selector(sel);
+	assert_int_equal(strlen(sel), PROM_SELECTOR_MAX);
+	assert_int_equal(prometheus_map_check_selector(sel, err, sizeof err), 0);
+	sel[PROM_SELECTOR_MAX - 2] = '.'; /* one more character: refused */
+	strcpy(sel + PROM_SELECTOR_MAX - 1, "\"}");
+	assert_int_equal(prometheus_map_check_selector(sel, err, sizeof err), -1);
 	longest_selector(sel);
 	for (int id = 0; id < PROM_Q_COUNT; id++) {
 		assert_true(prometheus_map_query((prom_query_id)id, sel, buf, sizeof buf) > 1024);
