@@ -647,6 +647,19 @@ static live_outcome live_connection(harness *h, const ssh_options *opt, bool res
 	return o;
 }
 
+/* h's options for the lab's sshd: this user, the lab's key, any host key. */
+static ssh_options sshd_lab_options(const harness *h, const sshd_lab *lab)
+{
+	ssh_options opt = h->opt;
+	struct passwd *pw = getpwuid(getuid());
+	assert_non_null(pw);
+	snprintf(opt.user, sizeof opt.user, "%s", pw->pw_name);
+	opt.verify_host_key = accept_any;
+	opt.n_identity_files = 1;
+	snprintf(opt.identity_files[0], sizeof opt.identity_files[0], "%s", lab->key);
+	return opt;
+}
+
 /* Against a real sshd, every state on the way to a running shell and back is
  * logged with its cause: key file, ssh-agent and synctop's private agent
  * authentication, a refused key, and a shell restart on the same session. */
@@ -659,15 +672,8 @@ static void test_real_sshd_transitions_are_logged(void **state)
 	}
 	harness h;
 	harness_start(&h, 10.0);
-	ssh_options opt = h.opt;
-	struct passwd *pw = getpwuid(getuid());
-	assert_non_null(pw);
-	snprintf(opt.user, sizeof opt.user, "%s", pw->pw_name);
-	opt.verify_host_key = accept_any;
-	opt.n_identity_files = 1;
-
 	/* a key file, then a new shell on the same session */
-	snprintf(opt.identity_files[0], sizeof opt.identity_files[0], "%s", lab.key);
+	ssh_options opt = sshd_lab_options(&h, &lab);
 	live_outcome o = live_connection(&h, &opt, true);
 	if (o.failures) {
 		fail_msg("key file: %s", o.message);
@@ -800,13 +806,7 @@ static void test_keepalives_leave_nothing_behind(void **state)
 	}
 	harness h;
 	harness_start(&h, 10.0);
-	ssh_options opt = h.opt;
-	struct passwd *pw = getpwuid(getuid());
-	assert_non_null(pw);
-	snprintf(opt.user, sizeof opt.user, "%s", pw->pw_name);
-	opt.verify_host_key = accept_any;
-	opt.n_identity_files = 1;
-	snprintf(opt.identity_files[0], sizeof opt.identity_files[0], "%s", lab.key);
+	ssh_options opt = sshd_lab_options(&h, &lab);
 	opt.keepalive_interval_s = 1;
 	static const transport_events live_events = {live_ready, on_data, live_failed};
 	live_outcome o = {0};
@@ -959,13 +959,7 @@ static void test_nodes_behind_a_jump_host(void **state)
 	}
 	harness h;
 	harness_start(&h, 30.0);
-	ssh_options gw = h.opt;
-	struct passwd *pw = getpwuid(getuid());
-	assert_non_null(pw);
-	snprintf(gw.user, sizeof gw.user, "%s", pw->pw_name);
-	gw.verify_host_key = accept_any;
-	gw.n_identity_files = 1;
-	snprintf(gw.identity_files[0], sizeof gw.identity_files[0], "%s", lab.key);
+	ssh_options gw = sshd_lab_options(&h, &lab);
 	snprintf(gw.jump_label, sizeof gw.jump_label, "gw");
 	int node_port = 0;
 	int node_listener = listen_on_loopback(&node_port);
