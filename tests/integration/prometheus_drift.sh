@@ -25,6 +25,7 @@ set -u
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/lab_ports.sh"
 bin=${SYNCTOP_BIN:?}
+here=$(cd "$(dirname "$0")" && pwd)
 prometheus=$(command -v prometheus || true)
 promtool=$(command -v promtool || true)
 exporter=$(command -v prometheus-node-exporter || true)
@@ -246,37 +247,9 @@ ok $? "one query per server set and window: $(grep 'drift (' "$tmp/groups.log" |
 # the week takes it seconds: bench/README.md): the week's requests have
 # their own time, and --once waits for them.  A proxy to the real server
 # (a shim: this server answers a few nodes' week at once) holds each
-# request for the week 3 s, over --timeout 2; then, in its second mode,
+# request for the week 3 s, over --timeout 2 (prometheus_proxy.py); then, in its second mode,
 # answers the week's timex part with a 500 (a part of the week missing).
-python3 - "$url" "$tmp/slow.port" "$tmp/slow.mode" >"$tmp/slow.log" 2>&1 <<'EOF' &
-import http.server, socketserver, sys, time, urllib.parse, urllib.request
-up = sys.argv[1]
-class H(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *a):
-        pass
-    def do_GET(self):
-        q = urllib.parse.unquote(self.path)
-        mode = open(sys.argv[3]).read().strip()
-        if mode == "fail-timex" and "604800s" in q and "node_timex_frequency_adjustment_ratio" in q:
-            self.send_response(500)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return
-        if mode == "slow" and "604800s" in q:
-            time.sleep(3)
-        with urllib.request.urlopen(up + self.path) as r:
-            body = r.read()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-s = S(("127.0.0.1", 0), H)
-open(sys.argv[2], "w").write(str(s.server_address[1]))
-s.serve_forever()
-EOF
+python3 "$here/prometheus_proxy.py" "$url" "$tmp/slow.port" "$tmp/slow.mode" >"$tmp/slow.log" 2>&1 &
 slow_pid=$!
 pids="$pids $slow_pid"
 echo slow >"$tmp/slow.mode"
@@ -337,32 +310,8 @@ ok $? "the week refused: daily trends unknown (null), said on stderr; the hour j
 # proxy to the real server holds every query_range after the first four
 # (the hour's, the week's three parts).
 if command -v tmux >/dev/null 2>&1; then
-	python3 - "$url" "$tmp/proxy.port" >"$tmp/proxy.log" 2>&1 <<'EOF' &
-import http.server, socketserver, sys, threading, time, urllib.request
-up, ranges, lock = sys.argv[1], [0], threading.Lock()
-class H(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *a):
-        pass
-    def do_GET(self):
-        if "/query_range" in self.path:
-            with lock:
-                ranges[0] += 1
-                held = ranges[0] > 4
-            if held:
-                time.sleep(3600)
-        with urllib.request.urlopen(up + self.path) as r:
-            body = r.read()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-s = S(("127.0.0.1", 0), H)
-open(sys.argv[2], "w").write(str(s.server_address[1]))
-s.serve_forever()
-EOF
+	echo hold-after-4 >"$tmp/proxy.mode"
+	python3 "$here/prometheus_proxy.py" "$url" "$tmp/proxy.port" "$tmp/proxy.mode" >"$tmp/proxy.log" 2>&1 &
 	pids="$pids $!"
 	tap_wait 10 test -s "$tmp/proxy.port"
 	proxy=http://127.0.0.1:$(cat "$tmp/proxy.port")
