@@ -24,30 +24,11 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/lab_ports.sh"
+. "$(dirname "$0")/lab_prometheus.sh"
 bin=${SYNCTOP_BIN:?}
 here=$(cd "$(dirname "$0")" && pwd)
-prometheus=$(command -v prometheus || true)
-promtool=$(command -v promtool || true)
-exporter=$(command -v prometheus-node-exporter || true)
-[ -n "$prometheus" ] && [ -n "$promtool" ] && [ -n "$exporter" ] ||
-	skip_all "needs Debian's prometheus (with promtool) and prometheus-node-exporter"
-command -v python3 >/dev/null || skip_all "needs python3"
-command -v jq >/dev/null || skip_all "needs jq"
-command -v curl >/dev/null || skip_all "needs curl"
-
-tmp=$(mktemp -d)
-pids=""
-cleanup() {
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
-	for p in $pids; do
-		wait "$p" 2>/dev/null
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+lab_prom_tools skip_all promtool python3 jq curl
+lab_prom_begin
 
 # shellcheck disable=SC2046 # one word per port
 set -- $(lab_free_ports 2)
@@ -115,16 +96,7 @@ ok $? "two days of frequency series and the textfile of now written"
 "$promtool" tsdb create-blocks-from openmetrics "$tmp/past.om" "$tmp/data" >"$tmp/promtool.log" 2>&1
 ok $? "promtool backfilled them into Prometheus's database ($(grep -c '^01' "$tmp/promtool.log") blocks)"
 
-cat >"$tmp/prometheus.yml" <<EOT
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: textfile
-    honor_labels: true
-    static_configs:
-      - targets: ['127.0.0.1:$p_text']
-EOT
+lab_prom_config "$tmp/prometheus.yml" "$p_text"
 "$exporter" --web.listen-address=127.0.0.1:$p_text --collector.disable-defaults --collector.textfile \
 	--collector.textfile.directory="$tmp/tf" >"$tmp/text.log" 2>&1 &
 pids="$pids $!"

@@ -17,21 +17,16 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/lab_ports.sh"
+. "$(dirname "$0")/lab_prometheus.sh"
 bin=${SYNCTOP_BIN:?}
 here=$(cd "$(dirname "$0")" && pwd)
 
-prometheus=$(command -v prometheus || true)
-exporter=$(command -v prometheus-node-exporter || true)
 skip_rest() {
 	diag "SKIP: $*"
 	done_testing
 	exit $?
 }
-[ -n "$prometheus" ] && [ -n "$exporter" ] ||
-	skip_rest "needs Debian's prometheus and prometheus-node-exporter (build-aux/install-deps test)"
-for tool in python3 jq curl openssl; do
-	command -v $tool >/dev/null || skip_rest "needs $tool"
-done
+lab_prom_tools skip_rest python3 jq curl openssl
 # basic_auth_users wants a bcrypt hash: libxcrypt's, through python's crypt;
 # the lowest cost, or every refused query costs the server a quarter second
 hash=$(python3 -W ignore -c 'import crypt; print(crypt.crypt("pr0m-s3cret", crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=16)))' 2>/dev/null)
@@ -40,20 +35,10 @@ case $hash in
 *) skip_rest "no bcrypt through python3's crypt module" ;;
 esac
 
-tmp=$(mktemp -d)
-pids=""
-cleanup() {
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
-	for p in $pids; do
-		wait "$p" 2>/dev/null
-	done
+lab_prom_on_cleanup() {
 	[ -S "$tmp/tmux.sock" ] && tmux -S "$tmp/tmux.sock" kill-server >/dev/null 2>&1
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+lab_prom_begin
 
 # shellcheck disable=SC2046 # one word per port
 set -- $(lab_free_ports 2)
@@ -102,16 +87,7 @@ tls_server_config:
 basic_auth_users:
   synctop: '$hash'
 EOT
-cat >"$tmp/prometheus.yml" <<EOT
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: textfile
-    honor_labels: true
-    static_configs:
-      - targets: ['127.0.0.1:$p_text']
-EOT
+lab_prom_config "$tmp/prometheus.yml" "$p_text"
 printf 'synctop:pr0m-s3cret\n' >"$tmp/basic"
 printf 'synctop:wrong\n' >"$tmp/basic-wrong"
 printf 's3cret-token\n' >"$tmp/token"

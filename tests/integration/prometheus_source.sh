@@ -17,6 +17,7 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/lab_ports.sh"
+. "$(dirname "$0")/lab_prometheus.sh"
 bin=${SYNCTOP_BIN:?}
 here=$(cd "$(dirname "$0")" && pwd)
 # --- the command line, before anything is started
@@ -38,32 +39,13 @@ rc=$?
 ok $? "a token file that cannot be read: exit 64 (got $rc)"
 rm -f "${TMPDIR:-/tmp}/prom-src-$$.err"
 
-prometheus=$(command -v prometheus || true)
-exporter=$(command -v prometheus-node-exporter || true)
 skip_rest() {
 	diag "SKIP the lab: $*"
 	done_testing
 	exit $?
 }
-[ -n "$prometheus" ] && [ -n "$exporter" ] ||
-	skip_rest "needs Debian's prometheus and prometheus-node-exporter (build-aux/install-deps test)"
-command -v python3 >/dev/null || skip_rest "needs python3"
-command -v jq >/dev/null || skip_rest "needs jq"
-command -v curl >/dev/null || skip_rest "needs curl"
-
-tmp=$(mktemp -d)
-pids=""
-cleanup() {
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
-	for p in $pids; do
-		wait "$p" 2>/dev/null
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+lab_prom_tools skip_rest python3 jq curl
+lab_prom_begin
 
 # shellcheck disable=SC2046 # one word per port
 set -- $(lab_free_ports 6)

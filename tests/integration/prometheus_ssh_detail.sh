@@ -24,6 +24,7 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/lab_ports.sh"
+. "$(dirname "$0")/lab_prometheus.sh"
 . "$(dirname "$0")/lab_sshd.sh"
 . "$(dirname "$0")/lab_netns.sh"
 bin=${SYNCTOP_BIN:?}
@@ -142,15 +143,8 @@ mkdir -p "$tmp/tf-uname"
 	echo "chrony_tracking_frequency_ppms 3.25"
 	echo "chrony_tracking_stratum 3"
 } >"$tmp/tf-uname/chrony.prom"
-cat >"$tmp/prometheus.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: textfile
-    honor_labels: true
-    static_configs:
-      - targets: ['127.0.0.1:$p_text']
+lab_prom_config "$tmp/prometheus.yml" "$p_text"
+cat >>"$tmp/prometheus.yml" <<EOF
   - job_name: uname
     static_configs:
       - targets: ['127.0.0.1:$p_uname']
