@@ -21,6 +21,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tap.sh"
+. "$here/lab_tmux.sh"
 . "$here/lab_netns.sh"
 bin=${SYNCTOP_BIN:?}
 
@@ -185,16 +186,6 @@ chmod +x "$tmp/run"
 tm -f /dev/null new-session -d -s t -x 180 -y 250 \
 	"$tmp/run LANG=C.UTF-8 TERM=xterm-256color $bin -d 1 -F $tmp/ssh_config --config $tmp/synctop.json --clock-check 0 --connect-timeout 5 --log $tmp/live.log $all_nodes"
 tm set-option -t t status off >/dev/null
-screen() { tm capture-pane -p -t t 2>/dev/null; }
-wait_for() { # ERE [seconds]
-	local i
-	for i in $(seq 1 $((${2:-10} * 10))); do
-		screen | grep -Eq -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-keys() { tm send-keys -t t "$@"; sleep 0.4; }
 # rows: "NODE STAT ..." of the grid
 row() { screen | grep -E "^$1 "; }
 rows_ok() { # how many of the nodes given have an OK row

@@ -8,6 +8,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tap.sh"
+. "$here/lab_tmux.sh"
 bin=${SYNCTOP_BIN:?}
 command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
 
@@ -21,16 +22,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-screen() { tm capture-pane -p -t t 2>/dev/null; }
-wait_for() { # pattern [seconds]
-	local i
-	for i in $(seq 1 $((${2:-10} * 10))); do
-		screen | grep -Eq -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-keys() { tm send-keys -t t "$@"; sleep 0.4; }
 # event rows: "HH:MM:SS  node  kind  message"
 rows() { screen | grep -E '^ [0-9]{2}:[0-9]{2}:[0-9]{2} '; }
 

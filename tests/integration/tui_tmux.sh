@@ -4,6 +4,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tap.sh"
+. "$here/lab_tmux.sh"
 bin=${SYNCTOP_BIN:?}
 command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
 
@@ -42,17 +43,6 @@ start() { # cols rows env-and-args...
 		"$tmp/run LANG=C.UTF-8 TERM=xterm-256color $*"
 	tm set-option -t t status off >/dev/null
 }
-screen() { tm capture-pane -p -t t 2>/dev/null; }
-# Wait until the pane shows the pattern (a fixed regex), up to N seconds.
-wait_for() { # pattern [seconds]
-	local i
-	for i in $(seq 1 $((${2:-10} * 10))); do
-		screen | grep -Eq -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-keys() { tm send-keys -t t "$@"; sleep 0.4; }
 
 # --- the demo cluster at 120x40 -----------------------------------------------
 # gpu043's 3 ms offset (chrony.offset, cluster.offset_spread) and gpu011's
